@@ -1,0 +1,194 @@
+package org.apache.spark.sql.matchrecognize.analysis
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction}
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.IntegralType
+
+/**
+ * Folds the parse-level markers of a resolved DEFINE or MEASURES expression into the
+ * canonical pattern expressions, enforcing the standard's rules on the way:
+ *
+ *  - `A.x` becomes RUNNING `LAST(A.x)`; a bare column `x` reads the universal variable's
+ *    last row (the current row in DEFINE and in ALL ROWS PER MATCH);
+ *  - FIRST/LAST take an expression over one variable's columns and a constant offset;
+ *    PREV/NEXT take such an expression or one FIRST/LAST call, plus a constant offset;
+ *  - an aggregate's arguments read one variable (or SUBSET, or the whole match) and contain
+ *    no navigation and no other aggregate;
+ *  - RUNNING/FINAL apply to navigation and aggregates; FINAL is for MEASURES only.
+ *
+ * @param inDefine   true for DEFINE conditions
+ * @param inputOutput the input relation's columns
+ */
+final class PatternExpressionCanonicalizer(
+    options: MatchRecognizeOptions,
+    inputOutput: Seq[Attribute],
+    inDefine: Boolean) {
+
+  private val input = AttributeSet(inputOutput)
+  private val clause = if (inDefine) "DEFINE" else "MEASURES"
+
+  def canonicalize(e: Expression): Expression = e match {
+    case SemanticsMarker(child, isFinal) =>
+      if (inDefine && isFinal) {
+        throw analysis("FINAL_IN_DEFINE",
+          s"FINAL semantics is not allowed in DEFINE (found in ${e.sql}); DEFINE conditions " +
+            "are always evaluated with RUNNING semantics.")
+      }
+      canonicalize(child) match {
+        case n: PatternNavigation => n.copy(isFinal = isFinal)
+        case a: PatternAggregate => a.copy(isFinal = isFinal)
+        case _ => throw analysis("INVALID_SEMANTICS",
+          s"RUNNING and FINAL apply to navigation and aggregate functions, not to ${child.sql}.")
+      }
+
+    case NavigationCall(function, child, offsetExpr) =>
+      val offset = constantOffset(function, offsetExpr)
+      if (!function.physical) {
+        val (row, vars) = rowLevel(child, s"${function.name}(...)")
+        PatternNavigation(row, vars, fromFirst = function == NavigationFunction.First, offset, 0,
+          isFinal = false)
+      } else {
+        val step = if (function == NavigationFunction.Prev) -offset else offset
+        stripSemantics(child) match {
+          case (inner @ NavigationCall(f, _, _), semantics) if !f.physical =>
+            val nav = canonicalize(inner).asInstanceOf[PatternNavigation]
+            nav.copy(physicalOffset = step, isFinal = semantics.getOrElse(false))
+          case (inner: NavigationCall, _) =>
+            throw analysis("INVALID_NAVIGATION",
+              s"physical navigation ${function.name} cannot be nested in ${inner.function.name}; " +
+                s"only FIRST or LAST may appear inside ${function.name}: ${e.sql}.")
+          case _ =>
+            val (row, vars) = rowLevel(child, s"${function.name}(...)")
+            PatternNavigation(row, vars, fromFirst = false, 0, step, isFinal = false)
+        }
+      }
+
+    case v: VariableScope =>
+      val (row, vars) = rowLevel(v, v.sql)
+      PatternNavigation(row, vars, fromFirst = false, 0, 0, isFinal = false)
+
+    case ClassifierCall(variable) =>
+      PatternNavigation(RowClassifier(), variableSet(variable.toSeq), fromFirst = false, 0, 0,
+        isFinal = false)
+
+    case MatchNumberCall() => MatchNumber()
+
+    case a: Attribute if input.contains(a) =>
+      PatternNavigation(a, VariableSet.Universal, fromFirst = false, 0, 0, isFinal = false)
+
+    case ae: AggregateExpression =>
+      if (ae.isDistinct) throw MatchRecognizeErrors.unsupported(s"DISTINCT in pattern aggregate ${ae.sql}")
+      if (ae.filter.isDefined) throw MatchRecognizeErrors.unsupported(s"FILTER in pattern aggregate ${ae.sql}")
+      aggregate(ae.aggregateFunction, ae.sql)
+
+    case f: AggregateFunction => aggregate(f, f.sql)
+
+    case s: SubqueryExpression => s
+
+    case other => other.mapChildren(canonicalize)
+  }
+
+  private def aggregate(f: AggregateFunction, text: String): PatternAggregate = {
+    f.children.foreach(_.foreach {
+      case _: AggregateExpression | _: AggregateFunction =>
+        throw analysis("NESTED_AGGREGATE",
+          s"aggregate functions cannot be nested in MATCH_RECOGNIZE: $text.")
+      case n: NavigationCall =>
+        throw analysis("NAVIGATION_IN_AGGREGATE",
+          s"navigation ${n.function.name} cannot be used inside an aggregate function: $text.")
+      case _ =>
+    })
+    val scopes = f.children.flatMap(variablesIn).distinct
+    val vars = checkOneVariable(scopes, f.children, text)
+    val args = f.children.map(stripScopes)
+    PatternAggregate(f.withNewChildren(args).asInstanceOf[AggregateFunction], vars, isFinal = false)
+  }
+
+  /**
+   * An expression evaluated on a single row: the pattern variable it reads (all variable
+   * references must agree) and the expression with the variable qualifiers removed.
+   */
+  private def rowLevel(e: Expression, context: String): (Expression, VariableSet) = {
+    e.foreach {
+      case n: NavigationCall =>
+        throw analysis("INVALID_NAVIGATION",
+          s"navigation ${n.function.name} cannot be nested inside $context.")
+      case _: AggregateExpression | _: AggregateFunction =>
+        throw analysis("INVALID_NAVIGATION",
+          s"aggregate functions cannot be used inside navigation $context.")
+      case m: SemanticsMarker =>
+        throw analysis("INVALID_SEMANTICS", s"${m.sql} cannot be nested inside $context.")
+      case _ =>
+    }
+    val vars = checkOneVariable(variablesIn(e).distinct, Seq(e), context)
+    (stripScopes(e), vars)
+  }
+
+  /** Variables referenced by `e`: `Some(v)` per qualified reference, `None` for bare columns. */
+  private def variablesIn(e: Expression): Seq[Option[String]] = {
+    val out = scala.collection.mutable.ArrayBuffer.empty[Option[String]]
+    def visit(x: Expression): Unit = x match {
+      case VariableScope(v, child) =>
+        out += Some(v)
+        child.foreach { case a: Attribute if input.contains(a) => case _ => }
+      case ClassifierCall(Some(v)) => out += Some(v)
+      case a: Attribute if input.contains(a) => out += None
+      case _: SubqueryExpression =>
+      case other => other.children.foreach(visit)
+    }
+    visit(e)
+    out.toSeq
+  }
+
+  private def checkOneVariable(scopes: Seq[Option[String]], es: Seq[Expression], context: String)
+      : VariableSet = scopes.distinct match {
+    case Seq() | Seq(None) => VariableSet.Universal
+    case Seq(Some(v)) => variableSet(Seq(v))
+    case many =>
+      val names = many.map(_.map(v => s"`$v`").getOrElse("unqualified columns")).mkString(", ")
+      throw analysis("MIXED_PATTERN_VARIABLES",
+        s"$context in $clause reads more than one pattern variable ($names); the arguments of " +
+          "a navigation or aggregate function must all refer to the same pattern variable.")
+  }
+
+  private def variableSet(names: Seq[String]): VariableSet = names match {
+    case Seq() => VariableSet.Universal
+    case Seq(v) => options.subsetMembers(v) match {
+      case Some(members) => VariableSet(Some(members))
+      case None => VariableSet(Some(Seq(v)))
+    }
+  }
+
+  private def stripScopes(e: Expression): Expression = e.transform {
+    case VariableScope(_, child) => child
+    case ClassifierCall(_) => RowClassifier()
+    case MatchNumberCall() => MatchNumber()
+  }
+
+  private def stripSemantics(e: Expression): (Expression, Option[Boolean]) = e match {
+    case SemanticsMarker(child, isFinal) =>
+      if (inDefine && isFinal) canonicalize(e) // reports FINAL in DEFINE
+      (child, Some(isFinal))
+    case other => (other, None)
+  }
+
+  private def constantOffset(function: NavigationFunction, offset: Expression): Int = {
+    val name = function.name
+    if (!offset.foldable || !offset.dataType.isInstanceOf[IntegralType]) {
+      throw analysis("INVALID_OFFSET",
+        s"the offset of $name must be a constant non-negative integer, not ${offset.sql}.")
+    }
+    val value = offset.eval()
+    if (value == null) {
+      throw analysis("INVALID_OFFSET", s"the offset of $name must not be NULL.")
+    }
+    val n = value.asInstanceOf[Number].longValue()
+    if (n < 0 || n > Int.MaxValue) {
+      throw analysis("INVALID_OFFSET",
+        s"the offset of $name must be a constant non-negative integer, not $n.")
+    }
+    n.toInt
+  }
+}

@@ -1,0 +1,126 @@
+package org.apache.spark.sql.matchrecognize.analysis
+
+import java.util.Locale
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression, RowOrdering, SortOrder, SubqueryExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.util.toPrettySQL
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.{BooleanType, DateType, TimestampNTZType, TimestampType}
+
+/**
+ * Resolves [[UnresolvedMatchRecognize]] into [[MatchRecognize]], in the manner of Spark's
+ * ResolvePivot: Spark's own rules resolve the columns, functions and types inside the
+ * clause's expressions; this rule checks the clause as soon as its input is resolved, and
+ * once every expression is resolved it canonicalizes the pattern expressions and builds the
+ * resolved node.
+ */
+case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case u: UnresolvedMatchRecognize if u.childrenResolved =>
+      ClauseChecks.check(u, conf.resolver)
+      if (u.expressions.forall(_.resolved)) resolve(u) else u
+  }
+
+  private def resolve(u: UnresolvedMatchRecognize): LogicalPlan = {
+    val o = u.options
+    (u.partitionBy ++ u.orderBy).foreach(checkKey)
+    u.orderBy.foreach { s =>
+      if (!RowOrdering.isOrderable(s.dataType)) {
+        throw analysis("UNORDERABLE_KEY",
+          s"ORDER BY key ${s.child.sql} of type ${s.dataType.sql} cannot be ordered.")
+      }
+    }
+    if (u.orderBy.isEmpty && o.within.exists(_.isInstanceOf[WithinClause.Interval])) {
+      throw analysis("WITHIN_NEEDS_ORDER", "WITHIN INTERVAL needs an ORDER BY on a timestamp.")
+    }
+    o.within.foreach {
+      case WithinClause.Interval(_, text) =>
+        val first = u.orderBy.head
+        val timeKey = first.dataType match {
+          case TimestampType | TimestampNTZType | DateType => true
+          case _ => false
+        }
+        if (!timeKey || first.direction != org.apache.spark.sql.catalyst.expressions.Ascending) {
+          throw analysis("WITHIN_NEEDS_TIME_KEY",
+            s"WITHIN $text needs an ascending TIMESTAMP, TIMESTAMP_NTZ or DATE first ORDER BY " +
+              s"key, but the first key is ${first.sql} of type ${first.dataType.sql}.")
+        }
+      case _ =>
+    }
+
+    // Computed keys are projected below the node, so the node itself sees only columns.
+    val extra = scala.collection.mutable.ArrayBuffer.empty[Alias]
+    def keyAttribute(e: Expression): Attribute = e match {
+      case a: Attribute => a
+      case other =>
+        extra.find(_.child.semanticEquals(other)).map(_.toAttribute).getOrElse {
+          val alias = Alias(other, toPrettySQL(other))()
+          extra += alias
+          alias.toAttribute
+        }
+    }
+    val partitionBy = u.partitionBy.map(keyAttribute)
+    val orderBy = u.orderBy.map(s => s.copy(child = keyAttribute(s.child)))
+    val child = if (extra.isEmpty) u.child else Project(u.child.output ++ extra, u.child)
+
+    checkMeasureNames(u.measures)
+    val measures = u.measures.map { m =>
+      new PatternExpressionCanonicalizer(o, u.child.output, inDefine = false)
+        .canonicalize(m.asInstanceOf[Alias].child)
+    }
+    val measureOutput = u.measures.map(_.toAttribute.withNullability(true))
+    val defines = o.definedVariables.zip(u.defines).map { case (v, d) =>
+      val canonical = new PatternExpressionCanonicalizer(o, u.child.output, inDefine = true)
+        .canonicalize(d)
+      if (canonical.dataType != BooleanType) {
+        throw analysis("DEFINE_NOT_BOOLEAN",
+          s"DEFINE condition of `$v` must be boolean, but ${d.sql} is ${d.dataType.sql}.")
+      }
+      canonical
+    }
+    (measures ++ defines).foreach(checkExpression)
+    if (o.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
+      throw MatchRecognizeErrors.unsupported("SKIP TILL ANY MATCH")
+    }
+    MatchRecognize(partitionBy, orderBy, measures, measureOutput, defines, o,
+      extra.map(_.toAttribute).toSeq, child)
+  }
+
+  private def checkKey(e: Expression): Unit = {
+    e.foreach {
+      case _: VariableScope | _: NavigationCall | _: ClassifierCall | _: MatchNumberCall |
+           _: SemanticsMarker =>
+        throw analysis("PATTERN_EXPRESSION_IN_KEY",
+          s"PARTITION BY and ORDER BY cannot use pattern variables or pattern functions: ${e.sql}.")
+      case _ =>
+    }
+    if (!e.deterministic) {
+      throw analysis("NONDETERMINISTIC", s"PARTITION BY and ORDER BY must be deterministic: ${e.sql}.")
+    }
+  }
+
+  private def checkExpression(e: Expression): Unit = {
+    if (!e.deterministic) {
+      throw analysis("NONDETERMINISTIC",
+        s"DEFINE and MEASURES must be deterministic, but ${e.sql} is not.")
+    }
+    e.foreach {
+      case s: SubqueryExpression =>
+        throw MatchRecognizeErrors.unsupported(s"a subquery in MEASURES or DEFINE (${s.sql})")
+      case _ =>
+    }
+  }
+
+  private def checkMeasureNames(measures: Seq[NamedExpression]): Unit = {
+    measures.groupBy(_.name.toLowerCase(Locale.ROOT)).collectFirst {
+      case (_, ms) if ms.size > 1 => ms.head.name
+    }.foreach { n =>
+      throw analysis("DUPLICATE_MEASURE", s"measure `$n` is defined more than once in MEASURES.")
+    }
+  }
+}

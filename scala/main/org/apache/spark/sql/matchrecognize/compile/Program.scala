@@ -1,0 +1,58 @@
+package org.apache.spark.sql.matchrecognize.compile
+
+/**
+ * Instructions of the matching automaton: a Pike-style virtual machine program whose
+ * threads are kept in preference order (see `execution.AutomatonMatcher`).
+ */
+sealed trait Instruction extends Serializable
+
+object Instruction {
+  /** Consume the current row as pattern variable `label` if its DEFINE condition holds. */
+  final case class MatchLabel(label: Int) extends Instruction
+  /** Fork: continue at `first` (preferred) and at `second`. */
+  final case class Split(first: Int, second: Int) extends Instruction
+  final case class Jump(target: Int) extends Instruction
+  /** Rows consumed between these two are excluded from ALL ROWS PER MATCH output. */
+  case object ExclusionStart extends Instruction
+  case object ExclusionEnd extends Instruction
+  /** `^`: only at the first row of the partition. */
+  case object AnchorStart extends Instruction
+  /** `$`: only after the last row of the partition. */
+  case object AnchorEnd extends Instruction
+  /** Entering an iteration of an unbounded loop: remember the position in `register`. */
+  final case class LoopEnter(register: Int) extends Instruction
+  /**
+   * End of an iteration of an unbounded loop: iterate again at `head`, unless this
+   * iteration consumed no row, in which case the loop stops and continues at `exit`
+   * (an empty iteration ends the loop, so empty cycles terminate).
+   */
+  final case class LoopBack(register: Int, head: Int, exit: Int) extends Instruction
+  /** Leaving a loop: forget its register, so that finished loops do not tell threads apart. */
+  final case class LoopExit(register: Int) extends Instruction
+  /** The pattern has matched. */
+  case object Done extends Instruction
+}
+
+/**
+ * A compiled pattern.
+ *
+ * @param instructions the program; execution starts at 0
+ * @param labels       pattern variable names; `MatchLabel(i)` refers to `labels(i)`
+ * @param registers    number of loop registers
+ */
+final case class Program(instructions: IndexedSeq[Instruction], labels: IndexedSeq[String],
+    registers: Int) {
+
+  def size: Int = instructions.length
+
+  def labelIndex(name: String): Int = labels.indexOf(name)
+
+  /** A readable listing, one instruction per line, for EXPLAIN and tests. */
+  def listing: String = instructions.zipWithIndex.map { case (ins, pc) =>
+    val text = ins match {
+      case Instruction.MatchLabel(l) => s"match ${labels(l)}"
+      case other => other.toString
+    }
+    f"$pc%3d: $text"
+  }.mkString("\n")
+}

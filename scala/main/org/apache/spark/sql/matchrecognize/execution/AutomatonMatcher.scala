@@ -1,0 +1,500 @@
+package org.apache.spark.sql.matchrecognize.execution
+
+import java.util.{ArrayDeque, ArrayList, BitSet, HashSet}
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BasePredicate, JoinedRow, Predicate}
+import org.apache.spark.sql.matchrecognize.compile.Instruction._
+import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrategy, WithinClause}
+
+/**
+ * Finds the matches of one partition under the standard semantics (SQL:2016 R010) and
+ * SKIP TILL NEXT MATCH, in one pass over its rows.
+ *
+ * The automaton is a Pike-style virtual machine. Each start row gets an [[Attempt]] whose
+ * threads are kept in preference order; every row is offered to all threads of all live
+ * attempts at once, so no row is read twice. Of two threads in the same [[StateKey]] only
+ * the preferred one survives, which bounds the live state by the program size (times the
+ * number of distinct histories when DEFINE reads earlier rows). Matches are reported in
+ * start order; AFTER MATCH SKIP then drops the attempts it skips.
+ *
+ * When DEFINE uses MATCH_NUMBER() attempts cannot run ahead (their number is unknown until
+ * the previous match is decided): they run one at a time, re-reading buffered rows.
+ */
+final class AutomatonMatcher(
+    spec: MatcherSpec,
+    buffer: RowBuffer,
+    onMatch: CompletedMatch => Unit,
+    partitionIndex: Int) {
+
+  private val program = spec.program.instructions.toArray
+  private val labelCount = spec.labels.length
+  private val registerCount = spec.program.registers
+  private val sequential = spec.defineUsesMatchNumber
+  private val nextMatchStrategy = spec.options.strategy.contains(SelectionStrategy.SkipTillNextMatch)
+  private val keyedByHistory = spec.historyDependent
+  private val simpleKeys = !keyedByHistory && registerCount == 0
+
+  // Compiled DEFINE conditions, one per label (null = always true).
+  private val predicates: Array[BasePredicate] = spec.defines.map {
+    case Some(d) =>
+      val p = Predicate.create(d.condition, Nil)
+      p.initialize(partitionIndex)
+      p
+    case None => null
+  }.toArray
+  private val defineSlots: Array[SlotEvaluator] = spec.defines.map {
+    case Some(d) if d.slots.nonEmpty =>
+      new SlotEvaluator(d.slots, spec.rowAttributes, spec.labels, buffer)
+    case _ => null
+  }.toArray
+  private val cacheable: Array[Boolean] = spec.defines.map(_.forall(d => d.historyFree &&
+    !d.usesMatchNumber)).toArray
+  private val cache = new Array[Byte](labelCount) // 0 unknown, 1 true, 2 false
+  private var cachePos = -1L
+  private val joined = new JoinedRow
+  private val view = new MutableThreadView
+
+  // Slots whose values (positions of rows read) distinguish threads with different histories.
+  private val fingerprintSlots: Array[Slot] =
+    spec.defines.flatten.filterNot(_.historyFree).flatMap(_.slots).distinct.toArray
+
+  private val attempts = new ArrayDeque[Attempt]()
+  private var nextStart = 0L
+  private var matchCount = 0L
+  private var liveThreads = 0L
+  private var peakThreads = 0L
+
+  // Scratch structures of the closure.
+  private val stackThreads = new ArrayList[MatchThread]()
+  private val stackPcs = new ArrayList[Integer]()
+  private val stackSkip = new ArrayList[java.lang.Boolean]()
+  private val visitedSimple = new BitSet()
+  private val visitedKeys = new HashSet[StateKey]()
+
+  def peakLiveThreads: Long = peakThreads
+  def matches: Long = matchCount
+
+  /** The oldest row any attempt may still read (before look-behind). */
+  def oldestNeeded: Long = if (attempts.isEmpty) nextStart else math.min(nextStart, attempts.peekFirst().start)
+
+  def reset(): Unit = {
+    attempts.clear()
+    nextStart = 0
+    matchCount = 0
+    cachePos = -1
+  }
+
+  /** Offers the row at `pos` (already in the buffer) to the automaton. */
+  def process(pos: Long): Unit = {
+    if (!sequential) {
+      if (pos >= nextStart) attempts.addLast(newAttempt(pos))
+      step(pos)
+      resolve()
+    } else {
+      var p = pos + 1
+      var done = false
+      while (!done) {
+        if (attempts.isEmpty) {
+          if (nextStart > pos) done = true
+          else { p = nextStart; attempts.addLast(newAttempt(p)) }
+        }
+        while (!done && p <= pos && !attempts.isEmpty) {
+          step(p)
+          resolve()
+          p += 1
+        }
+        if (!attempts.isEmpty) done = true
+      }
+    }
+  }
+
+  /** The partition has `end` rows and no more. */
+  def finish(end: Long): Unit = {
+    var more = true
+    while (more) {
+      beginStep()
+      val it = attempts.iterator()
+      while (it.hasNext) {
+        val a = it.next()
+        if (!a.finished) {
+          if (!spec.shareAcrossStarts) beginStep()
+          closure(a, end, atEnd = true)
+          a.threads.clear()
+          a.finished = true
+        }
+      }
+      resolve()
+      more = false
+      if (sequential && attempts.isEmpty && nextStart < end) {
+        attempts.addLast(newAttempt(nextStart))
+        var p = nextStart
+        while (p < end && !attempts.isEmpty) { step(p); resolve(); p += 1 }
+        more = true
+      }
+    }
+    attempts.clear()
+  }
+
+  private def newAttempt(start: Long): Attempt = {
+    val a = new Attempt(start, matchCount + 1)
+    val t = new MatchThread(a, 0, null, new Array[LabelNode](labelCount),
+      Array.fill(labelCount)(-1L), Array.fill(registerCount)(-1L), 0, skipping = false,
+      afterSkip = false)
+    a.threads.add(t)
+    a
+  }
+
+  private def beginStep(): Unit = {
+    visitedSimple.clear()
+    visitedKeys.clear()
+  }
+
+  /** Closure at `pos`, then every waiting thread is offered the row at `pos`. */
+  private def step(pos: Long): Unit = {
+    beginStep()
+    liveThreads = 0
+    val it = attempts.iterator()
+    while (it.hasNext) {
+      val a = it.next()
+      if (!a.finished) {
+        if (!spec.shareAcrossStarts) beginStep()
+        closure(a, pos, atEnd = false)
+        liveThreads += a.threads.size()
+      }
+    }
+    if (liveThreads > peakThreads) peakThreads = liveThreads
+    if (liveThreads > spec.maxLiveThreads) {
+      throw new MatchRecognizeLimitException(
+        s"MATCH_RECOGNIZE tracked more than ${spec.maxLiveThreads} partial matches at once in " +
+          s"one partition (pattern ${spec.options.pattern.sql}); raise " +
+          "spark.sql.matchRecognize.maxLiveThreads or simplify the pattern or its DEFINE " +
+          "conditions.")
+    }
+    val input = buffer.get(pos)
+    val it2 = attempts.iterator()
+    while (it2.hasNext) {
+      val a = it2.next()
+      if (!a.finished) {
+        val next = new ArrayList[MatchThread](a.threads.size())
+        val inWindow = withinWindow(a, pos, input)
+        var i = 0
+        while (i < a.threads.size()) {
+          val t = a.threads.get(i)
+          if (inWindow) {
+            if (t.skipping) {
+              t.consumeSkipped(pos)
+              next.add(t)
+            } else {
+              val label = program(t.pc).asInstanceOf[MatchLabel].label
+              if (holds(label, t, pos, input)) {
+                t.consume(pos, label)
+                t.pc += 1
+                next.add(t)
+              }
+            }
+          }
+          i += 1
+        }
+        a.threads = next
+        if (next.isEmpty) a.finished = true
+      }
+    }
+  }
+
+  /**
+   * Follows the non-consuming instructions from each waiting thread of `a`, in preference
+   * order, leaving the threads parked at their next MatchLabel. A thread reaching Done
+   * becomes the attempt's candidate and cuts every less preferred thread.
+   */
+  private def closure(a: Attempt, pos: Long, atEnd: Boolean): Unit = {
+    val out = new ArrayList[MatchThread]()
+    a.cut = false
+    var i = 0
+    while (i < a.threads.size() && !a.cut) {
+      val t = a.threads.get(i)
+      i += 1
+      stackThreads.clear(); stackPcs.clear(); stackSkip.clear()
+      if (nextMatchStrategy && t.head != null && !atEnd) {
+        // Skipping the row is the least preferred choice of this thread at this row.
+        push(t.fork(), t.pc, skip = true)
+      }
+      push(t, t.pc, skip = false)
+      while (!stackThreads.isEmpty && !a.cut) {
+        val last = stackThreads.size() - 1
+        val th = stackThreads.remove(last)
+        val pc: Int = stackPcs.remove(last)
+        val skip: Boolean = stackSkip.remove(last)
+        if (firstVisit(th, pc, skip, a)) {
+          if (skip) {
+            th.pc = pc
+            th.skipping = true
+            out.add(th)
+          } else program(pc) match {
+            case MatchLabel(_) =>
+              th.pc = pc
+              th.skipping = false
+              out.add(th)
+            case Done =>
+              if (!th.afterSkip) {
+                a.candidate = th
+                a.cut = true
+              }
+            case Split(first, second) =>
+              push(th.fork(), second, skip = false)
+              push(th, first, skip = false)
+            case Jump(target) => push(th, target, skip = false)
+            case ExclusionStart => th.exclusion += 1; push(th, pc + 1, skip = false)
+            case ExclusionEnd => th.exclusion -= 1; push(th, pc + 1, skip = false)
+            case AnchorStart => if (pos == 0) push(th, pc + 1, skip = false)
+            case AnchorEnd => if (atEnd && !th.afterSkip) push(th, pc + 1, skip = false)
+            case LoopEnter(r) => th.setRegister(r, pos); push(th, pc + 1, skip = false)
+            case LoopBack(r, head, exit) =>
+              push(th, if (th.registers(r) == pos) exit else head, skip = false)
+            case LoopExit(r) => th.setRegister(r, -1L); push(th, pc + 1, skip = false)
+          }
+        }
+      }
+    }
+    a.threads = out
+  }
+
+  private def push(t: MatchThread, pc: Int, skip: Boolean): Unit = {
+    stackThreads.add(t)
+    stackPcs.add(pc)
+    stackSkip.add(skip)
+  }
+
+  private def firstVisit(t: MatchThread, pc: Int, skip: Boolean, a: Attempt): Boolean = {
+    if (simpleKeys) {
+      val bit = pc * 2 + (if (skip) 1 else 0)
+      if (visitedSimple.get(bit)) false else { visitedSimple.set(bit); true }
+    } else {
+      if (keyedByHistory && t.fingerprint == null) t.fingerprint = fingerprint(t)
+      val start = if (spec.shareAcrossStarts) -1L else a.start
+      visitedKeys.add(new StateKey(pc, skip, start,
+        if (registerCount == 0) null else t.registers, t.fingerprint))
+    }
+  }
+
+  /** Positions (and labels) of the rows that history-dependent DEFINE slots would read. */
+  private def fingerprint(t: MatchThread): Array[Long] = {
+    view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel, t.attempt.matchNumber,
+      -1, -1L)
+    val out = new java.util.ArrayList[java.lang.Long]()
+    var i = 0
+    while (i < fingerprintSlots.length) {
+      fingerprintSlots(i) match {
+        case s: NavigationSlot =>
+          val vars = s.vars.map(_.toArray).orNull
+          var k = 0
+          while (k <= s.logicalOffset) {
+            val p = if (s.fromFirst) view.firstOf(vars, k) else view.lastOf(vars, k)
+            out.add(p)
+            if (s.readsClassifier) out.add(if (p < 0) -2L else view.labelAt(p + s.physicalOffset).toLong)
+            k += 1
+          }
+        case s: AggregateSlot =>
+          val vars = s.vars.map(_.toArray).orNull
+          out.add(-3L)
+          view.foreachRow(vars) { (p, l) => out.add(p); out.add(l.toLong) }
+        case MatchNumberSlot =>
+      }
+      i += 1
+    }
+    val arr = new Array[Long](out.size())
+    var j = 0
+    while (j < arr.length) { arr(j) = out.get(j); j += 1 }
+    arr
+  }
+
+  private def withinWindow(a: Attempt, pos: Long, input: InternalRow): Boolean =
+    spec.options.within match {
+      case None => true
+      case Some(WithinClause.Rows(n)) => pos - a.start < n
+      case Some(WithinClause.Interval(micros, _)) =>
+        val (ordinal, dataType) = spec.windowKey.get
+        val first = buffer.get(a.start)
+        if (input.isNullAt(ordinal) || first.isNullAt(ordinal)) false
+        else {
+          MatcherSpec.windowKeyMicros(input.get(ordinal, dataType), dataType) -
+            MatcherSpec.windowKeyMicros(first.get(ordinal, dataType), dataType) <= micros
+        }
+    }
+
+  /** Does the DEFINE condition of `label` hold for `t` extended by the row at `pos`? */
+  private def holds(label: Int, t: MatchThread, pos: Long, input: InternalRow): Boolean = {
+    val predicate = predicates(label)
+    if (predicate == null) return true
+    if (cacheable(label)) {
+      if (cachePos != pos) { java.util.Arrays.fill(cache, 0.toByte); cachePos = pos }
+      val c = cache(label)
+      if (c != 0) return c == 1
+    }
+    val slots = defineSlots(label)
+    val result = if (slots == null) predicate.eval(input) else {
+      view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel, t.attempt.matchNumber,
+        label, pos)
+      predicate.eval(joined(input, slots.fill(view, view)))
+    }
+    if (cacheable(label)) cache(label) = if (result) 1 else 2
+    result
+  }
+
+  /** Decides attempts in start order and reports their matches. */
+  private def resolve(): Unit = {
+    var more = true
+    while (more && !attempts.isEmpty) {
+      val a = attempts.peekFirst()
+      if (a.start < nextStart) {
+        attempts.removeFirst()
+      } else if (a.finished) {
+        attempts.removeFirst()
+        if (a.candidate != null) {
+          matchCount += 1
+          val m = complete(a.candidate, matchCount)
+          nextStart = if (m.isEmpty) a.start + 1 else skipTarget(m)
+          onMatch(m)
+        } else {
+          nextStart = a.start + 1
+        }
+      } else more = false
+    }
+  }
+
+  private def complete(t: MatchThread, number: Long): CompletedMatch = {
+    val n = t.length
+    val labels = new Array[Int](n)
+    val excluded = new Array[Boolean](n)
+    var node = t.head
+    var i = n - 1
+    while (node != null) {
+      labels(i) = node.label
+      excluded(i) = node.excluded
+      node = node.prev
+      i -= 1
+    }
+    new CompletedMatch(t.attempt.start, labels, excluded, number, labelCount)
+  }
+
+  private def skipTarget(m: CompletedMatch): Long = spec.options.effectiveSkip match {
+    case AfterMatchSkip.PastLastRow => m.end + 1
+    case AfterMatchSkip.ToNextRow => m.start + 1
+    case s @ AfterMatchSkip.ToVariable(v, first) =>
+      val vars = spec.options.subsetMembers(v).getOrElse(Seq(v)).map(spec.labels.indexOf).toArray
+      val target = m.boundaryOf(vars, first)
+      if (target < 0) {
+        throw new MatchRecognizeRuntimeException(
+          s"${s.sql} failed: pattern variable `$v` is not present in match " +
+            s"(match ${m.matchNumber} starting at row ${m.start + 1} of its partition).")
+      }
+      if (target == m.start) {
+        throw new MatchRecognizeRuntimeException(
+          s"${s.sql} failed: cannot skip to first row of match (match ${m.matchNumber} " +
+            s"starting at row ${m.start + 1} of its partition); this would repeat the same match.")
+      }
+      target
+  }
+}
+
+/** A reusable [[MatchView]] over a thread, optionally with one more row tentatively mapped. */
+private final class MutableThreadView extends MatchView {
+  private var startPos = 0L
+  private var head: LabelNode = _
+  private var lastByLabel: Array[LabelNode] = _
+  private var firstByLabel: Array[Long] = _
+  private var number = 0L
+  private var tentativeLabel = -1
+  private var tentative: LabelNode = _
+
+  def reset(start: Long, head: LabelNode, lastByLabel: Array[LabelNode], firstByLabel: Array[Long],
+      matchNumber: Long, label: Int, pos: Long): Unit = {
+    this.startPos = start
+    this.lastByLabel = lastByLabel
+    this.firstByLabel = firstByLabel
+    this.number = matchNumber
+    this.tentativeLabel = label
+    if (label >= 0) {
+      this.tentative = new LabelNode(pos, label, false, head, lastByLabel(label))
+      this.head = tentative
+    } else {
+      this.tentative = null
+      this.head = head
+    }
+  }
+
+  private def last(label: Int): LabelNode =
+    if (label == tentativeLabel) tentative else lastByLabel(label)
+
+  private def first(label: Int): Long =
+    if (firstByLabel(label) >= 0) firstByLabel(label)
+    else if (label == tentativeLabel) tentative.pos
+    else -1L
+
+  def start: Long = startPos
+  def current: Long = if (head == null) startPos - 1 else head.pos
+  def matchNumber: Long = number
+
+  def lastOf(vars: Array[Int], n: Int): Long = {
+    if (vars == null) {
+      val p = current - n
+      return if (head != null && p >= startPos) p else -1L
+    }
+    if (vars.length == 1) {
+      var node = last(vars(0))
+      var k = n
+      while (node != null && k > 0) { node = node.prevSame; k -= 1 }
+      return if (node == null) -1L else node.pos
+    }
+    var node = head
+    var k = n
+    while (node != null) {
+      if (node.label >= 0 && MatchView.inSet(vars, node.label)) {
+        if (k == 0) return node.pos
+        k -= 1
+      }
+      node = node.prev
+    }
+    -1L
+  }
+
+  def firstOf(vars: Array[Int], n: Int): Long = {
+    if (vars == null) {
+      val p = startPos + n
+      return if (head != null && p <= current) p else -1L
+    }
+    if (n == 0) {
+      var best = Long.MaxValue
+      var i = 0
+      while (i < vars.length) {
+        val p = first(vars(i))
+        if (p >= 0 && p < best) best = p
+        i += 1
+      }
+      return if (best == Long.MaxValue) -1L else best
+    }
+    val positions = new java.util.ArrayList[java.lang.Long]()
+    foreachRow(vars)((p, _) => positions.add(p))
+    if (n < positions.size()) positions.get(n) else -1L
+  }
+
+  def labelAt(pos: Long): Int = {
+    var node = head
+    while (node != null && node.pos > pos) node = node.prev
+    if (node != null && node.pos == pos) node.label else -1
+  }
+
+  def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit = {
+    if (head == null) return
+    val nodes = new Array[LabelNode](head.length)
+    var node = head
+    var i = nodes.length - 1
+    while (node != null) { nodes(i) = node; node = node.prev; i -= 1 }
+    i = 0
+    while (i < nodes.length) {
+      val nd = nodes(i)
+      if (vars == null || (nd.label >= 0 && MatchView.inSet(vars, nd.label))) f(nd.pos, nd.label)
+      i += 1
+    }
+  }
+}

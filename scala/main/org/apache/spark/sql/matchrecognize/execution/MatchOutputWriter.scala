@@ -1,0 +1,168 @@
+package org.apache.spark.sql.matchrecognize.execution
+
+import java.util.ArrayDeque
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, JoinedRow, UnsafeProjection}
+import org.apache.spark.sql.matchrecognize.plans.RowsPerMatch
+
+/**
+ * Turns the matches of a partition into output rows: evaluates MEASURES (RUNNING at each
+ * row for ALL ROWS PER MATCH, at the last row for ONE ROW PER MATCH, FINAL over the whole
+ * match) and lays out the columns. Matches wait until the rows their measures may read
+ * ahead (NEXT) have arrived; rows that end up in no match are written for WITH UNMATCHED
+ * ROWS once the matcher has passed them.
+ */
+final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDeque[InternalRow]) {
+
+  private val rowsPerMatch = spec.options.rowsPerMatch
+  private val allRows = rowsPerMatch != RowsPerMatch.OneRow
+  private val withUnmatched = rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched
+
+  private val slots = new SlotEvaluator(spec.measureSlots, spec.rowAttributes, spec.labels, buffer)
+  private val measureProjection = UnsafeProjection.create(spec.measureExpressions)
+  private val outputProjection = UnsafeProjection.create(spec.outputExpressions)
+  private val nullInput = new GenericInternalRow(spec.inputAttributes.length)
+  private val nullMeasures = new GenericInternalRow(spec.measureExpressions.length)
+  private val joined = new JoinedRow
+  private val joinedOut = new JoinedRow
+  private val finalAggregates = new Array[Any](spec.measureSlots.length)
+  private val runningAggregates = new Array[Any](spec.measureSlots.length)
+
+  private val pending = new ArrayDeque[CompletedMatch]()
+  /** Rows up to this position have been written or covered by a match. */
+  private var frontier = -1L
+  private var rowsOut = 0L
+
+  def outputRows: Long = rowsOut
+
+  def reset(): Unit = {
+    pending.clear()
+    frontier = -1L
+  }
+
+  def add(m: CompletedMatch): Unit = pending.addLast(m)
+
+  /** The oldest row this writer may still need. */
+  def oldestNeeded: Long = {
+    val fromPending = if (pending.isEmpty) Long.MaxValue else pending.peekFirst().start
+    val fromUnmatched = if (withUnmatched) frontier + 1 else Long.MaxValue
+    math.min(fromPending, fromUnmatched)
+  }
+
+  /**
+   * Writes what can be written: matches whose look-ahead rows are available (all of them
+   * when `partitionEnd` is known), and unmatched rows below `resolvedBelow`.
+   */
+  def flush(resolvedBelow: Long, partitionEnd: Option[Long]): Unit = {
+    var more = true
+    while (more) {
+      if (!pending.isEmpty) {
+        val m = pending.peekFirst()
+        if (partitionEnd.isDefined || m.end + spec.measureLookAhead < buffer.end) {
+          pending.removeFirst()
+          if (withUnmatched) writeUnmatched(m.start)
+          write(m)
+          frontier = math.max(frontier, if (m.isEmpty) m.start else m.end)
+        } else more = false
+      } else {
+        if (withUnmatched) writeUnmatched(partitionEnd.getOrElse(resolvedBelow))
+        more = false
+      }
+    }
+  }
+
+  /** Unmatched rows from the frontier up to (excluding) `until`. */
+  private def writeUnmatched(until: Long): Unit = {
+    var p = frontier + 1
+    while (p < until) {
+      emit(buffer.get(p), nullMeasures)
+      p += 1
+    }
+    frontier = math.max(frontier, until - 1)
+  }
+
+  private def write(m: CompletedMatch): Unit = {
+    if (!allRows) {
+      m.setCurrent(m.end)
+      emit(buffer.get(m.start), measures(m, if (m.isEmpty) nullInput else buffer.get(m.end),
+        slots.fill(m, m)))
+    } else if (m.isEmpty) {
+      if (rowsPerMatch != RowsPerMatch.AllRowsOmitEmpty) {
+        m.setCurrent(m.start - 1)
+        emit(buffer.get(m.start), measures(m, nullInput, slots.fill(m, m)))
+      }
+    } else {
+      writeAllRows(m)
+    }
+  }
+
+  private def writeAllRows(m: CompletedMatch): Unit = {
+    val kinds = slots.slotKinds
+    val vars = slots.slotVars
+    val runners = slots.aggregateRunners
+    // FINAL aggregates: one pass over the whole match.
+    var i = 0
+    while (i < kinds.length) {
+      kinds(i) match {
+        case s: AggregateSlot =>
+          val r = runners(i)
+          r.reset()
+          m.setCurrent(m.end)
+          m.foreachRow(vars(i))((p, l) => r.update(slots.rowWithLabel(p, l)))
+          finalAggregates(i) = r.result
+          r.reset() // the RUNNING pass below reuses the runner
+        case _ =>
+      }
+      i += 1
+    }
+    var off = 0
+    while (off < m.length) {
+      val pos = m.start + off
+      val label = m.labels(off)
+      m.setCurrent(pos)
+      i = 0
+      while (i < kinds.length) {
+        kinds(i) match {
+          case s: AggregateSlot =>
+            if (vars(i) == null || (label >= 0 && MatchView.inSet(vars(i), label))) {
+              runners(i).update(slots.rowWithLabel(pos, label))
+            }
+            runningAggregates(i) = if (s.isFinal) finalAggregates(i) else runners(i).result
+          case _ =>
+        }
+        i += 1
+      }
+      if (!m.excluded(off) && label >= 0) {
+        val input = buffer.get(pos)
+        emit(input, measures(m, input, slots.fillNavigationsAndNumber(m, wholeMatch(m),
+          runningAggregates)))
+      }
+      off += 1
+    }
+  }
+
+  /** FINAL reads go through a second view of the same match, with the last row current. */
+  private def wholeMatch(m: CompletedMatch): MatchView = new MatchView {
+    def start: Long = m.start
+    def current: Long = m.end
+    def matchNumber: Long = m.matchNumber
+    private def atEnd[T](f: => T): T = {
+      val saved = m.current
+      m.setCurrent(m.end)
+      try f finally m.setCurrent(saved)
+    }
+    def lastOf(vars: Array[Int], n: Int): Long = atEnd(m.lastOf(vars, n))
+    def firstOf(vars: Array[Int], n: Int): Long = atEnd(m.firstOf(vars, n))
+    def labelAt(pos: Long): Int = m.labelAt(pos)
+    def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit = atEnd(m.foreachRow(vars)(f))
+  }
+
+  private def measures(m: CompletedMatch, current: InternalRow, slotRow: InternalRow): InternalRow =
+    measureProjection(joined(current, slotRow))
+
+  private def emit(input: InternalRow, measureRow: InternalRow): Unit = {
+    out.addLast(outputProjection(joinedOut(input, measureRow)).copy())
+    rowsOut += 1
+  }
+}

@@ -1,0 +1,80 @@
+package org.apache.spark.sql.matchrecognize.execution
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, NullsFirst, RowOrdering, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.plans.MatchRecognizeOptions
+
+/**
+ * Executes MATCH_RECOGNIZE with the automaton: the input is clustered by the PARTITION BY
+ * keys and sorted by partition, ORDER BY and then every other column (so ties never depend
+ * on shuffle order), and each partition is matched in one pass over its rows.
+ */
+case class MatchRecognizeExec(
+    partitionBy: Seq[Attribute],
+    orderBy: Seq[SortOrder],
+    measures: Seq[Expression],
+    measureOutput: Seq[Attribute],
+    defines: Seq[Expression],
+    options: MatchRecognizeOptions,
+    output: Seq[Attribute],
+    child: SparkPlan) extends UnaryExecNode {
+
+  override def producedAttributes: AttributeSet = AttributeSet(measureOutput)
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of input rows"),
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numMatches" -> SQLMetrics.createMetric(sparkContext, "number of matches"),
+    "peakLivePartialMatches" ->
+      SQLMetrics.createAverageMetric(sparkContext, "peak live partial matches per task"),
+    "peakBufferedRows" -> SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"))
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (partitionBy.isEmpty) AllTuples :: Nil else ClusteredDistribution(partitionBy) :: Nil
+
+  /** Remaining orderable columns, ascending, break ties on the ORDER BY keys. */
+  private def tieBreakers: Seq[SortOrder] = {
+    val keys = AttributeSet(partitionBy ++ orderBy.flatMap(_.references))
+    child.output.filter(a => !keys.contains(a) && RowOrdering.isOrderable(a.dataType))
+      .map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
+  }
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    Seq(partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++ tieBreakers)
+
+  override def outputPartitioning: Partitioning = child.outputPartitioning match {
+    case p: Expression if p.references.subsetOf(AttributeSet(output)) => p.asInstanceOf[Partitioning]
+    case p => UnknownPartitioning(p.numPartitions)
+  }
+
+  override def outputOrdering: Seq[SortOrder] = partitionBy.map(SortOrder(_, Ascending))
+
+  override def simpleString(maxFields: Int): String = {
+    val keys = if (partitionBy.isEmpty) "" else partitionBy.mkString("PARTITION BY ", ", ", ", ")
+    s"MatchRecognize $keys${orderBy.map(_.sql).mkString("ORDER BY ", ", ", "")}, " +
+      s"PATTERN (${options.pattern.sql}), ${options.rowsPerMatch.sql}, " +
+      options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
+      options.within.map(w => s", ${w.sql}").getOrElse("") +
+      s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val spec = MatcherSpec.build(child.output, orderBy, measures, measureOutput, defines, options,
+      output,
+      MatchRecognizeConf.maxLiveThreads(conf), MatchRecognizeConf.maxBufferedRows(conf))
+    val keys = partitionBy
+    val inputSchema = child.output
+    val m = metrics
+    child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
+      new PartitionProcessor(spec, keys, inputSchema, index, m).run(rows)
+    }
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): MatchRecognizeExec =
+    copy(child = newChild)
+}

@@ -1,0 +1,100 @@
+package org.apache.spark.sql.matchrecognize.execution
+
+import java.util.Arrays
+
+/**
+ * A partial match being extended by the automaton: where it is in the program and which
+ * rows it has mapped to which variables. Threads are cheap to fork: the row list is
+ * persistent and the small per-label arrays are copied only when written.
+ */
+final class MatchThread(
+    val attempt: Attempt,
+    var pc: Int,
+    var head: LabelNode,
+    var lastByLabel: Array[LabelNode],
+    var firstByLabel: Array[Long],
+    var registers: Array[Long],
+    var exclusion: Int,
+    /** Parked to skip the next row (SKIP TILL NEXT MATCH) rather than to match it. */
+    var skipping: Boolean,
+    /** The last row this thread consumed was skipped. */
+    var afterSkip: Boolean) {
+
+  /** Cached [[StateKey]] fingerprint; valid until the thread consumes another row. */
+  var fingerprint: Array[Long] = _
+
+  def fork(): MatchThread = {
+    val t = new MatchThread(attempt, pc, head, lastByLabel, firstByLabel, registers, exclusion,
+      skipping, afterSkip)
+    t.fingerprint = fingerprint
+    t
+  }
+
+  def length: Int = if (head == null) 0 else head.length
+
+  def consume(pos: Long, label: Int): Unit = {
+    val node = new LabelNode(pos, label, exclusion > 0, head, lastByLabel(label))
+    head = node
+    lastByLabel = lastByLabel.clone()
+    lastByLabel(label) = node
+    if (firstByLabel(label) < 0) {
+      firstByLabel = firstByLabel.clone()
+      firstByLabel(label) = pos
+    }
+    afterSkip = false
+    skipping = false
+    fingerprint = null
+  }
+
+  def consumeSkipped(pos: Long): Unit = {
+    head = new LabelNode(pos, -1, true, head, null)
+    afterSkip = true
+    skipping = false
+    fingerprint = null
+  }
+
+  def setRegister(r: Int, value: Long): Unit = {
+    if (registers(r) != value) {
+      registers = registers.clone()
+      registers(r) = value
+    }
+  }
+}
+
+/** The search for a match starting at row `start`. */
+final class Attempt(val start: Long, val matchNumber: Long) {
+  /** Threads waiting for the next row, in preference order. */
+  var threads: java.util.ArrayList[MatchThread] = new java.util.ArrayList[MatchThread]()
+  /** The most preferred complete match found so far, if any. */
+  var candidate: MatchThread = _
+  /** Set when a complete match cut the less preferred threads during this closure. */
+  var cut: Boolean = false
+  var finished: Boolean = false
+}
+
+/**
+ * What decides a thread's future: its program position, whether it is parked to skip a
+ * row, its loop registers, and (when DEFINE conditions look at earlier rows of the match)
+ * the rows those conditions would read. Of two threads with equal keys only the preferred
+ * one can ever win, so the other is dropped.
+ */
+final class StateKey(
+    val pc: Int,
+    val skipping: Boolean,
+    val start: Long,
+    val registers: Array[Long],
+    val fingerprint: Array[Long]) {
+
+  override def hashCode(): Int = {
+    var h = pc * 31 + (if (skipping) 1 else 0)
+    h = h * 31 + java.lang.Long.hashCode(start)
+    h = h * 31 + Arrays.hashCode(registers)
+    h * 31 + Arrays.hashCode(fingerprint)
+  }
+
+  override def equals(o: Any): Boolean = o match {
+    case k: StateKey => k.pc == pc && k.skipping == skipping && k.start == start &&
+      Arrays.equals(k.registers, registers) && Arrays.equals(k.fingerprint, fingerprint)
+    case _ => false
+  }
+}

@@ -1,0 +1,147 @@
+package org.apache.spark.sql.matchrecognize.execution
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, Literal, SortOrder}
+import org.apache.spark.sql.matchrecognize.compile.{AutomatonCompiler, Program}
+import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.{DataType, DateType, StringType}
+
+/** A DEFINE condition compiled for the matcher. */
+final case class DefineSpec(
+    /** Boolean expression over the input row followed by `slots`. */
+    condition: Expression,
+    slots: Seq[Slot],
+    /** True when the value depends only on the row being tested (and its neighbours). */
+    historyFree: Boolean,
+    usesMatchNumber: Boolean)
+
+/**
+ * Everything an executor needs to run MATCH_RECOGNIZE on a partition, compiled on the
+ * driver from the resolved plan: the automaton, the DEFINE conditions and MEASURES split
+ * into Spark expressions plus slots, the output projection and the limits.
+ */
+final case class MatcherSpec(
+    inputAttributes: Seq[Attribute],
+    program: Program,
+    defines: IndexedSeq[Option[DefineSpec]],
+    classifierAttribute: Attribute,
+    measureExpressions: Seq[Expression],
+    measureSlots: Seq[Slot],
+    measureTypes: Seq[DataType],
+    /** Output columns over (input row ++ measure row). */
+    outputExpressions: Seq[Expression],
+    options: MatchRecognizeOptions,
+    /** Ordinal and type of the first ORDER BY key, for WITHIN INTERVAL. */
+    windowKey: Option[(Int, DataType)],
+    maxLookBehind: Int,
+    defineLookAhead: Int,
+    measureLookAhead: Int,
+    maxLiveThreads: Long,
+    maxBufferedRows: Long) {
+
+  def labels: IndexedSeq[String] = program.labels
+  def rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute
+
+  val historyDependent: Boolean = defines.exists(_.exists(!_.historyFree))
+  val defineUsesMatchNumber: Boolean = defines.exists(_.exists(_.usesMatchNumber))
+
+  /**
+   * Attempts from different start rows may share the search only when a match from an
+   * earlier start row makes any later overlapping one irrelevant: AFTER MATCH SKIP PAST LAST
+   * ROW, with nothing in DEFINE that depends on the start row itself.
+   */
+  val shareAcrossStarts: Boolean =
+    options.effectiveSkip == AfterMatchSkip.PastLastRow && options.within.isEmpty &&
+      !defineUsesMatchNumber && !defines.exists(_.exists(_.slots.exists {
+        case s: NavigationSlot => s.fromFirst && s.vars.isEmpty
+        case _ => false
+      }))
+}
+
+object MatcherSpec {
+
+  def build(
+      input: Seq[Attribute],
+      orderBy: Seq[SortOrder],
+      measures: Seq[Expression],
+      measureOutput: Seq[Attribute],
+      defines: Seq[Expression],
+      options: MatchRecognizeOptions,
+      output: Seq[Attribute],
+      maxLiveThreads: Long,
+      maxBufferedRows: Long): MatcherSpec = {
+    val labels = options.patternVariables.toIndexedSeq
+    val program = AutomatonCompiler.compile(effectivePattern(options), labels)
+    val defineByLabel = options.definedVariables.zip(defines).toMap
+
+    val classifier = SlotBinder.newClassifierAttribute()
+    val defineSpecs = labels.map { label =>
+      defineByLabel.get(label).map(d => compileDefine(d, label, input, labels, classifier))
+    }
+
+    val measureBinder = new SlotBinder(input, labels, classifier)
+    val boundMeasures = measures.map(m => measureBinder.bind(m, inlineForMeasure))
+    val measureExpressions = boundMeasures.map(measureBinder.boundTo)
+    val outputExpressions = output.map(a => BindReferences.bindReference[Expression](a,
+      input ++ measureOutput))
+
+    val allPattern = defines ++ measures
+    val physical = allPattern.flatMap(_.collect { case n: PatternNavigation => n.physicalOffset })
+    val measurePhysical = measures.flatMap(_.collect { case n: PatternNavigation => n.physicalOffset })
+    val definePhysical = defines.flatMap(_.collect { case n: PatternNavigation => n.physicalOffset })
+    val windowKey = options.within.collect { case _: WithinClause.Interval =>
+      val key = orderBy.head.child.asInstanceOf[Attribute]
+      (input.indexWhere(_.exprId == key.exprId), key.dataType)
+    }
+    MatcherSpec(input, program, defineSpecs, classifier,
+      measureExpressions, measureBinder.slots, measures.map(_.dataType), outputExpressions,
+      options, windowKey,
+      maxLookBehind = (0 +: physical.filter(_ < 0).map(-_)).max,
+      defineLookAhead = (0 +: definePhysical.filter(_ > 0)).max,
+      measureLookAhead = (0 +: measurePhysical.filter(_ > 0)).max,
+      maxLiveThreads, maxBufferedRows)
+  }
+
+  /**
+   * SKIP TILL NEXT MATCH is evaluated by the matcher itself (a skipped row is the lowest-
+   * preference choice at each row of a started match), so the pattern is unchanged here.
+   */
+  private def effectivePattern(options: MatchRecognizeOptions): RowPattern = options.pattern
+
+  private def compileDefine(
+      condition: Expression,
+      label: String,
+      input: Seq[Attribute],
+      labels: IndexedSeq[String],
+      classifier: Attribute): DefineSpec = {
+    val binder = new SlotBinder(input, labels, classifier)
+    // The row being tested is the last row of the universal variable and of its own
+    // variable (it is tentatively mapped to it), so those reads need no slot.
+    def readsCurrentRow(n: PatternNavigation): Boolean =
+      !n.isFinal && !n.fromFirst && n.logicalOffset == 0 && n.variables.contains(label)
+    val bound = binder.bind(condition, {
+      case n if readsCurrentRow(n) && n.physicalOffset == 0 =>
+        Some(n.child.transform { case RowClassifier() => Literal(label, StringType) })
+      case _ => None
+    })
+    val historyFree = binder.slots.forall {
+      case s: NavigationSlot =>
+        !s.isFinal && !s.fromFirst && s.logicalOffset == 0 &&
+          s.vars.forall(_.contains(labels.indexOf(label))) &&
+          (s.physicalOffset == 0 || !s.readsClassifier)
+      case MatchNumberSlot => true
+      case _: AggregateSlot => false
+    }
+    DefineSpec(binder.boundTo(bound), binder.slots, historyFree,
+      usesMatchNumber = binder.slots.contains(MatchNumberSlot))
+  }
+
+  /** In MEASURES the current row is the output row (ALL ROWS) or the last row (ONE ROW). */
+  private def inlineForMeasure(n: PatternNavigation): Option[Expression] =
+    if (n.isCurrentRow && !n.child.exists(_.isInstanceOf[RowClassifier])) Some(n.child) else None
+
+  /** Days or microseconds since the epoch of a window key, as microseconds. */
+  def windowKeyMicros(value: Any, dataType: DataType): Long = dataType match {
+    case DateType => value.asInstanceOf[Int].toLong * 86400L * 1000000L
+    case _ => value.asInstanceOf[Long]
+  }
+}

@@ -1,0 +1,195 @@
+package org.apache.spark.sql.matchrecognize.execution
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BindReferences, Expression, GenericInternalRow, JoinedRow}
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.{DataType, StringType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * A value a pattern expression needs that Spark cannot compute by itself: the matcher
+ * fills it into a slot row, and the Spark-compiled expression reads it from there.
+ */
+sealed trait Slot extends Serializable {
+  def dataType: DataType
+}
+
+/** See [[PatternNavigation]]; `rowExpr` is unbound, over the input columns and the classifier. */
+final case class NavigationSlot(
+    vars: Option[Seq[Int]],
+    fromFirst: Boolean,
+    logicalOffset: Int,
+    physicalOffset: Int,
+    isFinal: Boolean,
+    rowExpr: Expression) extends Slot {
+  def dataType: DataType = rowExpr.dataType
+  def readsClassifier: Boolean =
+    rowExpr.exists { case a: AttributeReference => a.name == SlotBinder.ClassifierName; case _ => false }
+}
+
+final case class AggregateSlot(vars: Option[Seq[Int]], function: AggregateFunction,
+    isFinal: Boolean) extends Slot {
+  def dataType: DataType = function.dataType
+}
+
+case object MatchNumberSlot extends Slot {
+  def dataType: DataType = org.apache.spark.sql.types.LongType
+}
+
+/**
+ * Rewrites canonical pattern expressions into ordinary Spark expressions over the input
+ * row followed by a row of slots, collecting the slots. Equal pattern expressions share a
+ * slot. `inline` may replace a navigation by an expression on the input row (the current
+ * row needs no slot).
+ */
+final class SlotBinder(
+    inputAttributes: Seq[Attribute],
+    labels: IndexedSeq[String],
+    val classifierAttribute: Attribute) {
+
+  val rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute
+
+  private val found = ArrayBuffer.empty[(Expression, Slot, AttributeReference)]
+
+  def slots: Seq[Slot] = found.map(_._2).toSeq
+  def slotAttributes: Seq[Attribute] = found.map(_._3).toSeq
+
+  /** `e` with every pattern expression replaced by an inline expression or a slot reference. */
+  def bind(e: Expression, inline: PatternNavigation => Option[Expression]): Expression =
+    e.transformDown {
+      case n: PatternNavigation if inline(n).isDefined => inline(n).get
+      case n: PatternNavigation =>
+        slotFor(n, NavigationSlot(varIds(n.variables), n.fromFirst, n.logicalOffset,
+          n.physicalOffset, n.isFinal, rowLevel(n.child)))
+      case a: PatternAggregate =>
+        slotFor(a, AggregateSlot(varIds(a.variables),
+          rowLevel(a.function).asInstanceOf[AggregateFunction], a.isFinal))
+      case m: MatchNumber => slotFor(m, MatchNumberSlot)
+    }
+
+  /** The full expression list bound to (input ++ slots), for projections and predicates. */
+  def boundTo(e: Expression): Expression =
+    BindReferences.bindReference(e, inputAttributes ++ slotAttributes)
+
+  private def slotFor(key: Expression, slot: => Slot): AttributeReference =
+    found.find(_._1.semanticEquals(key)).map(_._3).getOrElse {
+      val s = slot
+      val attr = AttributeReference(s"slot${found.size}", s.dataType, nullable = true)()
+      found += ((key, s, attr))
+      attr
+    }
+
+  private def rowLevel(e: Expression): Expression = e.transform {
+    case RowClassifier() => classifierAttribute
+  }
+
+  private def varIds(v: VariableSet): Option[Seq[Int]] =
+    v.variables.map(_.map { name =>
+      val i = labels.indexOf(name)
+      require(i >= 0, s"unknown pattern variable $name")
+      i
+    })
+}
+
+object SlotBinder {
+  val ClassifierName = "__classifier"
+
+  /** The column through which row-level expressions read a row's pattern variable. */
+  def newClassifierAttribute(): Attribute = AttributeReference(ClassifierName, StringType)()
+}
+
+/**
+ * Computes a list of slots for a match view, reading rows from the partition buffer.
+ *
+ * @param partitionEnd the number of rows of the partition once known, else Long.MaxValue;
+ *                     rows past it (or before position 0) read as NULL
+ */
+final class SlotEvaluator(
+    slots: Seq[Slot],
+    rowAttributes: Seq[Attribute],
+    labelNames: IndexedSeq[String],
+    buffer: RowBuffer) {
+
+  private val n = slots.length
+  val row = new GenericInternalRow(n)
+  private val labelStrings = labelNames.map(UTF8String.fromString)
+  private val classifierRow = new GenericInternalRow(1)
+  private val joined = new JoinedRow
+
+  private val navExprs: Array[Expression] = slots.map {
+    case s: NavigationSlot => BindReferences.bindReference(s.rowExpr, rowAttributes)
+    case _ => null
+  }.toArray
+  private val navVars: Array[Array[Int]] = slots.map {
+    case s: NavigationSlot => s.vars.map(_.toArray).orNull
+    case s: AggregateSlot => s.vars.map(_.toArray).orNull
+    case _ => null
+  }.toArray
+  private val runners: Array[AggregateRunner] = slots.map {
+    case s: AggregateSlot => AggregateRunner(s.function, rowAttributes)
+    case _ => null
+  }.toArray
+  private val kinds: Array[Slot] = slots.toArray
+
+  def isEmpty: Boolean = n == 0
+
+  /**
+   * Fills the slot row for `view` (RUNNING) and `whole` (FINAL: the same match with the
+   * last row current). Returns the slot row.
+   */
+  def fill(view: MatchView, whole: MatchView): InternalRow = {
+    var i = 0
+    while (i < n) {
+      row.update(i, kinds(i) match {
+        case s: NavigationSlot => navigate(s, navExprs(i), navVars(i), if (s.isFinal) whole else view)
+        case s: AggregateSlot => aggregate(runners(i), navVars(i), if (s.isFinal) whole else view)
+        case MatchNumberSlot => view.matchNumber
+      })
+      i += 1
+    }
+    row
+  }
+
+  /** Fills only the aggregates from externally maintained runners (ALL ROWS PER MATCH). */
+  def fillNavigationsAndNumber(view: MatchView, whole: MatchView, aggregates: Array[Any]): InternalRow = {
+    var i = 0
+    while (i < n) {
+      row.update(i, kinds(i) match {
+        case s: NavigationSlot => navigate(s, navExprs(i), navVars(i), if (s.isFinal) whole else view)
+        case _: AggregateSlot => aggregates(i)
+        case MatchNumberSlot => view.matchNumber
+      })
+      i += 1
+    }
+    row
+  }
+
+  def slotKinds: Array[Slot] = kinds
+  def slotVars: Array[Array[Int]] = navVars
+  def aggregateRunners: Array[AggregateRunner] = runners
+
+  private def navigate(s: NavigationSlot, expr: Expression, vars: Array[Int], view: MatchView): Any = {
+    val target = if (s.fromFirst) view.firstOf(vars, s.logicalOffset) else view.lastOf(vars, s.logicalOffset)
+    if (target < 0) return null
+    val pos = target + s.physicalOffset
+    val input = buffer.get(pos)
+    if (input == null) return null
+    expr.eval(joined(input, classifier(view.labelAt(pos))))
+  }
+
+  private def aggregate(runner: AggregateRunner, vars: Array[Int], view: MatchView): Any = {
+    runner.reset()
+    view.foreachRow(vars) { (pos, label) => runner.update(rowWithLabel(pos, label)) }
+    runner.result
+  }
+
+  def rowWithLabel(pos: Long, label: Int): InternalRow = joined(buffer.get(pos), classifier(label))
+
+  private def classifier(label: Int): InternalRow = {
+    classifierRow.update(0, if (label >= 0) labelStrings(label) else null)
+    classifierRow
+  }
+}

@@ -1,0 +1,156 @@
+package org.apache.spark.sql.matchrecognize.parser
+
+import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedRelation, UnresolvedSubqueryColumnAliases}
+import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
+import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParseException, ParserInterface}
+import org.apache.spark.sql.catalyst.plans.{Inner, NaturalJoin, UsingJoin}
+import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryAlias, UnresolvedWith}
+import org.apache.spark.sql.internal.{SQLConf, VariableSubstitution}
+import org.apache.spark.sql.types.{DataType, StructType}
+
+/**
+ * The session's parser with MATCH_RECOGNIZE added. Statements that do not contain the
+ * clause go to Spark's parser untouched, so Spark's behaviour and error messages for all
+ * other SQL stay exactly as they are. Every [[ParserInterface]] method is forwarded.
+ */
+class MatchRecognizeParser(delegate: ParserInterface) extends ParserInterface {
+
+  override def parsePlan(sqlText: String): LogicalPlan =
+    withClauses(sqlText)((text, _) => delegate.parsePlan(text))
+
+  override def parsePlanWithParameters(sqlText: String, context: ParameterContext): LogicalPlan = {
+    if (!StatementRewriter.mentionsMatchRecognize(sqlText)) {
+      delegate.parsePlanWithParameters(sqlText, context)
+    } else if (SQLConf.get.legacyParameterSubstitutionConstantsOnly) {
+      // Parameters stay in the plan and are bound during analysis, inside the clause too.
+      withClauses(sqlText)((text, _) => delegate.parsePlanWithParameters(text, context))
+    } else {
+      // Spark substitutes parameter values while parsing. The markers inside the clause are
+      // not part of what Spark's parser sees, so their values are bound here.
+      var values: ParameterValues = null
+      withClauses(sqlText)(
+        (text, clauses) => {
+          values = new ParameterValues(text, context, clauses)
+          delegate.parsePlanWithParameters(text, values.forRestOfStatement)
+        },
+        plan => values.bindInClauses(plan))
+    }
+  }
+
+  override def parseQuery(sqlText: String): LogicalPlan =
+    withClauses(sqlText)((text, _) => delegate.parseQuery(text))
+
+  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
+  override def parseTableIdentifier(sqlText: String): TableIdentifier =
+    delegate.parseTableIdentifier(sqlText)
+  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
+    delegate.parseFunctionIdentifier(sqlText)
+  override def parseMultipartIdentifier(sqlText: String): Seq[String] =
+    delegate.parseMultipartIdentifier(sqlText)
+  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
+  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
+  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
+
+  /**
+   * Parses a statement that may contain MATCH_RECOGNIZE: `parse` receives the statement with
+   * each clause replaced by a placeholder join; `post` may adjust the finished plan.
+   */
+  private def withClauses(sqlText: String)(
+      parse: (String, Seq[FoundClause]) => LogicalPlan,
+      post: LogicalPlan => LogicalPlan = identity): LogicalPlan = {
+    if (!StatementRewriter.mentionsMatchRecognize(sqlText)) return parse(sqlText, Nil)
+    val text = if (SQLConf.get.variableSubstituteEnabled) {
+      new VariableSubstitution().substitute(sqlText)
+    } else sqlText
+    StatementRewriter.rewrite(text, delegate) match {
+      case None => parse(sqlText, Nil)
+      case Some(rewritten) =>
+        val plan = try parse(rewritten.text, rewritten.clauses) catch {
+          case e: ParseException => throw restate(e, text, rewritten.clauses)
+        }
+        post(ClauseAttacher.attach(plan, text, rewritten.clauses))
+    }
+  }
+
+  /**
+   * A syntax error Spark found in the rewritten text: if it lies in a placeholder, the
+   * clause is in a place where it cannot stand; otherwise it is Spark's error about the
+   * user's text, shown with that text.
+   */
+  private def restate(e: ParseException, sql: String, clauses: Seq[FoundClause]): ParseException = {
+    val offset = for (l <- e.line; p <- e.startPosition) yield ParseErrors.offsetOf(sql, l, p)
+    clauses.find(c => offset.exists(o => o >= c.keyword.start && o < c.end)) match {
+      case Some(c) => ParseErrors.at(sql, c.keyword,
+        "MATCH_RECOGNIZE must follow a table, a subquery or a VALUES list in FROM")
+      case None => e.withCommand(sql)
+    }
+  }
+}
+
+/** Replaces the placeholder joins left by [[StatementRewriter]] with the parsed clauses. */
+private[parser] object ClauseAttacher {
+
+  def attach(plan: LogicalPlan, sql: String, clauses: Seq[FoundClause]): LogicalPlan = {
+    val byName = clauses.map(c => c.placeholderName -> c).toMap
+    val attached = scala.collection.mutable.Set.empty[String]
+    val result = rewriteEverywhere(plan) {
+      case j @ Join(left, right, Inner, condition, hint) if placeholder(right, byName).isDefined =>
+        val clause = placeholder(right, byName).get
+        attached += clause.placeholderName
+        def wrap(input: LogicalPlan) = replaceLeaf(right, clause.parsed.attachTo(input))
+        left match {
+          // `a JOIN b MATCH_RECOGNIZE (...) ON ...` and `a, b MATCH_RECOGNIZE (...)`: the clause
+          // belongs to `b`; Spark's parser saw it as a join of the whole `a JOIN b`.
+          case inner @ Join(_, innerRight, jt, None, _)
+              if !jt.isInstanceOf[UsingJoin] && !jt.isInstanceOf[NaturalJoin] &&
+                clause.inputStart.isDefined && innerRight.origin.startIndex == clause.inputStart =>
+            inner.copy(right = wrap(innerRight), condition = condition)
+          case _ =>
+            if (condition.isDefined) {
+              throw ParseErrors.at(sql, clause.keyword,
+                "MATCH_RECOGNIZE must follow a table, a subquery or a VALUES list in FROM")
+            }
+            wrap(left)
+        }
+    }
+    clauses.find(c => !attached.contains(c.placeholderName)).foreach { c =>
+      throw ParseErrors.at(sql, c.keyword,
+        "MATCH_RECOGNIZE must follow a table, a subquery or a VALUES list in FROM")
+    }
+    result
+  }
+
+  private def placeholder(p: LogicalPlan, byName: Map[String, FoundClause]): Option[FoundClause] =
+    p match {
+      case UnresolvedRelation(Seq(name), _, _) => byName.get(name)
+      case SubqueryAlias(_, child) => placeholder(child, byName)
+      case UnresolvedSubqueryColumnAliases(_, child) => placeholder(child, byName)
+      case _ => None
+    }
+
+  private def replaceLeaf(p: LogicalPlan, node: LogicalPlan): LogicalPlan = p match {
+    case _: UnresolvedRelation => node
+    case a: SubqueryAlias => a.copy(child = replaceLeaf(a.child, node))
+    case c: UnresolvedSubqueryColumnAliases => c.copy(child = replaceLeaf(c.child, node))
+    case other => other
+  }
+
+  /** Applies `f` bottom-up to the plan, to subquery plans and to CTE definitions. */
+  private def rewriteEverywhere(plan: LogicalPlan)(
+      f: PartialFunction[LogicalPlan, LogicalPlan]): LogicalPlan = {
+    plan.transformUp {
+      case w: UnresolvedWith =>
+        val relations = w.cteRelations.map { case (name, alias, depth) =>
+          (name, rewriteEverywhere(alias)(f).asInstanceOf[SubqueryAlias], depth)
+        }
+        val updated = w.copy(cteRelations = relations)
+        f.applyOrElse(updated, identity[LogicalPlan])
+      case node =>
+        val withSubqueries = node.transformExpressions {
+          case s: SubqueryExpression => s.withNewPlan(rewriteEverywhere(s.plan)(f))
+        }
+        f.applyOrElse(withSubqueries, identity[LogicalPlan])
+    }
+  }
+}

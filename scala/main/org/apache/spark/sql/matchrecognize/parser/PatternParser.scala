@@ -1,0 +1,241 @@
+package org.apache.spark.sql.matchrecognize.parser
+
+import java.util.Locale
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.matchrecognize.plans._
+
+/**
+ * Parses the text between the parentheses of `PATTERN ( ... )`:
+ *
+ * {{{
+ *   pattern     := alternation
+ *   alternation := sequence ('|' sequence)*
+ *   sequence    := term*                      -- empty sequence = empty pattern
+ *   term        := primary quantifier?
+ *   primary     := variable | '(' pattern ')' | '{-' pattern '-}' | '^' | '$'
+ *                | PERMUTE '(' pattern (',' pattern)* ')' | '!' variable
+ *   quantifier  := ('*' | '+' | '?' | '{' n? (',' m?)? '}') '?'?
+ * }}}
+ *
+ * Variables are unquoted identifiers (upper-cased) or back-quoted / double-quoted ones
+ * (case kept). Offsets are absolute offsets into `sql`, for positioned errors.
+ */
+final class PatternParser(sql: String, start: Int, end: Int) {
+  private var pos = start
+  private val quoted = mutable.LinkedHashSet.empty[String]
+
+  /** The parsed pattern and the variables that were written quoted. */
+  def parse(): (RowPattern, Set[String]) = {
+    val p = alternation()
+    skipSpace()
+    if (pos < end) fail(pos, currentText, "unexpected text in PATTERN")
+    (p, quoted.toSet)
+  }
+
+  private def alternation(): RowPattern = {
+    val alts = mutable.ArrayBuffer(sequence())
+    skipSpace()
+    while (peek('|')) {
+      pos += 1
+      alts += sequence()
+      skipSpace()
+    }
+    if (alts.size == 1) alts.head else Alternation(alts.toSeq)
+  }
+
+  private def sequence(): RowPattern = {
+    val items = mutable.ArrayBuffer.empty[RowPattern]
+    skipSpace()
+    while (pos < end && !peek('|') && !peek(')') && !peek(',') && !sql.startsWith("-}", pos)) {
+      items += term()
+      skipSpace()
+    }
+    items.size match {
+      case 0 => EmptyPattern
+      case 1 => items.head
+      case _ => Concatenation(items.toSeq)
+    }
+  }
+
+  private def term(): RowPattern = {
+    val primaryStart = pos
+    val p = primary()
+    skipSpace()
+    quantifier() match {
+      case Some(q) =>
+        if (p == PartitionStartAnchor || p == PartitionEndAnchor) {
+          fail(primaryStart, p.sql, "an anchor cannot be quantified")
+        }
+        skipSpace()
+        if (pos < end && "*+?{".contains(sql.charAt(pos)) && !sql.startsWith("{-", pos)) {
+          fail(pos, sql.charAt(pos).toString,
+            "a quantifier must follow a pattern variable or a parenthesized pattern")
+        }
+        q(p)
+      case None => p
+    }
+  }
+
+  private def primary(): RowPattern = {
+    skipSpace()
+    if (pos >= end) fail(pos, "", "a pattern variable or '(' was expected")
+    val c = sql.charAt(pos)
+    if (c == '(') {
+      val open = pos
+      pos += 1
+      skipSpace()
+      if (peek(')')) { pos += 1; return EmptyPattern }
+      val inner = alternation()
+      skipSpace()
+      if (!peek(')')) fail(open, "(", "missing ')' to close this group")
+      pos += 1
+      inner
+    } else if (sql.startsWith("{-", pos)) {
+      val open = pos
+      pos += 2
+      val inner = alternation()
+      skipSpace()
+      if (!sql.startsWith("-}", pos)) fail(open, "{-", "missing '-}' to close this exclusion")
+      pos += 2
+      Exclusion(inner)
+    } else if (c == '^') {
+      pos += 1; PartitionStartAnchor
+    } else if (c == '$') {
+      pos += 1; PartitionEndAnchor
+    } else if (c == '!') {
+      pos += 1
+      skipSpace()
+      Negation(variable())
+    } else if (isIdentStart(c) || c == '`' || c == '"') {
+      val wordStart = pos
+      if (isIdentStart(c)) {
+        val word = readWord()
+        skipSpace()
+        if (word.equalsIgnoreCase("PERMUTE") && peek('(')) return permute(wordStart)
+        pos = wordStart
+      }
+      PatternVariable(variable())
+    } else if ("*+?{".contains(c)) {
+      fail(pos, c.toString, "a quantifier must follow a pattern variable or a parenthesized pattern")
+    } else {
+      fail(pos, c.toString, "a pattern variable or '(' was expected")
+    }
+  }
+
+  private def permute(keywordStart: Int): RowPattern = {
+    val open = pos
+    pos += 1
+    skipSpace()
+    if (peek(')')) fail(pos, ")", "PERMUTE needs at least one pattern")
+    val items = mutable.ArrayBuffer(alternation())
+    skipSpace()
+    while (peek(',')) {
+      pos += 1
+      skipSpace()
+      if (peek(')')) fail(pos, ")", "a pattern was expected after ','")
+      items += alternation()
+      skipSpace()
+    }
+    if (!peek(')')) fail(open, "(", "missing ')' to close PERMUTE")
+    pos += 1
+    Permute(items.toSeq)
+  }
+
+  /** Reads a variable name and returns its canonical form. */
+  private def variable(): String = {
+    skipSpace()
+    if (pos >= end) fail(pos, "", "a pattern variable was expected")
+    val c = sql.charAt(pos)
+    if (c == '`' || c == '"') {
+      val close = sql.indexOf(c, pos + 1)
+      if (close < 0 || close >= end) fail(pos, c.toString, "unterminated quoted variable name")
+      val name = sql.substring(pos + 1, close)
+      if (name.isEmpty) fail(pos, c.toString + c, "empty variable name")
+      pos = close + 1
+      quoted += name
+      name
+    } else if (isIdentStart(c)) {
+      readWord().toUpperCase(Locale.ROOT)
+    } else {
+      fail(pos, c.toString, "a pattern variable was expected")
+    }
+  }
+
+  private type Quantify = RowPattern => RowPattern
+
+  private def quantifier(): Option[Quantify] = {
+    if (pos >= end) return None
+    val qStart = pos
+    val (min, max) = sql.charAt(pos) match {
+      case '*' => pos += 1; (0, None)
+      case '+' => pos += 1; (1, None)
+      case '?' => pos += 1; (0, Some(1))
+      case '{' if !sql.startsWith("{-", pos) => braces()
+      case _ => return None
+    }
+    val greedy = if (peek('?')) { pos += 1; false } else true
+    max.foreach { m =>
+      if (m < min) {
+        fail(qStart, sql.substring(qStart, pos),
+          s"invalid quantifier: lower bound $min is greater than upper bound $m")
+      }
+    }
+    Some(p => Quantified(p, min, max, greedy))
+  }
+
+  /** `{n}`, `{n,}`, `{,m}`, `{n,m}`. */
+  private def braces(): (Int, Option[Int]) = {
+    val open = pos
+    pos += 1
+    skipSpace()
+    val lower = number()
+    skipSpace()
+    val result = if (peek(',')) {
+      pos += 1
+      skipSpace()
+      val upper = number()
+      (lower.getOrElse(0), upper)
+    } else {
+      if (lower.isEmpty) fail(open, "{", "invalid quantifier: a number was expected")
+      (lower.get, lower)
+    }
+    skipSpace()
+    if (!peek('}')) fail(open, "{", "invalid quantifier: missing '}'")
+    pos += 1
+    result
+  }
+
+  private def number(): Option[Int] = {
+    val s = pos
+    while (pos < end && Character.isDigit(sql.charAt(pos))) pos += 1
+    if (pos == s) None
+    else {
+      val digits = sql.substring(s, pos)
+      if (digits.length > 9) fail(s, digits, "invalid quantifier: bound is too large")
+      Some(digits.toInt)
+    }
+  }
+
+  private def readWord(): String = {
+    val s = pos
+    while (pos < end && (Character.isLetterOrDigit(sql.charAt(pos)) || sql.charAt(pos) == '_')) {
+      pos += 1
+    }
+    sql.substring(s, pos)
+  }
+
+  private def isIdentStart(c: Char): Boolean = Character.isLetter(c) || c == '_'
+
+  private def peek(c: Char): Boolean = pos < end && sql.charAt(pos) == c
+
+  private def currentText: String = if (pos < end) sql.charAt(pos).toString else ""
+
+  private def skipSpace(): Unit = {
+    while (pos < end && Character.isWhitespace(sql.charAt(pos))) pos += 1
+  }
+
+  private def fail(offset: Int, near: String, hint: String): Nothing =
+    throw ParseErrors.syntaxError(sql, offset, near, hint)
+}

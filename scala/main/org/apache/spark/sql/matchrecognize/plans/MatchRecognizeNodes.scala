@@ -1,0 +1,87 @@
+package org.apache.spark.sql.matchrecognize.plans
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+
+/**
+ * `input MATCH_RECOGNIZE (...)` as parsed. Its expressions are Spark expressions with
+ * parse-level markers ([[VariableScope]], [[NavigationCall]], ...) inside; Spark's analyzer
+ * resolves columns, functions and types within them, and `ResolveMatchRecognize` then
+ * replaces this node with a resolved [[MatchRecognize]].
+ */
+final case class UnresolvedMatchRecognize(
+    partitionBy: Seq[Expression],
+    orderBy: Seq[SortOrder],
+    measures: Seq[NamedExpression],
+    defines: Seq[Expression],
+    options: MatchRecognizeOptions,
+    child: LogicalPlan) extends UnaryNode {
+
+  override def output: Seq[Attribute] = Nil
+  override lazy val resolved: Boolean = false
+
+  override def simpleString(maxFields: Int): String =
+    s"UnresolvedMatchRecognize ${options.pattern.sql}"
+
+  override protected def withNewChildInternal(newChild: LogicalPlan): UnresolvedMatchRecognize =
+    copy(child = newChild)
+}
+
+/**
+ * A resolved MATCH_RECOGNIZE. Partition and order keys are attributes of `child` (the
+ * analyzer projects computed keys below this node). `measures` and `defines` hold canonical
+ * pattern expressions ([[PatternNavigation]], [[PatternAggregate]], [[MatchNumber]]);
+ * `defines` is aligned with `options.definedVariables`.
+ *
+ * Output layout (SQL:2016): ONE ROW PER MATCH gives the partition columns then the
+ * measures; ALL ROWS PER MATCH gives the partition columns, the order columns, the
+ * measures, then the remaining input columns in input order.
+ */
+final case class MatchRecognize(
+    partitionBy: Seq[Attribute],
+    orderBy: Seq[SortOrder],
+    /** Measure expressions (no aliases: Spark's CleanupAliases would strip them). */
+    measures: Seq[Expression],
+    /** The measure columns, aligned with `measures`; produced by this node. */
+    measureOutput: Seq[Attribute],
+    defines: Seq[Expression],
+    options: MatchRecognizeOptions,
+    /** Input columns to leave out of the ALL ROWS output (keys computed by the analyzer). */
+    hiddenInput: Seq[Attribute],
+    child: LogicalPlan) extends UnaryNode {
+
+  def orderAttributes: Seq[Attribute] = {
+    val seen = AttributeSet(partitionBy)
+    orderBy.map(_.child).collect { case a: Attribute if !seen.contains(a) => a }.distinct
+  }
+
+  override def output: Seq[Attribute] = options.rowsPerMatch match {
+    case RowsPerMatch.OneRow => partitionBy ++ measureOutput
+    case _ =>
+      val keys = partitionBy ++ orderAttributes
+      val keySet = AttributeSet(keys ++ hiddenInput)
+      keys ++ measureOutput ++ child.output.filterNot(keySet.contains)
+  }
+
+  override def producedAttributes: AttributeSet = AttributeSet(measureOutput)
+
+  // Ties on the ORDER BY keys are broken by the remaining columns, so every input column
+  // takes part in the result even when no measure names it.
+  override def references: AttributeSet = AttributeSet(child.output) ++
+    AttributeSet((partitionBy ++ orderBy ++ measures ++ defines).flatMap(_.references))
+
+  override def simpleString(maxFields: Int): String = {
+    val parts = Seq(
+      if (partitionBy.nonEmpty) Some(partitionBy.mkString("PARTITION BY ", ", ", "")) else None,
+      Some(orderBy.map(_.sql).mkString("ORDER BY ", ", ", "")),
+      Some(options.rowsPerMatch.sql),
+      options.afterMatchSkip.map(_.sql),
+      options.strategy.map(_.sql),
+      Some(s"PATTERN (${options.pattern.sql})"),
+      options.within.map(_.sql)).flatten
+    s"MatchRecognize ${parts.mkString(", ")}"
+  }
+
+  override protected def withNewChildInternal(newChild: LogicalPlan): MatchRecognize =
+    copy(child = newChild)
+}

@@ -66,9 +66,7 @@ final class AutomatonMatcher(
   private var peakThreads = 0L
 
   // Scratch structures of the closure.
-  private val stackThreads = new ArrayList[MatchThread]()
-  private val stackPcs = new ArrayList[Integer]()
-  private val stackSkip = new ArrayList[java.lang.Boolean]()
+  private val stack = new ClosureStack
   private val visitedSimple = new BitSet()
   private val visitedKeys = new HashSet[StateKey]()
 
@@ -87,12 +85,9 @@ final class AutomatonMatcher(
 
   /** Offers the row at `pos` (already in the buffer) to the automaton. */
   def process(pos: Long): Unit = {
-    if (!sequential) {
-      if (pos >= nextStart) attempts.addLast(newAttempt(pos))
-      step(pos)
-      resolve()
-    } else {
-      var p = pos + 1
+    if (!sequential) runFrom(pos, pos)
+    else {
+      var p = pos
       var done = false
       while (!done) {
         if (attempts.isEmpty) {
@@ -106,6 +101,24 @@ final class AutomatonMatcher(
         }
         if (!attempts.isEmpty) done = true
       }
+    }
+  }
+
+  /**
+   * Runs rows `from` to `to` with one attempt per start row. When start rows share the
+   * pruning, an attempt that was pruned in favour of one that a match has now skipped may
+   * have lost its threads; so after such a match the attempts from the next start row are
+   * run again over the buffered rows (only the rows read past the match end, typically one).
+   */
+  private def runFrom(from: Long, to: Long): Unit = {
+    var p = from
+    while (p <= to) {
+      if (p >= nextStart) attempts.addLast(newAttempt(p))
+      step(p)
+      if (resolve() && spec.shareAcrossStarts) {
+        attempts.clear()
+        p = nextStart
+      } else p += 1
     }
   }
 
@@ -124,12 +137,16 @@ final class AutomatonMatcher(
           a.finished = true
         }
       }
-      resolve()
+      val matched = resolve()
       more = false
       if (sequential && attempts.isEmpty && nextStart < end) {
         attempts.addLast(newAttempt(nextStart))
         var p = nextStart
         while (p < end && !attempts.isEmpty) { step(p); resolve(); p += 1 }
+        more = true
+      } else if (matched && spec.shareAcrossStarts && nextStart < end) {
+        attempts.clear()
+        runFrom(nextStart, end - 1)
         more = true
       }
     }
@@ -214,17 +231,17 @@ final class AutomatonMatcher(
     while (i < a.threads.size() && !a.cut) {
       val t = a.threads.get(i)
       i += 1
-      stackThreads.clear(); stackPcs.clear(); stackSkip.clear()
+      stack.clear()
       if (nextMatchStrategy && t.head != null && !atEnd) {
         // Skipping the row is the least preferred choice of this thread at this row.
         push(t.fork(), t.pc, skip = true)
       }
       push(t, t.pc, skip = false)
-      while (!stackThreads.isEmpty && !a.cut) {
-        val last = stackThreads.size() - 1
-        val th = stackThreads.remove(last)
-        val pc: Int = stackPcs.remove(last)
-        val skip: Boolean = stackSkip.remove(last)
+      while (stack.nonEmpty && !a.cut) {
+        stack.pop()
+        val th = stack.thread
+        val pc = stack.pc
+        val skip = stack.skip
         if (firstVisit(th, pc, skip, a)) {
           if (skip) {
             th.pc = pc
@@ -259,11 +276,7 @@ final class AutomatonMatcher(
     a.threads = out
   }
 
-  private def push(t: MatchThread, pc: Int, skip: Boolean): Unit = {
-    stackThreads.add(t)
-    stackPcs.add(pc)
-    stackSkip.add(skip)
-  }
+  private def push(t: MatchThread, pc: Int, skip: Boolean): Unit = stack.push(t, pc, skip)
 
   private def firstVisit(t: MatchThread, pc: Int, skip: Boolean, a: Attempt): Boolean = {
     if (simpleKeys) {
@@ -341,10 +354,12 @@ final class AutomatonMatcher(
     result
   }
 
-  /** Decides attempts in start order and reports their matches. */
-  private def resolve(): Unit = {
-    var more = true
-    while (more && !attempts.isEmpty) {
+  /**
+   * Decides attempts in start order and reports their matches. Returns true when a match
+   * was reported; when start rows share pruning it stops there (the caller restarts).
+   */
+  private def resolve(): Boolean = {
+    while (!attempts.isEmpty) {
       val a = attempts.peekFirst()
       if (a.start < nextStart) {
         attempts.removeFirst()
@@ -355,11 +370,13 @@ final class AutomatonMatcher(
           val m = complete(a.candidate, matchCount)
           nextStart = if (m.isEmpty) a.start + 1 else skipTarget(m)
           onMatch(m)
+          if (spec.shareAcrossStarts) return true
         } else {
           nextStart = a.start + 1
         }
-      } else more = false
+      } else return false
     }
+    false
   }
 
   private def complete(t: MatchThread, number: Long): CompletedMatch = {
@@ -496,5 +513,41 @@ private final class MutableThreadView extends MatchView {
       if (vars == null || (nd.label >= 0 && MatchView.inSet(vars, nd.label))) f(nd.pos, nd.label)
       i += 1
     }
+  }
+}
+
+
+/** The work list of a closure: (thread, program position, parked-to-skip) entries, LIFO. */
+private final class ClosureStack {
+  private var threads = new Array[MatchThread](16)
+  private var pcs = new Array[Int](16)
+  private var skips = new Array[Boolean](16)
+  private var size = 0
+  // The entry taken by the last pop().
+  var thread: MatchThread = _
+  var pc: Int = 0
+  var skip: Boolean = false
+
+  def nonEmpty: Boolean = size > 0
+  def clear(): Unit = { java.util.Arrays.fill(threads.asInstanceOf[Array[AnyRef]], 0, size, null); size = 0 }
+
+  def push(t: MatchThread, p: Int, s: Boolean): Unit = {
+    if (size == threads.length) {
+      threads = java.util.Arrays.copyOf(threads, size * 2)
+      pcs = java.util.Arrays.copyOf(pcs, size * 2)
+      skips = java.util.Arrays.copyOf(skips, size * 2)
+    }
+    threads(size) = t
+    pcs(size) = p
+    skips(size) = s
+    size += 1
+  }
+
+  def pop(): Unit = {
+    size -= 1
+    thread = threads(size)
+    pc = pcs(size)
+    skip = skips(size)
+    threads(size) = null
   }
 }

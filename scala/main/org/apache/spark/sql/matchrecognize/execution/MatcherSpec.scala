@@ -80,7 +80,10 @@ object MatcherSpec {
 
     val measureBinder = new SlotBinder(input, labels, classifier)
     val boundMeasures = measures.map(m => measureBinder.bind(m, inlineForMeasure))
-    val measureExpressions = boundMeasures.map(measureBinder.boundTo)
+    // Measures of an empty match read the current row as all NULLs, so every input column
+    // must be treated as nullable there.
+    val measureExpressions = boundMeasures.map(e => BindReferences.bindReference(e,
+      input.map(_.withNullability(true)) ++ measureBinder.slotAttributes))
     val outputExpressions = output.map(a => BindReferences.bindReference[Expression](a,
       input ++ measureOutput))
 

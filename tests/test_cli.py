@@ -1,0 +1,465 @@
+"""The command line (python -m spark_match_recognize), the example scripts, statement
+splitting, and the examples run by the real spark-sql command line."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyspark
+import pytest
+
+import spark_match_recognize
+from spark_match_recognize import EXTENSIONS_CLASS, jar_info, jar_path
+from spark_match_recognize.cli import main
+from spark_match_recognize.demo import describe, example_files, run_examples, run_script
+from spark_match_recognize.sql_files import Statement, leading_comment, split_statements
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "sql-examples"
+V_SHAPE_FILE = EXAMPLES / "v_shape.sql"
+PACKAGE_PARENT = Path(spark_match_recognize.__file__).resolve().parent.parent
+
+V_SHAPE_QUERY = """SELECT * FROM VALUES
+    ('A', 1, 10), ('A', 2, 9), ('A', 3, 8), ('A', 4, 9), ('A', 5, 10), ('A', 6, 11),
+    ('A', 7, 10), ('A', 8, 9), ('A', 9, 12), ('B', 1, 5), ('B', 2, 6), ('B', 3, 7),
+    ('B', 4, 6), ('B', 5, 5), ('B', 6, 6)
+  AS ticker(symbol, tstamp, price)
+MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY tstamp
+  MEASURES STRT.tstamp AS start_tstamp, LAST(DOWN.tstamp) AS bottom_tstamp,
+           LAST(UP.tstamp) AS end_tstamp
+  ONE ROW PER MATCH
+  AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE DOWN AS DOWN.price < PREV(DOWN.price), UP AS UP.price > PREV(UP.price)
+) AS mr ORDER BY symbol, start_tstamp"""
+V_SHAPE_TABLE = [
+    ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"],
+    ["A", "1", "3", "6"],
+    ["A", "7", "8", "9"],
+    ["B", "3", "5", "6"],
+]
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``python -m spark_match_recognize`` in a new process."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(PACKAGE_PARENT), env.get("PYTHONPATH")) if p
+    )
+    env.pop("SPARK_MATCH_RECOGNIZE_JAR", None)
+    return subprocess.run(
+        [sys.executable, "-m", "spark_match_recognize", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def tables(text: str) -> list[list[list[str]]]:
+    """The tables printed in DataFrame.show format, each as rows of cells (header first).
+
+    A table is a border, the header, a border, the rows and a closing border.
+    """
+    found: list[list[list[str]]] = []
+    borders = 0
+    for line in text.splitlines():
+        if line.startswith("+-"):
+            if borders in (0, 3):
+                found.append([])
+                borders = 0
+            borders += 1
+        elif line.startswith("|") and borders in (1, 2):
+            found[-1].append([cell.strip() for cell in line.strip().strip("|").split("|")])
+        else:
+            borders = 0
+    return found
+
+
+def v_shapes(prices: list[tuple]) -> list[tuple]:
+    """A reference for PATTERN (STRT DOWN+ UP+) with AFTER MATCH SKIP PAST LAST ROW.
+
+    ``prices`` holds (symbol, tstamp, price); returns (symbol, start, bottom, end) per match.
+    DOWN and UP exclude each other, so the greedy match from a start row is the longest
+    falling run followed by the longest rising run; if the fall is not followed by a rise,
+    no shorter fall helps, and the search moves on by one row.
+    """
+    matches = []
+    by_symbol: dict[str, list[tuple]] = {}
+    for symbol, tstamp, price in sorted(prices):
+        by_symbol.setdefault(symbol, []).append((tstamp, price))
+    for symbol, rows in sorted(by_symbol.items()):
+        i = 0
+        while i < len(rows):
+            j = i + 1
+            while j < len(rows) and rows[j][1] < rows[j - 1][1]:
+                j += 1
+            k = j
+            while k < len(rows) and rows[k][1] > rows[k - 1][1]:
+                k += 1
+            if j > i + 1 and k > j:
+                matches.append((symbol, rows[i][0], rows[j - 1][0], rows[k - 1][0]))
+                i = k
+            else:
+                i += 1
+    return matches
+
+
+def run_example(spark, path: Path):
+    """Run the statements of an example in the shared session; the last one's DataFrame."""
+    statements = split_statements(path.read_text(encoding="utf-8"))
+    for statement in statements[:-1]:
+        spark.sql(statement.text)
+    return spark.sql(statements[-1].text)
+
+
+# ---------------------------------------------------------------------------------------
+# Statement splitting
+
+
+def test_split_ignores_semicolons_in_literals_identifiers_and_comments():
+    script = (
+        "-- header; with a semicolon\n"
+        "SELECT 'a;b' AS x, \"c;d\" AS `e;f`, 'it\\'s;' AS g; /* one; /* nested; */ still; */\n"
+        "SELECT 2 -- trailing; comment\n"
+        ";\n"
+        "  ;  ; -- only comments here;\n"
+        "SELECT 3"
+    )
+    assert split_statements(script) == [
+        Statement("SELECT 'a;b' AS x, \"c;d\" AS `e;f`, 'it\\'s;' AS g", 2),
+        Statement("SELECT 2 -- trailing; comment", 3),
+        Statement("SELECT 3", 6),
+    ]
+
+
+def test_split_keeps_unterminated_text_for_spark_to_report():
+    assert [s.text for s in split_statements("SELECT 'open; SELECT 2")] == [
+        "SELECT 'open; SELECT 2"
+    ]
+    assert split_statements("   \n-- nothing\n/* at all */ ; ") == []
+
+
+def test_leading_comment_is_the_description():
+    assert leading_comment("-- First line.\n--\n-- More.\nSELECT 1;") == "First line.\n\nMore."
+    assert leading_comment("/* Block.\n * Second. */ SELECT 1") == "Block.\nSecond."
+    assert leading_comment("SELECT 1 -- not leading") == ""
+
+
+# ---------------------------------------------------------------------------------------
+# The example files
+
+
+def test_examples_are_self_contained_scripts():
+    files = example_files(EXAMPLES)
+    names = {f.name for f in files}
+    assert {"v_shape.sql", "click_funnel.sql", "sensor_excursion.sql", "login_burst.sql"} <= names
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert text.isascii(), path.name
+        assert text.startswith("-- "), path.name
+        assert describe(path) and len(describe(path)) <= 100, path.name
+        statements = split_statements(text)
+        assert statements[0].text.startswith("CREATE OR REPLACE TEMPORARY VIEW"), path.name
+        assert "MATCH_RECOGNIZE" in statements[-1].text, path.name
+        assert text.rstrip().endswith(";"), path.name
+        assert "rand" not in text.lower(), path.name
+
+
+def test_v_shape_example_has_the_required_query():
+    query = split_statements(V_SHAPE_FILE.read_text(encoding="utf-8"))[-1].text
+    assert " ".join(query.split()) == " ".join(
+        """SELECT * FROM ticker MATCH_RECOGNIZE (
+          PARTITION BY symbol ORDER BY tstamp
+          MEASURES STRT.tstamp AS start_tstamp, LAST(DOWN.tstamp) AS bottom_tstamp,
+                   LAST(UP.tstamp) AS end_tstamp
+          ONE ROW PER MATCH
+          AFTER MATCH SKIP PAST LAST ROW
+          PATTERN (STRT DOWN+ UP+)
+          DEFINE DOWN AS DOWN.price < PREV(DOWN.price), UP AS UP.price > PREV(UP.price)
+        ) AS mr ORDER BY symbol, start_tstamp""".split()
+    )
+
+
+def test_v_shape_example_agrees_with_a_python_reference(spark):
+    result = run_example(spark, V_SHAPE_FILE).collect()
+    prices = [tuple(r) for r in spark.sql("SELECT symbol, tstamp, price FROM ticker").collect()]
+    assert len({p[0] for p in prices}) >= 3 and len(prices) >= 100
+    expected = v_shapes(prices)
+    assert len(expected) >= 10
+    assert [tuple(r) for r in result] == expected
+
+
+def test_click_funnel_example(spark):
+    rows = run_example(spark, EXAMPLES / "click_funnel.sql").collect()
+    assert len(rows) >= 3
+    for row in rows:
+        assert row.first_view < row.added_to_cart < row.purchased
+        assert row.events >= 3
+        bought = spark.sql(
+            f"SELECT event_type, product FROM clicks WHERE user_id = '{row.user_id}' "
+            f"AND event_time = TIMESTAMP '{row.purchased}'"
+        ).collect()
+        assert [tuple(b) for b in bought] == [("purchase", row.product)]
+
+
+def test_sensor_excursion_example(spark):
+    rows = run_example(spark, EXAMPLES / "sensor_excursion.sql").collect()
+    assert len(rows) >= 4
+    assert {row.ended_on for row in rows} == {"HOT", "COOL"}
+    for row in rows:
+        assert row.first_temp_c > 75 and row.last_temp_c > 75
+        assert (row.recovered is not None) == (row.ended_on == "COOL")
+    numbers: dict[str, list[int]] = {}
+    for row in rows:
+        numbers.setdefault(row.sensor_id, []).append(row.excursion)
+    assert all(n == list(range(1, len(n) + 1)) for n in numbers.values())
+
+
+def test_login_burst_example(spark):
+    rows = run_example(spark, EXAMPLES / "login_burst.sql").collect()
+    assert len(rows) >= 2
+    for row in rows:
+        assert row.failures >= 3
+        assert row.first_failure < row.last_failure < row.success
+        assert (row.success - row.first_failure).total_seconds() <= 600
+
+
+# ---------------------------------------------------------------------------------------
+# The command line, in this process (on the shared session)
+
+
+def test_sql_prints_the_rows_of_a_query(spark, capsys):
+    assert main(["sql", V_SHAPE_QUERY]) == 0
+    out, err = capsys.readouterr()
+    assert tables(out) == [V_SHAPE_TABLE]
+    assert err == ""
+
+
+def test_sql_file_with_several_statements(spark, tmp_path, capsys):
+    script = tmp_path / "two.sql"
+    script.write_text(
+        "-- A view; then a query.\n"
+        "CREATE OR REPLACE TEMPORARY VIEW cli_prices AS\n"
+        "SELECT * FROM VALUES ('X', 1, 3), ('X', 2, 1), ('X', 3, 2), ('X', 4, 5)\n"
+        "  AS t(symbol, tstamp, price);  /* a comment; with semicolons; */\n"
+        "SELECT 'a;b' AS label, * FROM cli_prices MATCH_RECOGNIZE (\n"
+        "  PARTITION BY symbol ORDER BY tstamp\n"
+        "  MEASURES FIRST(DOWN.tstamp) AS fall, LAST(UP.tstamp) AS rise, count(*) AS n\n"
+        "  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW\n"
+        "  PATTERN (STRT DOWN+ UP+)\n"
+        "  DEFINE DOWN AS DOWN.price < PREV(DOWN.price), UP AS UP.price > PREV(UP.price)\n"
+        ");\n"
+        "SELECT count(*) AS rows_in_view FROM cli_prices -- no semicolon at the end\n"
+    )
+    assert main(["sql", "-f", str(script)]) == 0
+    out, err = capsys.readouterr()
+    assert tables(out) == [
+        [["label", "symbol", "fall", "rise", "n"], ["a;b", "X", "2", "4", "4"]],
+        [["rows_in_view"], ["4"]],
+    ]
+    assert err == ""
+
+
+def test_sql_conf_and_option_flags_reach_the_session(spark, capsys):
+    key = "spark.sql.matchRecognize.maxBufferedRows"
+    try:
+        code = main(
+            [
+                "sql",
+                "--conf",
+                "spark.smr.test.flag=on",
+                "--max-buffered-rows",
+                "1234",
+                "--rows",
+                "5",
+                f"SET spark.smr.test.flag; SET {key}",
+            ]
+        )
+        assert code == 0
+        out, _ = capsys.readouterr()
+        assert tables(out) == [
+            [["key", "value"], ["spark.smr.test.flag", "on"]],
+            [["key", "value"], [key, "1234"]],
+        ]
+    finally:
+        spark.conf.unset(key)
+        spark.conf.unset("spark.smr.test.flag")
+
+
+def test_sql_error_is_one_readable_paragraph(spark, capsys):
+    assert main(["sql", "SELECT 1 AS ok;\nSELECT * FROM no_such_table_anywhere"]) == 1
+    out, err = capsys.readouterr()
+    assert tables(out) == [[["ok"], ["1"]]]
+    assert err.startswith("spark-match-recognize: error in statement 2: ")
+    assert "[TABLE_OR_VIEW_NOT_FOUND]" in err and "`no_such_table_anywhere`" in err
+    assert "line 2 pos 14" in err  # positions count from the start of the text
+    assert err.count("\n") == 1 and "Traceback" not in err and "UnresolvedRelation" not in err
+
+
+def test_match_recognize_syntax_error_points_into_the_file(spark, tmp_path, capsys):
+    script = tmp_path / "broken.sql"
+    script.write_text(
+        "SELECT 1 AS ok;\n\n"
+        "SELECT * FROM VALUES (1, 1) AS t(k, v) MATCH_RECOGNIZE (\n"
+        "  ORDER BY v MEASURES count(*) AS n ONE ROW PER MATCH\n"
+        "  PATTERN (A+ B DEFINE A AS v > 0);\n"
+    )
+    assert main(["sql", "-f", str(script)]) == 1
+    _, err = capsys.readouterr()
+    assert err.startswith(f"spark-match-recognize: error in {script}, statement 2 (line 3): ")
+    assert "[PARSE_SYNTAX_ERROR]" in err and "MATCH_RECOGNIZE" in err
+    assert "(line 3, pos " in err
+    assert err.count("\n") == 1 and "== SQL ==" not in err
+
+
+def test_failed_job_reports_the_task_error(spark, capsys):
+    key = "spark.sql.matchRecognize.maxLiveThreads"
+    query = (
+        "SELECT * FROM VALUES (1, 1), (1, 2), (1, 3) AS t(k, v) MATCH_RECOGNIZE ("
+        " PARTITION BY k ORDER BY v MEASURES count(*) AS n ONE ROW PER MATCH"
+        " PATTERN (A+ B) DEFINE A AS v > 0)"
+    )
+    try:
+        assert main(["sql", "--max-live-threads", "1", query]) == 1
+    finally:
+        spark.conf.unset(key)
+    _, err = capsys.readouterr()
+    assert err.startswith("spark-match-recognize: error: MatchRecognizeLimitException: ")
+    assert key in err and "Job aborted" not in err and "\tat " not in err
+
+
+def test_bad_arguments_exit_with_status_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["sql", "--max-live-threads", "0", "SELECT 1"])
+    assert caught.value.code == 2
+    assert "must be positive" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as caught:
+        main(["sql"])
+    assert caught.value.code == 2
+
+
+def test_missing_file_is_reported(tmp_path, capsys):
+    assert main(["sql", "-f", str(tmp_path / "nope.sql")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_run_examples_prints_name_description_and_rows(spark):
+    out, err = io.StringIO(), io.StringIO()
+    assert run_examples(spark, EXAMPLES, rows=100, out=out, err=err) == 0
+    text = out.getvalue()
+    assert err.getvalue() == ""
+    for path in example_files(EXAMPLES):
+        assert f"=== {path.name} ===\n{describe(path)}\n+-" in text
+
+
+def test_run_script_reports_which_statement_failed(spark):
+    from spark_match_recognize.demo import ScriptError
+
+    with pytest.raises(ScriptError) as caught:
+        run_script(spark, "SELECT 1;\n\nSELEC 2", source="x.sql", out=io.StringIO())
+    error = caught.value
+    assert (error.number, error.total, error.statement.line) == (2, 2, 3)
+    assert str(error).startswith("error in x.sql, statement 2 (line 3): [PARSE_SYNTAX_ERROR]")
+
+
+# ---------------------------------------------------------------------------------------
+# The command line, in new processes
+
+
+def test_help_documents_every_command(tmp_path):
+    result = run_cli("--help", cwd=tmp_path, timeout=60)
+    assert result.returncode == 0, result.stderr
+    for command in ("demo", "sql", "jar"):
+        assert f"\n  {command} " in result.stdout
+    expected = {
+        "demo": ["--examples DIR", "--rows N", "--conf KEY=VALUE", "--max-live-threads"],
+        "sql": ["-f FILE", "query", "--conf KEY=VALUE", "--max-buffered-rows", "--master"],
+        "jar": ["--info"],
+    }
+    for command, fragments in expected.items():
+        sub = run_cli(command, "--help", cwd=tmp_path, timeout=60)
+        assert sub.returncode == 0, sub.stderr
+        for fragment in fragments:
+            assert fragment in sub.stdout, (command, fragment)
+
+
+def test_jar_command_prints_the_jar(tmp_path):
+    result = run_cli("jar", "--info", cwd=tmp_path, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == jar_path() and Path(lines[0]).is_file()
+    assert sorted(lines[1:]) == sorted(f"{k}={v}" for k, v in jar_info().items())
+
+
+def test_sql_file_error_in_a_new_process(tmp_path):
+    """A real process: the first result on stdout, the error as one line, no traceback."""
+    script = tmp_path / "mixed.sql"
+    script.write_text("SELECT 'first;' AS s;\n-- then a typo\nSELEC 2;\nSELECT 3;\n")
+    result = run_cli("sql", "-f", str(script), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert tables(result.stdout) == [[["s"], ["first;"]]]
+    errors = [line for line in result.stderr.splitlines() if "spark-match-recognize" in line]
+    assert len(errors) == 1
+    assert errors[0].startswith(f"spark-match-recognize: error in {script}, statement 2 (line 3)")
+    assert "[PARSE_SYNTAX_ERROR]" in errors[0]
+    for noise in ("Traceback", "\tat ", "JVM stacktrace", '"logger"', "Setting default log"):
+        assert noise not in result.stderr, result.stderr
+
+
+def test_demo_prints_every_example_and_the_v_shapes(spark, tmp_path):
+    expected = [[str(cell) for cell in row] for row in run_example(spark, V_SHAPE_FILE).collect()]
+    result = run_cli("demo", "--rows", "100", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for path in example_files(EXAMPLES):
+        assert f"=== {path.name} ===\n{describe(path)}\n" in out, path.name
+    v_shape = out.split("=== v_shape.sql ===", 1)[1]
+    table = tables(v_shape)[0]
+    assert table[0] == ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"]
+    assert table[1:] == expected
+    assert len(expected) >= 10
+
+
+# ---------------------------------------------------------------------------------------
+# The real spark-sql command line
+
+
+@pytest.mark.cli
+def test_spark_sql_cli_runs_the_v_shape_example(spark, tmp_path):
+    spark_home = Path(pyspark.__file__).resolve().parent
+    # spark-sql prints values the way CAST(... AS STRING) renders them, tab-separated.
+    as_strings = run_example(spark, V_SHAPE_FILE).selectExpr(
+        *(f"CAST({c} AS STRING)" for c in ("symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"))
+    )
+    expected = sorted("\t".join(row) for row in as_strings.collect())
+    env = dict(os.environ, SPARK_HOME=str(spark_home))
+    command = [
+        str(spark_home / "bin" / "spark-sql"),
+        "--master", "local[2]",
+        "--jars", jar_path(),
+        "--conf", f"spark.sql.extensions={EXTENSIONS_CLASS}",
+        "--conf", "spark.ui.enabled=false",
+        "--conf", "spark.sql.shuffle.partitions=4",
+        # No Hive metastore to create: saves about 20 s and changes nothing here.
+        "--conf", "spark.sql.catalogImplementation=in-memory",
+        "-f", str(V_SHAPE_FILE),
+    ]  # fmt: skip
+    result = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    printed = sorted(line for line in result.stdout.splitlines() if line.strip())
+    assert printed == expected
+    assert len(printed) >= 10
+    assert f"Fetched {len(expected)} row(s)" in result.stderr

@@ -1,0 +1,359 @@
+"""configure(), the option table, jar discovery and the version check."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import pyspark
+import pytest
+from pyspark.sql import SparkSession
+
+import spark_match_recognize as smr
+from spark_match_recognize import (
+    EXTENSIONS_CLASS,
+    OPTIONS,
+    SparkVersionMismatchError,
+    configure,
+    jar_info,
+    jar_path,
+)
+from spark_match_recognize import jars as jars_module
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pyproject_value(key: str) -> str:
+    """A string value of pyproject.toml, read the way build.sbt reads it."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(rf'(?m)^{re.escape(key)}\s*=\s*"([^"]+)"', text)
+    assert found, f"pyproject.toml defines no {key}"
+    return found.group(1)
+
+
+PINNED_SPARK = pyproject_value("spark-version")
+
+V_SHAPE = """
+SELECT * FROM VALUES
+    ('A', 1, 10), ('A', 2, 9), ('A', 3, 8), ('A', 4, 9), ('A', 5, 10), ('A', 6, 11),
+    ('A', 7, 10), ('A', 8, 9), ('A', 9, 12),
+    ('B', 1, 5), ('B', 2, 6), ('B', 3, 7), ('B', 4, 6), ('B', 5, 5), ('B', 6, 6),
+    ('C', 1, 1), ('C', 2, 2), ('C', 3, 3)
+  AS ticker(symbol, tstamp, price)
+MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY tstamp
+  MEASURES STRT.tstamp AS start_tstamp, LAST(DOWN.tstamp) AS bottom_tstamp,
+           LAST(UP.tstamp) AS end_tstamp
+  ONE ROW PER MATCH
+  AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE DOWN AS DOWN.price < PREV(DOWN.price), UP AS UP.price > PREV(UP.price)
+) AS mr ORDER BY symbol, start_tstamp
+"""
+# A falls 10 -> 8 and rises to 11 (t1..t6), then 10 -> 9 -> 12 (t7..t9); B rises to 7,
+# falls to 5 and rises to 6 (t3..t6); C only rises.
+V_SHAPE_ROWS = [("A", 1, 3, 6), ("A", 7, 8, 9), ("B", 3, 5, 6)]
+
+
+def fresh_builder() -> SparkSession.Builder:
+    """A new builder, whose options no other test sees."""
+    return SparkSession.Builder()
+
+
+def make_jar(path: Path, properties: str | None) -> Path:
+    with zipfile.ZipFile(path, "w") as jar:
+        jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+        if properties is not None:
+            jar.writestr("spark-match-recognize.properties", properties)
+    return path
+
+
+# ---------------------------------------------------------------------------------------
+# Options
+
+
+def test_unknown_option_names_it_and_lists_the_valid_ones():
+    with pytest.raises(TypeError) as caught:
+        configure(fresh_builder(), max_live_thread=10)
+    message = str(caught.value)
+    assert "'max_live_thread'" in message
+    assert "Did you mean 'max_live_threads'?" in message
+    for name in OPTIONS:
+        assert name in message
+
+
+def test_unknown_option_without_a_close_match_has_no_suggestion():
+    with pytest.raises(TypeError, match="unknown option 'optimizer'") as caught:
+        configure(fresh_builder(), optimizer="dp_bushy")
+    assert "Did you mean" not in str(caught.value)
+    assert "max_buffered_rows" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "fragment"),
+    [
+        ("1000", TypeError, "expected an int, got str '1000'"),
+        (10.0, TypeError, "expected an int, got float"),
+        (True, TypeError, "expected an int, got bool"),
+        (None, TypeError, "expected an int, got NoneType"),
+        (0, ValueError, "must be positive"),
+        (-5, ValueError, "must be positive"),
+        (2**63, ValueError, "at most 2**63-1"),
+    ],
+)
+@pytest.mark.parametrize("name", ["max_live_threads", "max_buffered_rows"])
+def test_bad_option_values_are_rejected(name, value, error, fragment):
+    builder = fresh_builder()
+    with pytest.raises(error) as caught:
+        configure(builder, **{name: value})
+    message = str(caught.value)
+    assert fragment in message
+    assert name in message and OPTIONS[name].key in message
+    assert builder._options == {}, "nothing may be set when an option is rejected"
+
+
+def test_options_map_onto_their_conf_keys():
+    builder = configure(fresh_builder(), max_live_threads=1000, max_buffered_rows=2**63 - 1)
+    assert builder._options["spark.sql.matchRecognize.maxLiveThreads"] == "1000"
+    assert builder._options["spark.sql.matchRecognize.maxBufferedRows"] == str(2**63 - 1)
+    assert builder._options["spark.jars"] == jar_path()
+    assert builder._options["spark.sql.extensions"] == EXTENSIONS_CLASS
+
+
+def test_option_table_rows_are_documented_and_unique():
+    keys = [option.key for option in OPTIONS.values()]
+    assert len(set(keys)) == len(keys)
+    for name, option in OPTIONS.items():
+        assert option.name == name
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)*", name)
+        assert option.key.startswith("spark.sql.matchRecognize.")
+        assert option.doc and option.accepts
+
+
+def test_no_options_sets_only_the_jar_and_the_extension():
+    builder = configure(fresh_builder())
+    assert set(builder._options) == {"spark.jars", "spark.sql.extensions"}
+
+
+def test_existing_jars_and_extensions_are_appended_to_once():
+    builder = (
+        fresh_builder()
+        .config("spark.jars", "/opt/libs/other.jar")
+        .config("spark.sql.extensions", "com.example.OtherExtensions")
+    )
+    configure(builder)
+    configure(builder)  # a second call must not add the same entries again
+    assert builder._options["spark.jars"] == f"/opt/libs/other.jar,{jar_path()}"
+    assert builder._options["spark.sql.extensions"] == (
+        f"com.example.OtherExtensions,{EXTENSIONS_CLASS}"
+    )
+
+
+def test_spark_connect_builder_is_refused():
+    builder = fresh_builder().remote("sc://localhost:15002")
+    with pytest.raises(ValueError, match="Spark Connect"):
+        configure(builder)
+
+
+# ---------------------------------------------------------------------------------------
+# Versions
+
+
+def test_pyspark_version_mismatch_is_refused(monkeypatch):
+    monkeypatch.setattr(pyspark, "__version__", "3.5.1")
+    builder = fresh_builder()
+    with pytest.raises(SparkVersionMismatchError) as caught:
+        configure(builder, max_live_threads=5)
+    error = caught.value
+    assert isinstance(error, RuntimeError)
+    message = str(error)
+    assert "3.5.1" in message and PINNED_SPARK in message
+    assert f"pyspark=={PINNED_SPARK}" in message
+    assert (error.pyspark_version, error.jar_spark_version) == ("3.5.1", PINNED_SPARK)
+    assert builder._options == {}
+
+
+def test_matching_pyspark_version_passes():
+    assert smr.check_spark_version() == pyspark.__version__ == PINNED_SPARK
+
+
+def test_jar_info_reads_the_versions_recorded_in_the_jar():
+    info = jar_info()
+    assert info["version"] == smr.__version__ == pyproject_value("version")
+    assert info["spark.version"] == PINNED_SPARK
+    assert info["scala.version"] == pyproject_value("scala-version")
+    assert smr.SPARK_VERSION == PINNED_SPARK
+    assert jar_info(jar_path()) == info
+
+
+def test_jar_info_reads_any_jar_and_rejects_foreign_ones(tmp_path):
+    jar = make_jar(
+        tmp_path / "custom.jar",
+        "# comment\nversion=9.9.9\nspark.version=4.9.0\nscala.version=2.13.99\n",
+    )
+    assert jar_info(jar) == {
+        "version": "9.9.9",
+        "spark.version": "4.9.0",
+        "scala.version": "2.13.99",
+    }
+    with pytest.raises(ValueError, match="not a spark-match-recognize jar"):
+        jar_info(make_jar(tmp_path / "foreign.jar", None))
+    (tmp_path / "text.jar").write_text("not a zip")
+    with pytest.raises(ValueError, match="not a jar"):
+        jar_info(tmp_path / "text.jar")
+
+
+def test_version_check_uses_the_jar_that_configure_adds(tmp_path, monkeypatch):
+    jar = make_jar(
+        tmp_path / "old.jar", "version=0.0.1\nspark.version=4.0.0\nscala.version=2.13.16\n"
+    )
+    monkeypatch.setenv("SPARK_MATCH_RECOGNIZE_JAR", str(jar))
+    with pytest.raises(SparkVersionMismatchError, match=r"built for Spark 4\.0\.0") as caught:
+        configure(fresh_builder())
+    assert str(jar) in str(caught.value)
+
+
+# ---------------------------------------------------------------------------------------
+# Finding the jar
+
+
+def test_env_var_overrides_the_jar(tmp_path, monkeypatch):
+    jar = make_jar(tmp_path / "mine.jar", "version=1\nspark.version=1\nscala.version=1\n")
+    monkeypatch.setenv("SPARK_MATCH_RECOGNIZE_JAR", str(jar))
+    assert jar_path() == str(jar.resolve())
+
+
+def test_env_var_naming_a_missing_file_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPARK_MATCH_RECOGNIZE_JAR", str(tmp_path / "missing.jar"))
+    with pytest.raises(FileNotFoundError, match="SPARK_MATCH_RECOGNIZE_JAR is set to"):
+        jar_path()
+
+
+def test_default_jar_is_bundled_or_built_in_the_checkout(monkeypatch):
+    monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
+    path = Path(jar_path())
+    assert path.is_file()
+    assert path.name == f"spark-match-recognize_2.13-{smr.__version__}.jar"
+    bundled = Path(jars_module.__file__).parent / "jars"
+    checkout = jars_module.source_checkout()
+    assert path.parent == bundled or (checkout and path == checkout / "target" / path.name)
+
+
+def test_missing_jar_explains_how_to_get_one(tmp_path, monkeypatch):
+    monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
+    monkeypatch.setattr(jars_module, "_bundled_jar", lambda: None)
+    monkeypatch.setattr(jars_module, "source_checkout", lambda: tmp_path)
+    with pytest.raises(FileNotFoundError) as caught:
+        jar_path()
+    message = str(caught.value)
+    assert "./dev/sbt package" in message
+    assert str(tmp_path / "target") in message
+    assert "SPARK_MATCH_RECOGNIZE_JAR" in message
+
+    monkeypatch.setattr(jars_module, "source_checkout", lambda: None)
+    with pytest.raises(FileNotFoundError, match="pip install spark-match-recognize"):
+        jar_path()
+
+
+def test_source_checkout_is_this_repository_when_run_from_it():
+    checkout = jars_module.source_checkout()
+    package = Path(jars_module.__file__).resolve().parent
+    if package == ROOT / "python" / "spark_match_recognize":
+        assert checkout == ROOT
+    else:  # an installed (non-editable) copy is never mistaken for a checkout
+        assert checkout is None
+
+
+# ---------------------------------------------------------------------------------------
+# A running JVM without the extension
+
+
+class _FakeConf:
+    def __init__(self, extensions: str) -> None:
+        self.extensions = extensions
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.extensions if key == "spark.sql.extensions" else default
+
+
+class _FakeContext:
+    _jsc = object()
+
+    def __init__(self, extensions: str) -> None:
+        self.conf = _FakeConf(extensions)
+
+    def getConf(self) -> _FakeConf:  # noqa: N802 (SparkContext's name)
+        return self.conf
+
+
+def test_running_context_without_the_extension_is_reported(monkeypatch):
+    from pyspark import SparkContext
+
+    monkeypatch.setattr(SparkContext, "_active_spark_context", _FakeContext("com.example.X"))
+    with pytest.raises(RuntimeError, match="already running"):
+        configure(fresh_builder())
+    monkeypatch.setattr(
+        SparkContext, "_active_spark_context", _FakeContext(f"com.example.X,{EXTENSIONS_CLASS}")
+    )
+    configure(fresh_builder())
+
+
+# ---------------------------------------------------------------------------------------
+# End to end, on the shared session
+
+
+def _sections(plan: str) -> dict[str, str]:
+    parts = re.split(r"^== (.+) ==$", plan, flags=re.MULTILINE)
+    return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def test_configured_session_runs_match_recognize(spark):
+    key = "spark.sql.matchRecognize.maxLiveThreads"
+    try:
+        session = configure(SparkSession.builder.master("local[2]"), max_live_threads=1000)
+        session = session.getOrCreate()
+        assert session.conf.get(key) == "1000"
+
+        df = session.sql(V_SHAPE)
+        # The plan before execution: afterwards adaptive execution shows it twice.
+        plan = _sections(df._jdf.queryExecution().toString())
+        assert df.columns == ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"]
+        assert [tuple(row) for row in df.collect()] == V_SHAPE_ROWS
+
+        assert re.search(
+            r"^\s*(\+- )?MatchRecognize PARTITION BY symbol#\d+, ORDER BY .*"
+            r"PATTERN \(STRT DOWN\+ UP\+\)",
+            plan["Analyzed Logical Plan"],
+            re.MULTILINE,
+        ), plan["Analyzed Logical Plan"]
+        assert "MatchRecognize PARTITION BY" in plan["Optimized Logical Plan"]
+        physical = [
+            line
+            for line in plan["Physical Plan"].splitlines()
+            if re.search(r"\bMatchRecognize PARTITION BY", line)
+        ]
+        assert len(physical) == 1, plan["Physical Plan"]
+        assert "measures=[start_tstamp, bottom_tstamp, end_tstamp]" in physical[0]
+        assert "ONE ROW PER MATCH" in physical[0]
+    finally:
+        spark.conf.unset(key)
+
+
+def test_limit_set_by_configure_is_enforced(spark):
+    """The conf key that an option sets is the one the operator reads."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    key = OPTIONS["max_live_threads"].key
+    try:
+        configure(SparkSession.builder, max_live_threads=1).getOrCreate()
+        query = """SELECT * FROM VALUES (1, 1), (1, 2), (1, 3) AS t(k, v) MATCH_RECOGNIZE (
+            PARTITION BY k ORDER BY v MEASURES count(*) AS n ONE ROW PER MATCH
+            PATTERN (A+ B) DEFINE A AS v > 0)"""
+        with pytest.raises((Py4JJavaError, PySparkException)) as caught:
+            spark.sql(query).collect()
+        assert key in str(caught.value)
+    finally:
+        spark.conf.unset(key)
+    assert spark.sql(query).count() == 1

@@ -1,0 +1,137 @@
+"""The wheel: built from an sdist, it bundles the jar and the examples, pins pyspark, and
+an installed copy finds its own jar."""
+
+from __future__ import annotations
+
+import email.parser
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from spark_match_recognize import jar_info, jar_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pyproject_value(key: str) -> str:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(rf'(?m)^{re.escape(key)}\s*=\s*"([^"]+)"', text)
+    assert found, f"pyproject.toml defines no {key}"
+    return found.group(1)
+
+
+VERSION = pyproject_value("version")
+SPARK_VERSION = pyproject_value("spark-version")
+JAR_NAME = f"spark-match-recognize_2.13-{VERSION}.jar"
+EXAMPLES = sorted(p.name for p in (ROOT / "sql-examples").glob("*.sql"))
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    """An sdist and the wheel built from it (``python -m build``), with the existing jar."""
+    out = tmp_path_factory.mktemp("dist")
+    env = dict(os.environ, SPARK_MATCH_RECOGNIZE_JAR=jar_path())
+    env.pop("SMR_SKIP_JAR_BUILD", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return out
+
+
+def only(folder: Path, pattern: str) -> Path:
+    found = list(folder.glob(pattern))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_sdist_holds_what_building_the_jar_needs(dist):
+    with tarfile.open(only(dist, "*.tar.gz")) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    for required in (
+        "pyproject.toml",
+        "setup.py",
+        "build.sbt",
+        "project/build.properties",
+        "project/repositories",
+        "dev/sbt",
+        "python/spark_match_recognize/__init__.py",
+        "python/spark_match_recognize/py.typed",
+        "scala/main/org/apache/spark/sql/matchrecognize/MatchRecognizeExtensions.scala",
+        *(f"sql-examples/{name}" for name in EXAMPLES),
+    ):
+        assert required in names, required
+    if (ROOT / "README.md").is_file():
+        assert "README.md" in names
+    assert not any(name.endswith(".jar") for name in names)
+
+
+def test_wheel_bundles_the_jar_and_the_examples_and_pins_pyspark(dist):
+    with zipfile.ZipFile(only(dist, "*.whl")) as wheel:
+        names = set(wheel.namelist())
+        assert f"spark_match_recognize/jars/{JAR_NAME}" in names
+        for name in EXAMPLES:
+            assert f"spark_match_recognize/examples/{name}" in names
+            bundled = wheel.read(f"spark_match_recognize/examples/{name}")
+            assert bundled == (ROOT / "sql-examples" / name).read_bytes()
+        assert "spark_match_recognize/py.typed" in names
+        assert wheel.read(f"spark_match_recognize/jars/{JAR_NAME}") == Path(jar_path()).read_bytes()
+        metadata_name = only_name(names, ".dist-info/METADATA")
+        metadata = email.parser.Parser().parsestr(wheel.read(metadata_name).decode())
+        entry_points = wheel.read(only_name(names, ".dist-info/entry_points.txt")).decode()
+    assert metadata["Version"] == VERSION
+    requires = metadata.get_all("Requires-Dist")
+    assert f"pyspark=={SPARK_VERSION}" in requires
+    assert [r for r in requires if "extra ==" not in r] == [f"pyspark=={SPARK_VERSION}"]
+    assert "spark-match-recognize = spark_match_recognize.__main__:main" in entry_points
+
+
+def only_name(names: set[str], suffix: str) -> str:
+    found = [n for n in names if n.endswith(suffix)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_installed_wheel_uses_its_bundled_jar_and_examples(dist, tmp_path):
+    target = tmp_path / "site"
+    with zipfile.ZipFile(only(dist, "*.whl")) as wheel:
+        wheel.extractall(target)  # what an installer puts into site-packages
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_MATCH_RECOGNIZE_JAR",)}
+    env["PYTHONPATH"] = str(target)
+    probe = (
+        "import spark_match_recognize as s, spark_match_recognize.demo as d, "
+        "spark_match_recognize.jars as j\n"
+        "print(s.__file__); print(s.jar_path()); print(d.examples_dir()); "
+        "print(j.source_checkout()); print(s.SPARK_VERSION)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    module, jar, examples, checkout, spark_version = result.stdout.splitlines()
+    package = target / "spark_match_recognize"
+    assert Path(module).parent == package
+    assert Path(jar) == package / "jars" / JAR_NAME
+    assert Path(examples) == package / "examples"
+    assert checkout == "None"
+    assert spark_version == SPARK_VERSION == jar_info(jar)["spark.version"]
+
+    cli = subprocess.run(
+        [sys.executable, "-m", "spark_match_recognize", "jar"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout.strip() == jar

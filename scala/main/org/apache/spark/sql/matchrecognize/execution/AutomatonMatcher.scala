@@ -70,8 +70,11 @@ final class AutomatonMatcher(
   private val visitedSimple = new BitSet()
   private val visitedKeys = new HashSet[StateKey]()
 
+  private var totalMatches = 0L
+
   def peakLiveThreads: Long = peakThreads
-  def matches: Long = matchCount
+  /** Matches found in every partition this matcher has run over. */
+  def matches: Long = totalMatches
 
   /** The oldest row any attempt may still read (before look-behind). */
   def oldestNeeded: Long = if (attempts.isEmpty) nextStart else math.min(nextStart, attempts.peekFirst().start)
@@ -216,6 +219,33 @@ final class AutomatonMatcher(
         a.threads = next
         if (next.isEmpty) a.finished = true
       }
+    }
+    dropDeadAttempts()
+  }
+
+  /**
+   * A finished attempt without a match decides nothing (the next start row is tried
+   * anyway), so it is dropped at once rather than kept until the attempts before it are
+   * decided: otherwise one long-lived attempt would let dead ones pile up behind it.
+   */
+  private def dropDeadAttempts(): Unit = {
+    if (attempts.size() <= 1) return
+    val head = attempts.peekFirst()
+    var dead = false
+    val it = attempts.iterator()
+    while (it.hasNext && !dead) {
+      val a = it.next()
+      dead = a.finished && a.candidate == null && (a ne head)
+    }
+    if (dead) {
+      val keep = new java.util.ArrayList[Attempt](attempts.size())
+      val all = attempts.iterator()
+      while (all.hasNext) {
+        val a = all.next()
+        if (!(a.finished && a.candidate == null && (a ne head))) keep.add(a)
+      }
+      attempts.clear()
+      attempts.addAll(keep)
     }
   }
 
@@ -367,6 +397,7 @@ final class AutomatonMatcher(
         attempts.removeFirst()
         if (a.candidate != null) {
           matchCount += 1
+          totalMatches += 1
           val m = complete(a.candidate, matchCount)
           nextStart = if (m.isEmpty) a.start + 1 else skipTarget(m)
           onMatch(m)

@@ -17,29 +17,29 @@ import org.apache.spark.sql.types.{DataType, StructType}
 class MatchRecognizeParser(delegate: ParserInterface) extends ParserInterface {
 
   override def parsePlan(sqlText: String): LogicalPlan =
-    withClauses(sqlText)((text, _) => delegate.parsePlan(text))
+    withClauses(sqlText)(r => delegate.parsePlan(r.text))
 
   override def parsePlanWithParameters(sqlText: String, context: ParameterContext): LogicalPlan = {
     if (!StatementRewriter.mentionsMatchRecognize(sqlText)) {
       delegate.parsePlanWithParameters(sqlText, context)
     } else if (SQLConf.get.legacyParameterSubstitutionConstantsOnly) {
       // Parameters stay in the plan and are bound during analysis, inside the clause too.
-      withClauses(sqlText)((text, _) => delegate.parsePlanWithParameters(text, context))
+      withClauses(sqlText)(r => delegate.parsePlanWithParameters(r.text, context))
     } else {
       // Spark substitutes parameter values while parsing. The markers inside the clause are
       // not part of what Spark's parser sees, so their values are bound here.
       var values: ParameterValues = null
       withClauses(sqlText)(
-        (text, clauses) => {
-          values = new ParameterValues(text, context, clauses)
-          delegate.parsePlanWithParameters(text, values.forRestOfStatement)
+        r => {
+          values = new ParameterValues(r.original, context, r.clauses)
+          delegate.parsePlanWithParameters(r.text, values.forRestOfStatement)
         },
         plan => values.bindInClauses(plan))
     }
   }
 
   override def parseQuery(sqlText: String): LogicalPlan =
-    withClauses(sqlText)((text, _) => delegate.parseQuery(text))
+    withClauses(sqlText)(r => delegate.parseQuery(r.text))
 
   override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
   override def parseTableIdentifier(sqlText: String): TableIdentifier =
@@ -57,16 +57,17 @@ class MatchRecognizeParser(delegate: ParserInterface) extends ParserInterface {
    * each clause replaced by a placeholder join; `post` may adjust the finished plan.
    */
   private def withClauses(sqlText: String)(
-      parse: (String, Seq[FoundClause]) => LogicalPlan,
+      parse: StatementRewriter.Rewritten => LogicalPlan,
       post: LogicalPlan => LogicalPlan = identity): LogicalPlan = {
-    if (!StatementRewriter.mentionsMatchRecognize(sqlText)) return parse(sqlText, Nil)
+    def untouched = parse(StatementRewriter.Rewritten(sqlText, sqlText, Nil))
+    if (!StatementRewriter.mentionsMatchRecognize(sqlText)) return untouched
     val text = if (SQLConf.get.variableSubstituteEnabled) {
       new VariableSubstitution().substitute(sqlText)
     } else sqlText
     StatementRewriter.rewrite(text, delegate) match {
-      case None => parse(sqlText, Nil)
+      case None => untouched
       case Some(rewritten) =>
-        val plan = try parse(rewritten.text, rewritten.clauses) catch {
+        val plan = try parse(rewritten) catch {
           case e: ParseException => throw restate(e, text, rewritten.clauses)
         }
         post(ClauseAttacher.attach(plan, text, rewritten.clauses))
@@ -121,6 +122,12 @@ private[parser] object ClauseAttacher {
     result
   }
 
+  /** Plan-valued fields of a node that are not among its children. */
+  private def innerPlans(node: LogicalPlan): Seq[LogicalPlan] =
+    node.productIterator.collect {
+      case p: LogicalPlan if !node.children.exists(_ eq p) => p
+    }.toSeq
+
   private def placeholder(p: LogicalPlan, byName: Map[String, FoundClause]): Option[FoundClause] =
     p match {
       case UnresolvedRelation(Seq(name), _, _) => byName.get(name)
@@ -136,10 +143,20 @@ private[parser] object ClauseAttacher {
     case other => other
   }
 
-  /** Applies `f` bottom-up to the plan, to subquery plans and to CTE definitions. */
+  /**
+   * Applies `f` bottom-up to the plan, to subquery plans, to CTE definitions and to plans
+   * that commands hold outside their children (such as the query of EXPLAIN).
+   */
   private def rewriteEverywhere(plan: LogicalPlan)(
       f: PartialFunction[LogicalPlan, LogicalPlan]): LogicalPlan = {
     plan.transformUp {
+      case node if innerPlans(node).nonEmpty =>
+        val inner = innerPlans(node).toSet
+        val args = node.productIterator.map {
+          case p: LogicalPlan if inner.contains(p) => rewriteEverywhere(p)(f)
+          case other => other.asInstanceOf[AnyRef]
+        }.toArray
+        f.applyOrElse(node.makeCopy(args), identity[LogicalPlan])
       case w: UnresolvedWith =>
         val relations = w.cteRelations.map { case (name, alias, depth) =>
           (name, rewriteEverywhere(alias)(f).asInstanceOf[SubqueryAlias], depth)

@@ -38,7 +38,8 @@ object StatementRewriter {
   def mentionsMatchRecognize(sql: String): Boolean =
     sql.toUpperCase(Locale.ROOT).contains(Keyword)
 
-  final case class Rewritten(text: String, clauses: Seq[FoundClause])
+  /** `text` is what Spark's parser gets, `original` the user's statement. */
+  final case class Rewritten(text: String, original: String, clauses: Seq[FoundClause])
 
   /**
    * Returns None when the statement has no MATCH_RECOGNIZE clause (outside strings and
@@ -65,7 +66,7 @@ object StatementRewriter {
       blank(chars, found.keyword.start, found.end, s"JOIN `${found.placeholderName}`")
       found
     }
-    Some(Rewritten(new String(chars), clauses))
+    Some(Rewritten(new String(chars), sql, clauses))
   }
 
   private def closingParen(sql: String, tokens: IndexedSeq[Token], open: Int): Int = {

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +17,12 @@ import pytest
 import spark_match_recognize
 from spark_match_recognize import EXTENSIONS_CLASS, jar_info, jar_path
 from spark_match_recognize.cli import main
-from spark_match_recognize.demo import describe, example_files, run_examples, run_script
+from spark_match_recognize.demo import (
+    describe,
+    example_files,
+    examples_dir,
+    run_script,
+)
 from spark_match_recognize.sql_files import Statement, leading_comment, split_statements
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,7 +180,13 @@ def test_examples_are_self_contained_scripts():
         assert statements[0].text.startswith("CREATE OR REPLACE TEMPORARY VIEW"), path.name
         assert "MATCH_RECOGNIZE" in statements[-1].text, path.name
         assert text.rstrip().endswith(";"), path.name
-        assert "rand" not in text.lower(), path.name
+        assert not re.search(r"\b(rand|randn|random|uuid|now|current_\w+)\s*\(", text, re.I)
+
+
+def test_default_examples_are_the_checkouts_or_the_packages():
+    found = examples_dir()
+    assert found in (EXAMPLES, Path(spark_match_recognize.__file__).resolve().parent / "examples")
+    assert [p.name for p in example_files()] == [p.name for p in example_files(EXAMPLES)]
 
 
 def test_v_shape_example_has_the_required_query():
@@ -202,15 +215,17 @@ def test_v_shape_example_agrees_with_a_python_reference(spark):
 
 def test_click_funnel_example(spark):
     rows = run_example(spark, EXAMPLES / "click_funnel.sql").collect()
+    events = {
+        (e.user_id, e.event_time): (e.event_type, e.product)
+        for e in spark.sql("SELECT * FROM clicks").collect()
+    }
     assert len(rows) >= 3
     for row in rows:
         assert row.first_view < row.added_to_cart < row.purchased
         assert row.events >= 3
-        bought = spark.sql(
-            f"SELECT event_type, product FROM clicks WHERE user_id = '{row.user_id}' "
-            f"AND event_time = TIMESTAMP '{row.purchased}'"
-        ).collect()
-        assert [tuple(b) for b in bought] == [("purchase", row.product)]
+        assert events[(row.user_id, row.first_view)][0] == "view"
+        assert events[(row.user_id, row.added_to_cart)] == ("cart", row.product)
+        assert events[(row.user_id, row.purchased)] == ("purchase", row.product)
 
 
 def test_sensor_excursion_example(spark):
@@ -354,15 +369,6 @@ def test_missing_file_is_reported(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
-def test_run_examples_prints_name_description_and_rows(spark):
-    out, err = io.StringIO(), io.StringIO()
-    assert run_examples(spark, EXAMPLES, rows=100, out=out, err=err) == 0
-    text = out.getvalue()
-    assert err.getvalue() == ""
-    for path in example_files(EXAMPLES):
-        assert f"=== {path.name} ===\n{describe(path)}\n+-" in text
-
-
 def test_run_script_reports_which_statement_failed(spark):
     from spark_match_recognize.demo import ScriptError
 
@@ -402,33 +408,33 @@ def test_jar_command_prints_the_jar(tmp_path):
     assert sorted(lines[1:]) == sorted(f"{k}={v}" for k, v in jar_info().items())
 
 
-def test_sql_file_error_in_a_new_process(tmp_path):
-    """A real process: the first result on stdout, the error as one line, no traceback."""
-    script = tmp_path / "mixed.sql"
-    script.write_text("SELECT 'first;' AS s;\n-- then a typo\nSELEC 2;\nSELECT 3;\n")
-    result = run_cli("sql", "-f", str(script), cwd=tmp_path)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert tables(result.stdout) == [[["s"], ["first;"]]]
-    errors = [line for line in result.stderr.splitlines() if "spark-match-recognize" in line]
-    assert len(errors) == 1
-    assert errors[0].startswith(f"spark-match-recognize: error in {script}, statement 2 (line 3)")
-    assert "[PARSE_SYNTAX_ERROR]" in errors[0]
-    for noise in ("Traceback", "\tat ", "JVM stacktrace", '"logger"', "Setting default log"):
-        assert noise not in result.stderr, result.stderr
-
-
-def test_demo_prints_every_example_and_the_v_shapes(spark, tmp_path):
+def test_demo_in_a_new_process(spark, tmp_path):
+    """The real command: every example with its description and rows, the V shapes
+    exactly, and a broken script reported in one line while the others still run."""
     expected = [[str(cell) for cell in row] for row in run_example(spark, V_SHAPE_FILE).collect()]
-    result = run_cli("demo", "--rows", "100", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    examples = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, examples)
+    (examples / "zz_broken.sql").write_text(
+        "-- A script with a typo.\nSELECT 'first;' AS s;\n-- then\nSELEC 2;\nSELECT 3;\n"
+    )
+    result = run_cli("demo", "--examples", str(examples), "--rows", "100", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
     out = result.stdout
     for path in example_files(EXAMPLES):
-        assert f"=== {path.name} ===\n{describe(path)}\n" in out, path.name
-    v_shape = out.split("=== v_shape.sql ===", 1)[1]
-    table = tables(v_shape)[0]
+        assert f"=== {path.name} ===\n{describe(path)}\n+-" in out, path.name
+    table = tables(out.split("=== v_shape.sql ===", 1)[1])[0]
     assert table[0] == ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"]
-    assert table[1:] == expected
-    assert len(expected) >= 10
+    assert table[1:] == expected and len(expected) >= 10
+    assert tables(out.split("=== zz_broken.sql ===", 1)[1]) == [[["s"], ["first;"]]]
+
+    errors = [line for line in result.stderr.splitlines() if "spark-match-recognize" in line]
+    assert len(errors) == 2, result.stderr
+    assert errors[0].startswith(
+        "spark-match-recognize: error in zz_broken.sql, statement 2 (line 4): [PARSE_SYNTAX"
+    )
+    assert errors[1] == "spark-match-recognize: 1 of 5 examples failed"
+    for noise in ("Traceback", "\tat ", "JVM stacktrace", '"logger"', "Setting default log"):
+        assert noise not in result.stderr, result.stderr
 
 
 # ---------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from spark_match_recognize import (
     jar_info,
     jar_path,
 )
+from spark_match_recognize import config as config_module
 from spark_match_recognize import jars as jars_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,6 +130,24 @@ def test_option_table_rows_are_documented_and_unique():
         assert re.fullmatch(r"[a-z]+(_[a-z]+)*", name)
         assert option.key.startswith("spark.sql.matchRecognize.")
         assert option.doc and option.accepts
+
+
+def test_value_checks_for_other_kinds_of_keys():
+    """The checks that upcoming keys (choices, weights, switches) will use."""
+    choice = config_module.Option("mode", "k", config_module._choice("auto", "on", "off"), "d")
+    assert choice.to_conf("ON") == "on"
+    with pytest.raises(ValueError, match="option mode \\(k\\): must be one of auto, on, off"):
+        choice.to_conf("maybe")
+    weight = config_module.Option("weight", "k", config_module._double(0.0, 1.0), "d")
+    assert weight.to_conf(1) == "1.0" and weight.to_conf(0.25) == "0.25"
+    for bad, error in ((1.5, ValueError), (float("nan"), ValueError), ("0.5", TypeError)):
+        with pytest.raises(error):
+            weight.to_conf(bad)
+    switch = config_module.Option("switch", "k", config_module._boolean(), "d")
+    assert (switch.to_conf(True), switch.to_conf(False)) == ("true", "false")
+    with pytest.raises(TypeError):
+        switch.to_conf("true")
+    assert "one of auto, on, off" in choice.accepts and "True or False" in switch.accepts
 
 
 def test_no_options_sets_only_the_jar_and_the_extension():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import email.parser
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -135,3 +136,69 @@ def test_installed_wheel_uses_its_bundled_jar_and_examples(dist, tmp_path):
     )
     assert cli.returncode == 0, cli.stderr
     assert cli.stdout.strip() == jar
+
+
+def _checkout_copy(tmp_path: Path) -> Path:
+    """The files a wheel is built from, in a directory of their own (no target/, no sbt)."""
+    copy = tmp_path / "checkout"
+    copy.mkdir()
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md"):
+        if (ROOT / name).is_file():
+            shutil.copy(ROOT / name, copy / name)
+    shutil.copytree(
+        ROOT / "python",
+        copy / "python",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "jars", "examples"),
+    )
+    shutil.copytree(ROOT / "sql-examples", copy / "sql-examples")
+    return copy
+
+
+def _build_wheel(source: Path, out: Path, **env_changes: str | None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_MATCH_RECOGNIZE_JAR",)}
+    env.pop("SMR_SKIP_JAR_BUILD", None)
+    env.update({k: v for k, v in env_changes.items() if v is not None})
+    return subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out)],
+        cwd=source,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_where_setup_takes_the_jar_from(tmp_path):
+    source = _checkout_copy(tmp_path)
+
+    # No jar anywhere and building it skipped: a wheel without the jar.
+    result = _build_wheel(source, tmp_path / "skip", SMR_SKIP_JAR_BUILD="1")
+    assert result.returncode == 0, result.stderr[-3000:]
+    with zipfile.ZipFile(only(tmp_path / "skip", "*.whl")) as wheel:
+        names = wheel.namelist()
+    assert not any(name.endswith(".jar") for name in names)
+    assert f"spark_match_recognize/examples/{EXAMPLES[0]}" in names
+
+    # No jar and no dev/sbt to build one: a clear error.
+    result = _build_wheel(source, tmp_path / "none")
+    assert result.returncode != 0
+    assert "SPARK_MATCH_RECOGNIZE_JAR" in result.stdout + result.stderr
+
+    # A jar built for another Spark is refused.
+    other = tmp_path / "other.jar"
+    with zipfile.ZipFile(other, "w") as jar:
+        jar.writestr(
+            "spark-match-recognize.properties",
+            f"version={VERSION}\nspark.version=3.5.0\nscala.version=2.13.8\n",
+        )
+    result = _build_wheel(source, tmp_path / "other", SPARK_MATCH_RECOGNIZE_JAR=str(other))
+    assert result.returncode != 0
+    assert "Spark 3.5.0" in result.stdout + result.stderr
+
+    # The jar that ./dev/sbt package leaves in target/ is found without being named.
+    (source / "target").mkdir()
+    shutil.copy(jar_path(), source / "target" / JAR_NAME)
+    result = _build_wheel(source, tmp_path / "target")
+    assert result.returncode == 0, result.stderr[-3000:]
+    with zipfile.ZipFile(only(tmp_path / "target", "*.whl")) as wheel:
+        assert f"spark_match_recognize/jars/{JAR_NAME}" in wheel.namelist()

@@ -91,6 +91,13 @@ class MatchRecognizeQuerySuite extends AnyFunSuite with SparkSessionFixture
     assertRows(overJoin, Seq(Row("tech", 8L)))
   }
 
+  test("views over MATCH_RECOGNIZE keep the user's text") {
+    sql(s"CREATE OR REPLACE TEMPORARY VIEW mr_view AS ${vShape()}")
+    assertRows(sql("SELECT * FROM mr_view"), vShapeRows)
+    sql(s"CREATE OR REPLACE TEMPORARY VIEW mr_view2 AS SELECT symbol, mno FROM (${vShape()}) WHERE mno = 2")
+    assertRows(sql("SELECT * FROM mr_view2"), Seq(Row("ACME", 2L)))
+  }
+
   test("query parameters inside and outside the clause") {
     val df = spark.sql(
       s"""SELECT * FROM ($ticker) AS t(symbol, tstamp, price) MATCH_RECOGNIZE (

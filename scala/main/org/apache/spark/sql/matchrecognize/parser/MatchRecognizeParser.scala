@@ -70,7 +70,8 @@ class MatchRecognizeParser(delegate: ParserInterface) extends ParserInterface {
         val plan = try parse(rewritten) catch {
           case e: ParseException => throw restate(e, text, rewritten.clauses)
         }
-        post(ClauseAttacher.attach(plan, text, rewritten.clauses))
+        post(ClauseAttacher.restoreText(ClauseAttacher.attach(plan, text, rewritten.clauses),
+          rewritten))
     }
   }
 
@@ -122,6 +123,29 @@ private[parser] object ClauseAttacher {
     result
   }
 
+  /**
+   * Commands keep parts of the statement as text (the query of CREATE VIEW, which Spark
+   * parses again whenever the view is read). Spark's parser cut that text out of the
+   * rewritten statement; as the rewrite keeps every offset, the same range of the user's
+   * statement is the text with the clause in it.
+   */
+  def restoreText(plan: LogicalPlan, rewritten: StatementRewriter.Rewritten): LogicalPlan = {
+    def restore(s: String): String = {
+      val at = if (s.contains("`__mr")) rewritten.text.indexOf(s) else -1
+      if (at >= 0) rewritten.original.substring(at, at + s.length) else s
+    }
+    def fix(node: LogicalPlan): LogicalPlan = {
+      var changed = false
+      val args = node.productIterator.map {
+        case s: String if restore(s) ne s => changed = true; restore(s)
+        case Some(s: String) if restore(s) ne s => changed = true; Some(restore(s))
+        case other => other.asInstanceOf[AnyRef]
+      }.toArray
+      if (changed) node.makeCopy(args) else node
+    }
+    rewriteEverywhere(plan) { case node => fix(node) }
+  }
+
   /** Plan-valued fields of a node that are not among its children. */
   private def innerPlans(node: LogicalPlan): Seq[LogicalPlan] =
     node.productIterator.collect {
@@ -147,7 +171,7 @@ private[parser] object ClauseAttacher {
    * Applies `f` bottom-up to the plan, to subquery plans, to CTE definitions and to plans
    * that commands hold outside their children (such as the query of EXPLAIN).
    */
-  private def rewriteEverywhere(plan: LogicalPlan)(
+  def rewriteEverywhere(plan: LogicalPlan)(
       f: PartialFunction[LogicalPlan, LogicalPlan]): LogicalPlan = {
     plan.transformUp {
       case node if innerPlans(node).nonEmpty =>

@@ -1,0 +1,275 @@
+"""``configure()``: turning a SparkSession builder into one that can run MATCH_RECOGNIZE.
+
+Every keyword option of :func:`configure` is one row of :data:`OPTIONS`, which maps the
+Python name onto its ``spark.sql.matchRecognize.*`` key, says what values it takes and
+documents it. Adding an option is adding a row. The keys can also be changed later in a
+session with ``SET key = value`` (each is read when a query is planned).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from .jars import jar_info, jar_path
+
+__all__ = [
+    "EXTENSIONS_CLASS",
+    "OPTIONS",
+    "Option",
+    "SparkVersionMismatchError",
+    "check_spark_version",
+    "configure",
+]
+
+#: The class to name in ``spark.sql.extensions``.
+EXTENSIONS_CLASS = "org.apache.spark.sql.matchrecognize.MatchRecognizeExtensions"
+
+_LONG_MAX = 2**63 - 1
+
+B = TypeVar("B")
+
+
+class SparkVersionMismatchError(RuntimeError):
+    """The installed pyspark is not the Spark version the jar was compiled against.
+
+    Catalyst's internal APIs, which the extension uses, change between Spark releases, so
+    a mismatch would fail later with obscure JVM linkage errors instead.
+    """
+
+    def __init__(self, pyspark_version: str, jar_spark_version: str, jar: str) -> None:
+        self.pyspark_version = pyspark_version
+        self.jar_spark_version = jar_spark_version
+        self.jar = jar
+        super().__init__(
+            f"pyspark {pyspark_version} is installed, but the spark-match-recognize jar "
+            f"({jar}) was built for Spark {jar_spark_version}. Install the matching pyspark "
+            f"(pip install 'pyspark=={jar_spark_version}'), or build the jar for Spark "
+            f"{pyspark_version} (set spark-version in pyproject.toml and run "
+            "`./dev/sbt package`)."
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Value checks. Each takes the Python value and returns the conf string, raising
+# TypeError/ValueError (without the option name; Option.to_conf adds it).
+
+
+def _long(minimum: int = 1) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected an int, got {type(value).__name__} {value!r}")
+        if not minimum <= value <= _LONG_MAX:
+            bound = "positive" if minimum == 1 else f">= {minimum}"
+            raise ValueError(f"must be {bound} and at most 2**63-1, got {value}")
+        return str(value)
+
+    check.__doc__ = f"an int >= {minimum}"
+    return check
+
+
+def _double(minimum: float = -math.inf, maximum: float = math.inf) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"expected a number, got {type(value).__name__} {value!r}")
+        if not (math.isfinite(value) and minimum <= value <= maximum):
+            raise ValueError(f"must be between {minimum} and {maximum}, got {value}")
+        return repr(float(value))
+
+    check.__doc__ = f"a number in [{minimum}, {maximum}]"
+    return check
+
+
+def _boolean() -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if not isinstance(value, bool):
+            raise TypeError(f"expected True or False, got {type(value).__name__} {value!r}")
+        return "true" if value else "false"
+
+    check.__doc__ = "True or False"
+    return check
+
+
+def _choice(*choices: str) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise TypeError(f"expected a str, got {type(value).__name__} {value!r}")
+        if value.lower() not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}; got {value!r}")
+        return value.lower()
+
+    check.__doc__ = "one of " + ", ".join(choices)
+    return check
+
+
+@dataclass(frozen=True)
+class Option:
+    """One keyword option of :func:`configure`.
+
+    Attributes:
+        name: the Python keyword.
+        key: the Spark conf key it sets.
+        check: converts a Python value into the conf string, or raises TypeError or
+            ValueError; its docstring describes the accepted values.
+        doc: what the option does.
+    """
+
+    name: str
+    key: str
+    check: Callable[[Any], str]
+    doc: str
+
+    @property
+    def accepts(self) -> str:
+        """A short description of the accepted values."""
+        return self.check.__doc__ or ""
+
+    def to_conf(self, value: Any) -> str:
+        """The conf value for ``value``; errors name the option and its key."""
+        try:
+            return self.check(value)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"configure(): option {self.name} ({self.key}): {e}") from None
+
+
+def _table(*options: Option) -> Mapping[str, Option]:
+    return MappingProxyType({o.name: o for o in options})
+
+
+_P = "spark.sql.matchRecognize."
+
+# fmt: off
+#: Every option of :func:`configure`, by Python name; one row per conf key.
+OPTIONS: Mapping[str, Option] = _table(
+    Option("max_live_threads", _P + "maxLiveThreads", _long(1), "The most partial matches the automaton tracks at once in one partition; past it the query fails with an error naming the key (default 100000)."),  # noqa: E501
+    Option("max_buffered_rows", _P + "maxBufferedRows", _long(1), "The most rows of one partition kept in memory for matches in progress; past it the query fails with an error naming the key (default 5000000)."),  # noqa: E501
+)
+# fmt: on
+
+
+def check_spark_version(jar: str | None = None) -> str:
+    """Refuse a pyspark whose version differs from the Spark the jar was built for.
+
+    Args:
+        jar: the jar to check against; by default :func:`~spark_match_recognize.jar_path`.
+
+    Returns:
+        The Spark version (equal for pyspark and the jar).
+
+    Raises:
+        SparkVersionMismatchError: if the versions differ.
+    """
+    import pyspark
+
+    path = jar if jar is not None else jar_path()
+    expected = jar_info(path)["spark.version"]
+    installed = pyspark.__version__
+    if installed != expected:
+        raise SparkVersionMismatchError(installed, expected, path)
+    return expected
+
+
+def _append(existing: Any, item: str) -> str:
+    """``existing`` (a comma-separated list, maybe empty) with ``item`` added once."""
+    parts = [p.strip() for p in str(existing or "").split(",") if p.strip()]
+    if item not in parts:
+        parts.append(item)
+    return ",".join(parts)
+
+
+def _unknown_option(name: str) -> TypeError:
+    valid = ", ".join(sorted(OPTIONS))
+    close = difflib.get_close_matches(name, list(OPTIONS), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return TypeError(f"configure() got an unknown option {name!r}.{hint} Valid options: {valid}.")
+
+
+def _check_running_context() -> None:
+    """Fail early if a JVM without the extension is already running in this process.
+
+    ``spark.jars`` and ``spark.sql.extensions`` take effect only when the SparkContext
+    starts; ``getOrCreate()`` would otherwise hand back the running session, on which
+    MATCH_RECOGNIZE is a syntax error.
+    """
+    from pyspark import SparkContext
+
+    sc = SparkContext._active_spark_context
+    if sc is None or sc._jsc is None:
+        return
+    extensions = sc.getConf().get("spark.sql.extensions", "") or ""
+    if EXTENSIONS_CLASS not in [e.strip() for e in extensions.split(",")]:
+        raise RuntimeError(
+            "A SparkContext without the spark-match-recognize extension is already running "
+            "in this process, and getOrCreate() would return it unchanged (spark.jars and "
+            "spark.sql.extensions only take effect when Spark starts). Call spark.stop() "
+            "first, or call configure() on the builder that creates the first session."
+        )
+
+
+def configure(builder: B, **options: Any) -> B:
+    """Make a ``SparkSession.builder`` load spark-match-recognize.
+
+    Adds the jar (see :func:`~spark_match_recognize.jar_path`) to ``spark.jars``, adds the
+    extension class to ``spark.sql.extensions`` (both appended to values already set on the
+    builder), and sets one ``spark.sql.matchRecognize.*`` key per keyword option.
+
+    >>> from pyspark.sql import SparkSession
+    >>> spark = configure(SparkSession.builder.master("local[2]"),
+    ...                   max_live_threads=10_000).getOrCreate()  # doctest: +SKIP
+
+    Args:
+        builder: a classic (non-Connect) ``SparkSession.Builder``.
+        **options: any of :data:`OPTIONS` (the list below is generated from it):
+            <OPTIONS>
+
+    Returns:
+        The same builder, for chaining.
+
+    Raises:
+        TypeError: for an unknown option (the message lists the valid ones) or a value of
+            the wrong type.
+        ValueError: for a value out of range, or a Spark Connect builder.
+        SparkVersionMismatchError: if pyspark is not the Spark version the jar was built for.
+        FileNotFoundError: if the jar cannot be found.
+        RuntimeError: if a SparkContext without the extension already runs in this process.
+    """
+    settings = {}
+    for name, value in options.items():
+        option = OPTIONS.get(name)
+        if option is None:
+            raise _unknown_option(name)
+        settings[option.key] = option.to_conf(value)
+
+    current: dict[str, Any] = dict(getattr(builder, "_options", {}) or {})
+    if "spark.remote" in current:
+        raise ValueError(
+            "configure() needs a classic SparkSession builder; with Spark Connect, start the "
+            "Connect server with --jars <spark-match-recognize jar> and "
+            f"--conf spark.sql.extensions={EXTENSIONS_CLASS} instead."
+        )
+
+    jar = jar_path()
+    check_spark_version(jar)
+    _check_running_context()
+
+    builder.config("spark.jars", _append(current.get("spark.jars"), jar))  # type: ignore[attr-defined]
+    builder.config(  # type: ignore[attr-defined]
+        "spark.sql.extensions", _append(current.get("spark.sql.extensions"), EXTENSIONS_CLASS)
+    )
+    for key, value in settings.items():
+        builder.config(key, value)  # type: ignore[attr-defined]
+    return builder
+
+
+def _document_options() -> None:
+    lines = [f"``{o.name}`` ({o.accepts}) sets ``{o.key}``. {o.doc}" for o in OPTIONS.values()]
+    indent = "\n" + " " * 12
+    if configure.__doc__:
+        configure.__doc__ = configure.__doc__.replace("<OPTIONS>", indent.join(lines))
+
+
+_document_options()

@@ -116,7 +116,7 @@ final class AutomatonMatcher(
   private def runFrom(from: Long, to: Long): Unit = {
     var p = from
     while (p <= to) {
-      if (p >= nextStart) attempts.addLast(newAttempt(p))
+      if (p >= nextStart && mayStartAt(p)) attempts.addLast(newAttempt(p))
       step(p)
       if (resolve() && spec.shareAcrossStarts) {
         attempts.clear()
@@ -154,6 +154,46 @@ final class AutomatonMatcher(
       }
     }
     attempts.clear()
+  }
+
+  // Variables a match can start with, when the pattern cannot match empty (else null).
+  private val startLabels: Array[Int] =
+    if (spec.canMatchEmpty) null else spec.startLabels.toArray
+
+  /**
+   * Whether a match can start at `pos`: some variable a match starts with accepts the row.
+   * At its first row a match has no history, so the answer depends on the row alone; rows
+   * where it is no are not given an attempt at all (most rows, for selective patterns).
+   */
+  private def mayStartAt(pos: Long): Boolean = {
+    if (startLabels == null) return true
+    val input = buffer.get(pos)
+    var i = 0
+    while (i < startLabels.length) {
+      if (holdsAtStart(startLabels(i), pos, input)) return true
+      i += 1
+    }
+    false
+  }
+
+  private val noLabels = new Array[LabelNode](labelCount)
+  private val noFirsts = Array.fill(labelCount)(-1L)
+
+  private def holdsAtStart(label: Int, pos: Long, input: InternalRow): Boolean = {
+    val predicate = predicates(label)
+    if (predicate == null) return true
+    if (cacheable(label)) {
+      if (cachePos != pos) { java.util.Arrays.fill(cache, 0.toByte); cachePos = pos }
+      val c = cache(label)
+      if (c != 0) return c == 1
+    }
+    val slots = defineSlots(label)
+    val result = if (slots == null) predicate.eval(input) else {
+      view.reset(pos, null, noLabels, noFirsts, matchCount + 1, label, pos)
+      predicate.eval(joined(input, slots.fill(view, view)))
+    }
+    if (cacheable(label)) cache(label) = if (result) 1 else 2
+    result
   }
 
   private def newAttempt(start: Long): Attempt = {
@@ -196,7 +236,7 @@ final class AutomatonMatcher(
     while (it2.hasNext) {
       val a = it2.next()
       if (!a.finished) {
-        val next = new ArrayList[MatchThread](a.threads.size())
+        val next = a.nextGeneration()
         val inWindow = withinWindow(a, pos, input)
         var i = 0
         while (i < a.threads.size()) {
@@ -216,7 +256,7 @@ final class AutomatonMatcher(
           }
           i += 1
         }
-        a.threads = next
+        a.swap()
         if (next.isEmpty) a.finished = true
       }
     }
@@ -255,7 +295,7 @@ final class AutomatonMatcher(
    * becomes the attempt's candidate and cuts every less preferred thread.
    */
   private def closure(a: Attempt, pos: Long, atEnd: Boolean): Unit = {
-    val out = new ArrayList[MatchThread]()
+    val out = a.nextGeneration()
     a.cut = false
     var i = 0
     while (i < a.threads.size() && !a.cut) {
@@ -303,7 +343,7 @@ final class AutomatonMatcher(
         }
       }
     }
-    a.threads = out
+    a.swap()
   }
 
   private def push(t: MatchThread, pc: Int, skip: Boolean): Unit = stack.push(t, pc, skip)
@@ -324,31 +364,35 @@ final class AutomatonMatcher(
   private def fingerprint(t: MatchThread): Array[Long] = {
     view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel, t.attempt.matchNumber,
       -1, -1L)
-    val out = new java.util.ArrayList[java.lang.Long]()
+    scratch.clear()
     var i = 0
     while (i < fingerprintSlots.length) {
       fingerprintSlots(i) match {
         case s: NavigationSlot =>
-          val vars = s.vars.map(_.toArray).orNull
+          val vars = fingerprintVars(i)
           var k = 0
           while (k <= s.logicalOffset) {
             val p = if (s.fromFirst) view.firstOf(vars, k) else view.lastOf(vars, k)
-            out.add(p)
-            if (s.readsClassifier) out.add(if (p < 0) -2L else view.labelAt(p + s.physicalOffset).toLong)
+            scratch.add(p)
+            if (s.readsClassifier) {
+              scratch.add(if (p < 0) -2L else view.labelAt(p + s.physicalOffset).toLong)
+            }
             k += 1
           }
-        case s: AggregateSlot =>
-          val vars = s.vars.map(_.toArray).orNull
-          out.add(-3L)
-          view.foreachRow(vars) { (p, l) => out.add(p); out.add(l.toLong) }
+        case _: AggregateSlot =>
+          scratch.add(-3L)
+          view.foreachRow(fingerprintVars(i)) { (p, l) => scratch.add(p); scratch.add(l.toLong) }
         case MatchNumberSlot =>
       }
       i += 1
     }
-    val arr = new Array[Long](out.size())
-    var j = 0
-    while (j < arr.length) { arr(j) = out.get(j); j += 1 }
-    arr
+    scratch.toArray
+  }
+  private val scratch = new LongBuffer
+  private val fingerprintVars: Array[Array[Int]] = fingerprintSlots.map {
+    case s: NavigationSlot => s.vars.map(_.toArray).orNull
+    case s: AggregateSlot => s.vars.map(_.toArray).orNull
+    case _ => null
   }
 
   private def withinWindow(a: Attempt, pos: Long, input: InternalRow): Boolean =
@@ -581,4 +625,17 @@ private final class ClosureStack {
     skip = skips(size)
     threads(size) = null
   }
+}
+
+/** A growable array of longs. */
+private final class LongBuffer {
+  private var values = new Array[Long](16)
+  private var size = 0
+  def clear(): Unit = size = 0
+  def add(v: Long): Unit = {
+    if (size == values.length) values = java.util.Arrays.copyOf(values, size * 2)
+    values(size) = v
+    size += 1
+  }
+  def toArray: Array[Long] = java.util.Arrays.copyOf(values, size)
 }

@@ -64,7 +64,18 @@ final class MatchThread(
 /** The search for a match starting at row `start`. */
 final class Attempt(val start: Long, val matchNumber: Long) {
   /** Threads waiting for the next row, in preference order. */
-  var threads: java.util.ArrayList[MatchThread] = new java.util.ArrayList[MatchThread]()
+  var threads: java.util.ArrayList[MatchThread] = new java.util.ArrayList[MatchThread](4)
+  /** A second list, reused to build the next generation of `threads`. */
+  private var spare: java.util.ArrayList[MatchThread] = new java.util.ArrayList[MatchThread](4)
+
+  /** An empty list for the next generation; `swap()` makes it current. */
+  def nextGeneration(): java.util.ArrayList[MatchThread] = { spare.clear(); spare }
+
+  def swap(): Unit = {
+    val t = threads
+    threads = spare
+    spare = t
+  }
   /** The most preferred complete match found so far, if any. */
   var candidate: MatchThread = _
   /** Set when a complete match cut the less preferred threads during this closure. */

@@ -41,6 +41,26 @@ final case class MatcherSpec(
   def labels: IndexedSeq[String] = program.labels
   def rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute
 
+  /** Can the pattern match without consuming a row? */
+  val canMatchEmpty: Boolean = AutomatonCompiler.canBeEmpty(options.pattern)
+
+  /** Labels of the MatchLabel instructions a match can begin with. */
+  val startLabels: Seq[Int] = {
+    import org.apache.spark.sql.matchrecognize.compile.Instruction._
+    val seen = scala.collection.mutable.Set.empty[Int]
+    val labels = scala.collection.mutable.LinkedHashSet.empty[Int]
+    def visit(pc: Int): Unit = if (seen.add(pc)) program.instructions(pc) match {
+      case MatchLabel(l) => labels += l
+      case Split(a, b) => visit(a); visit(b)
+      case Jump(t) => visit(t)
+      case LoopBack(_, head, exit) => visit(head); visit(exit)
+      case Done =>
+      case _ => visit(pc + 1)
+    }
+    visit(0)
+    labels.toSeq
+  }
+
   val historyDependent: Boolean = defines.exists(_.exists(!_.historyFree))
   val defineUsesMatchNumber: Boolean = defines.exists(_.exists(_.usesMatchNumber))
 

@@ -26,7 +26,7 @@ final case class NavigationSlot(
     isFinal: Boolean,
     rowExpr: Expression) extends Slot {
   def dataType: DataType = rowExpr.dataType
-  def readsClassifier: Boolean =
+  @transient lazy val readsClassifier: Boolean =
     rowExpr.exists { case a: AttributeReference => a.name == SlotBinder.ClassifierName; case _ => false }
 }
 
@@ -133,6 +133,12 @@ final class SlotEvaluator(
     case _ => null
   }.toArray
   private val kinds: Array[Slot] = slots.toArray
+  // Only expressions that read CLASSIFIER() need the label of their row (a walk back
+  // through the match for a match in progress).
+  private val readsLabel: Array[Boolean] = slots.map {
+    case s: NavigationSlot => s.readsClassifier
+    case _ => false
+  }.toArray
 
   def isEmpty: Boolean = n == 0
 
@@ -144,7 +150,8 @@ final class SlotEvaluator(
     var i = 0
     while (i < n) {
       row.update(i, kinds(i) match {
-        case s: NavigationSlot => navigate(s, navExprs(i), navVars(i), if (s.isFinal) whole else view)
+        case s: NavigationSlot =>
+          navigate(s, navExprs(i), navVars(i), readsLabel(i), if (s.isFinal) whole else view)
         case s: AggregateSlot => aggregate(runners(i), navVars(i), if (s.isFinal) whole else view)
         case MatchNumberSlot => view.matchNumber
       })
@@ -158,7 +165,8 @@ final class SlotEvaluator(
     var i = 0
     while (i < n) {
       row.update(i, kinds(i) match {
-        case s: NavigationSlot => navigate(s, navExprs(i), navVars(i), if (s.isFinal) whole else view)
+        case s: NavigationSlot =>
+          navigate(s, navExprs(i), navVars(i), readsLabel(i), if (s.isFinal) whole else view)
         case _: AggregateSlot => aggregates(i)
         case MatchNumberSlot => view.matchNumber
       })
@@ -171,13 +179,14 @@ final class SlotEvaluator(
   def slotVars: Array[Array[Int]] = navVars
   def aggregateRunners: Array[AggregateRunner] = runners
 
-  private def navigate(s: NavigationSlot, expr: Expression, vars: Array[Int], view: MatchView): Any = {
+  private def navigate(s: NavigationSlot, expr: Expression, vars: Array[Int], label: Boolean,
+      view: MatchView): Any = {
     val target = if (s.fromFirst) view.firstOf(vars, s.logicalOffset) else view.lastOf(vars, s.logicalOffset)
     if (target < 0) return null
     val pos = target + s.physicalOffset
     val input = buffer.get(pos)
     if (input == null) return null
-    expr.eval(joined(input, classifier(view.labelAt(pos))))
+    expr.eval(joined(input, classifier(if (label) view.labelAt(pos) else -1)))
   }
 
   private def aggregate(runner: AggregateRunner, vars: Array[Int], view: MatchView): Any = {

@@ -1,0 +1,82 @@
+"""Shared pieces of the benchmarks: sessions, timing protocol, data caching, reporting.
+
+Protocol (DESIGN §4): both sides run side by side in one process on the same data; each
+figure is the median of 3 warm runs (after one untimed warm-up) writing to Spark's `noop`
+sink (count-only: nothing is materialized); both sides' row counts are checked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(os.environ.get("SMR_BENCH_DATA", ROOT / "bench" / "data"))
+sys.path.insert(0, str(ROOT / "python"))
+
+
+def session(app: str, driver_memory: str = "8g", cores: int = 2, extra: dict | None = None):
+    """A local session with the extension; memory settings must be applied before the JVM
+    starts, so each benchmark runs in its own process."""
+    from pyspark.sql import SparkSession
+
+    from spark_match_recognize import configure
+
+    builder = (
+        SparkSession.builder.master(f"local[{cores}]")
+        .appName(app)
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", str(cores * 4))
+        .config("spark.local.dir", str(DATA / "spark-tmp"))
+    )
+    for k, v in (extra or {}).items():
+        builder = builder.config(k, v)
+    spark = configure(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def timed(spark, sql: str, runs: int = 3) -> tuple[float, list[float]]:
+    """Median wall time of `runs` warm runs of `sql` into the noop sink (plus one warm-up)."""
+    df = spark.sql(sql)
+    df.write.format("noop").mode("overwrite").save()  # warm-up
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        spark.sql(sql).write.format("noop").mode("overwrite").save()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times
+
+
+def count(spark, sql: str) -> int:
+    return spark.sql(f"SELECT count(*) AS n FROM ({sql})").collect()[0][0]
+
+
+def cached_parquet(spark, name: str, generate_sql: str) -> str:
+    """Writes the data once (keyed by name) and returns a view over it."""
+    path = DATA / name
+    if not (path / "_SUCCESS").exists():
+        print(f"[bench] generating {name} ...", flush=True)
+        spark.sql(generate_sql).write.mode("overwrite").parquet(str(path))
+    view = name.replace("-", "_")
+    spark.read.parquet(str(path)).createOrReplaceTempView(view)
+    return view
+
+
+def report(title: str, rows: list[dict], out: str | None = None) -> None:
+    print(f"\n== {title} ==")
+    if rows:
+        keys = list(rows[0].keys())
+        widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
+        print("  ".join(k.ljust(widths[k]) for k in keys))
+        for r in rows:
+            print("  ".join(str(r[k]).ljust(widths[k]) for k in keys))
+    if out:
+        Path(out).write_text(json.dumps(rows, indent=2))

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.execution
 
-import java.util.{ArrayDeque, ArrayList, BitSet, HashSet}
+import java.util.{ArrayDeque, HashSet}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BasePredicate, JoinedRow, Predicate}
@@ -67,7 +67,10 @@ final class AutomatonMatcher(
 
   // Scratch structures of the closure.
   private val stack = new ClosureStack
-  private val visitedSimple = new BitSet()
+  // Visited (program position, parked-to-skip) pairs of the current step: a pair is visited
+  // when its stamp equals the step's stamp, so starting a step clears them all at once.
+  private val visitedStamp = new Array[Int](spec.program.size * 2)
+  private var stamp = 0
   private val visitedKeys = new HashSet[StateKey]()
 
   private var totalMatches = 0L
@@ -178,6 +181,7 @@ final class AutomatonMatcher(
 
   private val noLabels = new Array[LabelNode](labelCount)
   private val noFirsts = Array.fill(labelCount)(-1L)
+  private val noRegisters = Array.fill(registerCount)(-1L)
 
   private def holdsAtStart(label: Int, pos: Long, input: InternalRow): Boolean = {
     val predicate = predicates(label)
@@ -198,16 +202,17 @@ final class AutomatonMatcher(
 
   private def newAttempt(start: Long): Attempt = {
     val a = new Attempt(start, matchCount + 1)
-    val t = new MatchThread(a, 0, null, new Array[LabelNode](labelCount),
-      Array.fill(labelCount)(-1L), Array.fill(registerCount)(-1L), 0, skipping = false,
+    // The arrays are shared: threads copy them before writing.
+    val t = new MatchThread(a, 0, null, noLabels, noFirsts, noRegisters, 0, skipping = false,
       afterSkip = false)
     a.threads.add(t)
     a
   }
 
   private def beginStep(): Unit = {
-    visitedSimple.clear()
-    visitedKeys.clear()
+    stamp += 1
+    if (stamp == Int.MaxValue) { java.util.Arrays.fill(visitedStamp, 0); stamp = 1 }
+    if (!visitedKeys.isEmpty) visitedKeys.clear()
   }
 
   /** Closure at `pos`, then every waiting thread is offered the row at `pos`. */
@@ -350,8 +355,8 @@ final class AutomatonMatcher(
 
   private def firstVisit(t: MatchThread, pc: Int, skip: Boolean, a: Attempt): Boolean = {
     if (simpleKeys) {
-      val bit = pc * 2 + (if (skip) 1 else 0)
-      if (visitedSimple.get(bit)) false else { visitedSimple.set(bit); true }
+      val slot = pc * 2 + (if (skip) 1 else 0)
+      if (visitedStamp(slot) == stamp) false else { visitedStamp(slot) = stamp; true }
     } else {
       if (keyedByHistory && t.fingerprint == null) t.fingerprint = fingerprint(t)
       val start = if (spec.shareAcrossStarts) -1L else a.start

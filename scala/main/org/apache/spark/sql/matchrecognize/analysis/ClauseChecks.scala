@@ -3,9 +3,10 @@ package org.apache.spark.sql.matchrecognize.analysis
 import java.util.Locale
 
 import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.matchrecognize.plans.SelectionStrategy._
 
@@ -109,6 +110,17 @@ object ClauseChecks {
     }
     node.measures.foreach(visit(_, isDefine = false))
     node.defines.foreach(visit(_, isDefine = true))
+    // Subqueries in DEFINE run inside the matcher, which cannot give them the match.
+    node.defines.foreach(_.foreach {
+      case s: SubqueryExpression =>
+        s.plan.foreach(_.expressions.foreach(_.foreach {
+          case m if HiddenMeasures.isPatternExpression(m) =>
+            throw MatchRecognizeErrors.unsupported(
+              s"a subquery in DEFINE that refers to the match (${m.sql} in ${s.sql})")
+          case _ =>
+        }))
+      case _ =>
+    })
   }
 
   def upper(s: String): String = s.toUpperCase(Locale.ROOT)

@@ -3,11 +3,12 @@ package org.apache.spark.sql.matchrecognize.analysis
 import java.util.Locale
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression, RowOrdering, SortOrder, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Exists, Expression, ListQuery, NamedExpression, RowOrdering, SortOrder, SubqueryExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{BooleanType, DateType, TimestampNTZType, TimestampType}
 
@@ -23,7 +24,13 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case u: UnresolvedMatchRecognize if u.childrenResolved =>
       ClauseChecks.check(u, conf.resolver)
-      if (u.expressions.forall(_.resolved)) resolve(u) else u
+      val subqueries = new MeasureSubqueries(session, u)
+      if (u.liftedMeasures.isEmpty && subqueries.needed) {
+        val (node, lifted) = subqueries.lift()
+        node.copy(liftedMeasures = lifted, hiddenMeasures = subqueries.inputColumnCount)
+      } else if (u.expressions.forall(_.resolved)) {
+        resolve(u)
+      } else u
   }
 
   private def resolve(u: UnresolvedMatchRecognize): LogicalPlan = {
@@ -87,8 +94,18 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
     if (o.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
       throw MatchRecognizeErrors.unsupported("SKIP TILL ANY MATCH")
     }
-    MatchRecognize(partitionBy, orderBy, measures, measureOutput, defines, o,
+    val node = MatchRecognize(partitionBy, orderBy, measures, measureOutput, defines, o,
       extra.map(_.toAttribute).toSeq, child)
+    if (u.liftedMeasures.isEmpty) node
+    else {
+      // Measures with match-dependent subqueries are computed above the node, over its
+      // hidden measures, which the projection then leaves out.
+      val visible = measureOutput.zip(u.measures)
+        .filterNot { case (_, m) => HiddenMeasures.isHidden(m.name) }
+        .dropRight(u.hiddenMeasures).map(_._1).toBuffer[NamedExpression]
+      u.liftedMeasures.sortBy(_._1).foreach { case (i, m) => visible.insert(i, m) }
+      Project(node.layout(visible.toSeq), node)
+    }
   }
 
   private def checkKey(e: Expression): Unit = {
@@ -110,8 +127,13 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
         s"DEFINE and MEASURES must be deterministic, but ${e.sql} is not.")
     }
     e.foreach {
-      case s: SubqueryExpression =>
-        throw MatchRecognizeErrors.unsupported(s"a subquery in MEASURES or DEFINE (${s.sql})")
+      case s @ (_: ListQuery | _: Exists) =>
+        throw MatchRecognizeErrors.unsupported(
+          s"an IN or EXISTS subquery in DEFINE (${s.sql}); use a scalar subquery instead")
+      case s: SubqueryExpression if s.isCorrelated =>
+        // (MEASURES subqueries that depend on the match were lifted above the node.)
+        throw MatchRecognizeErrors.unsupported(
+          s"a subquery in DEFINE that refers to the input or to pattern variables (${s.sql})")
       case _ =>
     }
   }

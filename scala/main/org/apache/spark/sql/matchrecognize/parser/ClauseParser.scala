@@ -62,7 +62,9 @@ final class ClauseParser(
     } else Nil
     val measures = if (atWord("MEASURES")) {
       i += 1
-      items("MEASURES").map { case (s, e) => measure(exprs, s, e) }
+      val hidden = new HiddenMeasures
+      val visible = items("MEASURES").map { case (s, e) => hidden.fromSubqueries(measure(exprs, s, e)) }
+      visible ++ hidden.measures
     } else Nil
     val rowsPerMatch = parseRowsPerMatch()
     var afterMatchSkip: Option[AfterMatchSkip] = None

@@ -5,7 +5,7 @@ import java.util.Locale
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, SubqueryExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First, Last}
 import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
@@ -63,8 +63,9 @@ final class PatternExpressionParser(
   private def rewrite(
       e: Expression,
       semantics: mutable.Map[Int, Boolean],
-      marked: mutable.Set[Int]): Expression = {
-    def recurse(x: Expression): Expression = rewrite(x, semantics, marked)
+      marked: mutable.Set[Int],
+      inSubquery: Boolean = false): Expression = {
+    def recurse(x: Expression): Expression = rewrite(x, semantics, marked, inSubquery)
     val converted: Expression = CurrentOrigin.withOrigin(e.origin) {
       e match {
         case a @ UnresolvedAttribute(parts) if parts.size >= 2 &&
@@ -77,7 +78,9 @@ final class PatternExpressionParser(
         case f: UnresolvedFunction if f.nameParts.size == 1 =>
           val name = f.nameParts.head.toUpperCase(Locale.ROOT)
           NavigationFunction.fromName(name) match {
-            case Some(nav) =>
+            // Inside a subquery, FIRST/LAST/PREV/NEXT of the subquery's own columns are
+            // Spark's functions; they navigate the match only when they name a variable.
+            case Some(nav) if !inSubquery || namesVariable(f) =>
               if (f.arguments.isEmpty || f.arguments.size > 2 || f.isDistinct) {
                 fail(e, s"$name takes an expression and an optional offset")
               }
@@ -91,7 +94,8 @@ final class PatternExpressionParser(
             case None => f.mapChildren(recurse)
           }
 
-        case AggregateExpression(agg @ (_: First | _: Last), _, _, _, _) =>
+        case AggregateExpression(agg @ (_: First | _: Last), _, _, _, _)
+            if !inSubquery || namesVariable(agg) =>
           val (nav, child, ignoreNulls) = agg match {
             case First(c, ig) => (NavigationFunction.First, c, ig)
             case Last(c, ig) => (NavigationFunction.Last, c, ig)
@@ -100,6 +104,13 @@ final class PatternExpressionParser(
             fail(e, s"${nav.name} in MATCH_RECOGNIZE is row navigation and takes no IGNORE NULLS")
           }
           NavigationCall(nav, recurse(child), Literal(0))
+
+        case s: SubqueryExpression =>
+          // Pattern references inside a subquery become markers too; the clause parser
+          // turns them into hidden measures the subquery reads as outer references.
+          s.withNewPlan(s.plan.transformUp { case p =>
+            p.mapExpressions(x => rewrite(x, semantics, marked, inSubquery = true))
+          })
 
         case other => other.mapChildren(recurse)
       }
@@ -110,6 +121,13 @@ final class PatternExpressionParser(
         CurrentOrigin.withOrigin(e.origin)(SemanticsMarker(converted, isFinal))
       case None => converted
     }
+  }
+
+  /** Does `e` refer to a pattern variable (`v.col`, `v.*`)? */
+  private def namesVariable(e: Expression): Boolean = e.exists {
+    case a @ UnresolvedAttribute(parts) => parts.size >= 2 && variables.lookup(parts.head, startOf(a)).isDefined
+    case s @ UnresolvedStar(Some(Seq(q))) => variables.lookup(q, startOf(s)).isDefined
+    case _ => false
   }
 
   private def isFunctionCall(e: Expression): Boolean = e match {

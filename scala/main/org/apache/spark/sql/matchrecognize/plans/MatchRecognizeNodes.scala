@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.plans
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeSet, Expression, NamedExpression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 
 /**
@@ -15,7 +15,15 @@ final case class UnresolvedMatchRecognize(
     measures: Seq[NamedExpression],
     defines: Seq[Expression],
     options: MatchRecognizeOptions,
-    child: LogicalPlan) extends UnaryNode {
+    child: LogicalPlan,
+    /**
+     * Measures with subqueries that depend on the match, computed by a projection above
+     * the node (keyed by their position among the measures); the hidden measures they read
+     * are named with `HiddenMeasures.Prefix`, except the last `hiddenMeasures` ones, which
+     * carry the names of input columns. Not expressions of this node.
+     */
+    liftedMeasures: Seq[(Int, Alias)] = Nil,
+    hiddenMeasures: Int = 0) extends UnaryNode {
 
   override def output: Seq[Attribute] = Nil
   override lazy val resolved: Boolean = false
@@ -55,13 +63,17 @@ final case class MatchRecognize(
     orderBy.map(_.child).collect { case a: Attribute if !seen.contains(a) => a }.distinct
   }
 
-  override def output: Seq[Attribute] = options.rowsPerMatch match {
-    case RowsPerMatch.OneRow => partitionBy ++ measureOutput
-    case _ =>
-      val keys = partitionBy ++ orderAttributes
-      val keySet = AttributeSet(keys ++ hiddenInput)
-      keys ++ measureOutput ++ child.output.filterNot(keySet.contains)
-  }
+  override def output: Seq[Attribute] = layout(measureOutput).map(_.toAttribute)
+
+  /** The standard's column layout with the given measure columns. */
+  def layout(measureColumns: Seq[NamedExpression]): Seq[NamedExpression] =
+    options.rowsPerMatch match {
+      case RowsPerMatch.OneRow => partitionBy ++ measureColumns
+      case _ =>
+        val keys = partitionBy ++ orderAttributes
+        val keySet = AttributeSet(keys ++ hiddenInput)
+        keys ++ measureColumns ++ child.output.filterNot(keySet.contains)
+    }
 
   override def producedAttributes: AttributeSet = AttributeSet(measureOutput)
 

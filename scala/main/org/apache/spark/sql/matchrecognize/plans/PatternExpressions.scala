@@ -18,7 +18,14 @@ final case class VariableScope(variable: String, child: Expression)
     extends UnaryExpression with Unevaluable {
   override def dataType: DataType = child.dataType
   override def nullable: Boolean = true
-  override def sql: String = s"${RowPattern.quoteIfNeeded(variable)}.${child.sql}"
+  override def sql: String = {
+    val column = child match {
+      case a: org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute => a.nameParts.mkString(".")
+      case a: org.apache.spark.sql.catalyst.expressions.Attribute => a.name
+      case other => other.sql
+    }
+    s"${RowPattern.quoteIfNeeded(variable)}.$column"
+  }
   override def toString: String = sql
   override protected def withNewChildInternal(newChild: Expression): VariableScope =
     copy(child = newChild)

@@ -52,13 +52,16 @@ def queries(view: str) -> dict[str, str]:
     }
 
 
-def run_suite(spark, rows: int, partitions: int, label: str) -> list[dict]:
+PATTERNS = ("v_shape", "selective_seq", "all_rows")
+
+
+def run_suite(spark, rows: int, partitions: int, label: str, names=PATTERNS) -> list[dict]:
     view = cached_parquet(spark, f"std-{rows}-{partitions}", generate_sql(rows, partitions))
     qs = queries(view)
     floor, _ = timed(spark, qs["floor"])
     results = [{"data": label, "query": "floor (LAG)", "seconds": round(floor, 2), "ratio": 1.0,
                 "out rows": 1}]
-    for name in ("v_shape", "selective_seq", "all_rows"):
+    for name in names:
         t, _ = timed(spark, qs[name])
         results.append({"data": label, "query": name, "seconds": round(t, 2),
                         "ratio": round(t / floor, 2), "out rows": count(spark, qs[name])})
@@ -71,6 +74,10 @@ def main() -> None:
     p.add_argument("--growth", action="store_true", help="1x vs 10x the time span, same density")
     p.add_argument("--big", action="store_true", help="V shape over one 50M-row partition, 2 GB")
     p.add_argument("--json", help="write the figures to this file")
+    p.add_argument("--only", nargs="*", choices=PATTERNS, default=list(PATTERNS),
+                   help="pattern queries to run (default: all)")
+    p.add_argument("--partitions", nargs="*", type=int, default=[1000, 1],
+                   help="partition counts to run (default: 1000 1)")
     a = p.parse_args()
     if a.big:
         spark = session("bench-big", driver_memory="2g")
@@ -91,8 +98,9 @@ def main() -> None:
                          "growth": round(y["seconds"] / x["seconds"], 2)})
         report("Growth: 10x the time span at the same density", rows, a.json)
         return
-    results = run_suite(spark, a.rows, 1000, f"{a.rows:,} rows / 1000 partitions")
-    results += run_suite(spark, a.rows, 1, f"{a.rows:,} rows / 1 partition")
+    results = []
+    for n in a.partitions:
+        results += run_suite(spark, a.rows, n, f"{a.rows:,} rows / {n} partition(s)", a.only)
     report("Standard semantics vs the floor (median of 3 warm runs, noop sink)", results, a.json)
 
 

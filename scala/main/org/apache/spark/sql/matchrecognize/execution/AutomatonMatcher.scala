@@ -48,6 +48,20 @@ final class AutomatonMatcher(
       new SlotEvaluator(d.slots, spec.rowAttributes, spec.labels, buffer)
     case _ => null
   }.toArray
+  // Conditions over the tested row and its neighbours only: one generated predicate over
+  // those rows side by side, no slots.
+  private val neighbourPredicates: Array[BasePredicate] = spec.defines.map {
+    case Some(d) if d.neighbourCondition.isDefined =>
+      val p = Predicate.create(d.neighbourCondition.get, Nil)
+      p.initialize(partitionIndex)
+      p
+    case _ => null
+  }.toArray
+  private val neighbourRows: Array[NeighbourRows] = spec.defines.map {
+    case Some(d) if d.neighbourCondition.isDefined =>
+      new NeighbourRows(d.neighbours.toArray, spec.inputAttributes.length, buffer)
+    case _ => null
+  }.toArray
   private val cacheable: Array[Boolean] = spec.defines.map(_.forall(d => d.historyFree &&
     !d.usesMatchNumber)).toArray
   private val cache = new Array[Byte](labelCount) // 0 unknown, 1 true, 2 false
@@ -79,18 +93,28 @@ final class AutomatonMatcher(
   /** Matches found in every partition this matcher has run over. */
   def matches: Long = totalMatches
 
-  /** The oldest row any attempt may still read (before look-behind). */
-  def oldestNeeded: Long = if (attempts.isEmpty) nextStart else math.min(nextStart, attempts.peekFirst().start)
+  /** Rows before this one have been offered to the automaton. */
+  private var processedUpTo = 0L
+
+  /**
+   * The oldest row any attempt may still read (before look-behind): without live attempts,
+   * no later attempt can start before the next unprocessed row.
+   */
+  def oldestNeeded: Long =
+    if (attempts.isEmpty) math.max(nextStart, if (sequential) nextStart else processedUpTo)
+    else math.min(nextStart, attempts.peekFirst().start)
 
   def reset(): Unit = {
-    attempts.clear()
+    clearAttempts()
     nextStart = 0
+    processedUpTo = 0
     matchCount = 0
     cachePos = -1
   }
 
   /** Offers the row at `pos` (already in the buffer) to the automaton. */
   def process(pos: Long): Unit = {
+    processedUpTo = pos + 1
     if (!sequential) runFrom(pos, pos)
     else {
       var p = pos
@@ -122,7 +146,7 @@ final class AutomatonMatcher(
       if (p >= nextStart && mayStartAt(p)) attempts.addLast(newAttempt(p))
       step(p)
       if (resolve() && spec.shareAcrossStarts) {
-        attempts.clear()
+        clearAttempts()
         p = nextStart
       } else p += 1
     }
@@ -151,12 +175,12 @@ final class AutomatonMatcher(
         while (p < end && !attempts.isEmpty) { step(p); resolve(); p += 1 }
         more = true
       } else if (matched && spec.shareAcrossStarts && nextStart < end) {
-        attempts.clear()
+        clearAttempts()
         runFrom(nextStart, end - 1)
         more = true
       }
     }
-    attempts.clear()
+    clearAttempts()
   }
 
   // Variables a match can start with, when the pattern cannot match empty (else null).
@@ -192,7 +216,9 @@ final class AutomatonMatcher(
       if (c != 0) return c == 1
     }
     val slots = defineSlots(label)
-    val result = if (slots == null) predicate.eval(input) else {
+    val result = if (neighbourPredicates(label) != null) {
+      neighbourPredicates(label).eval(neighbourRows(label).at(pos, input))
+    } else if (slots == null) predicate.eval(input) else {
       view.reset(pos, null, noLabels, noFirsts, matchCount + 1, label, pos)
       predicate.eval(joined(input, slots.fill(view, view)))
     }
@@ -200,8 +226,31 @@ final class AutomatonMatcher(
     result
   }
 
+  // DEFINE conditions that navigate by variable need each thread's first/last row per label.
+  private val trackLabels: Boolean = spec.defines.exists(_.exists(_.slots.exists {
+    case s: NavigationSlot => s.vars.isDefined
+    case s: AggregateSlot => s.vars.isDefined
+    case _ => false
+  }))
+
+  // Decided attempts are reused (with their thread lists), so starting one allocates little.
+  private val pool = new java.util.ArrayDeque[Attempt]()
+
+  private def recycle(a: Attempt): Unit = if (pool.size() < 64) {
+    a.reset(-1, 0)
+    pool.push(a)
+  }
+
+  private def clearAttempts(): Unit = {
+    while (!attempts.isEmpty) recycle(attempts.removeFirst())
+  }
+
   private def newAttempt(start: Long): Attempt = {
-    val a = new Attempt(start, matchCount + 1)
+    val a = if (pool.isEmpty) new Attempt(start, matchCount + 1) else {
+      val reused = pool.pop()
+      reused.reset(start, matchCount + 1)
+      reused
+    }
     // The arrays are shared: threads copy them before writing.
     val t = new MatchThread(a, 0, null, noLabels, noFirsts, noRegisters, 0, skipping = false,
       afterSkip = false)
@@ -211,7 +260,11 @@ final class AutomatonMatcher(
 
   private def beginStep(): Unit = {
     stamp += 1
-    if (stamp == Int.MaxValue) { java.util.Arrays.fill(visitedStamp, 0); stamp = 1 }
+    if (stamp == Int.MaxValue) {
+      java.util.Arrays.fill(visitedStamp, 0)
+      java.util.Arrays.fill(collisionStamp, 0)
+      stamp = 1
+    }
     if (!visitedKeys.isEmpty) visitedKeys.clear()
   }
 
@@ -237,6 +290,7 @@ final class AutomatonMatcher(
           "conditions.")
     }
     val input = buffer.get(pos)
+    var someDied = false
     val it2 = attempts.iterator()
     while (it2.hasNext) {
       val a = it2.next()
@@ -253,7 +307,7 @@ final class AutomatonMatcher(
             } else {
               val label = program(t.pc).asInstanceOf[MatchLabel].label
               if (holds(label, t, pos, input)) {
-                t.consume(pos, label)
+                t.consume(pos, label, trackLabels)
                 t.pc += 1
                 next.add(t)
               }
@@ -262,10 +316,13 @@ final class AutomatonMatcher(
           i += 1
         }
         a.swap()
-        if (next.isEmpty) a.finished = true
+        if (next.isEmpty) {
+          a.finished = true
+          if (a.candidate == null) someDied = true
+        }
       }
     }
-    dropDeadAttempts()
+    if (someDied) dropDeadAttempts()
   }
 
   /**
@@ -283,14 +340,13 @@ final class AutomatonMatcher(
       dead = a.finished && a.candidate == null && (a ne head)
     }
     if (dead) {
-      val keep = new java.util.ArrayList[Attempt](attempts.size())
-      val all = attempts.iterator()
-      while (all.hasNext) {
-        val a = all.next()
-        if (!(a.finished && a.candidate == null && (a ne head))) keep.add(a)
+      val n = attempts.size()
+      var i = 0
+      while (i < n) { // rotate once, keeping the live attempts in order
+        val a = attempts.removeFirst()
+        if (a.finished && a.candidate == null && (a ne head)) recycle(a) else attempts.addLast(a)
+        i += 1
       }
-      attempts.clear()
-      attempts.addAll(keep)
     }
   }
 
@@ -353,16 +409,37 @@ final class AutomatonMatcher(
 
   private def push(t: MatchThread, pc: Int, skip: Boolean): Unit = stack.push(t, pc, skip)
 
+  /**
+   * Is this the first thread of the step in its [[StateKey]]? A program position reached
+   * once needs no key at all; only when a second thread reaches it are the keys of both
+   * built (the first one's from what it had at its visit: registers are copied on write,
+   * and the fingerprint does not change within a step).
+   */
   private def firstVisit(t: MatchThread, pc: Int, skip: Boolean, a: Attempt): Boolean = {
-    if (simpleKeys) {
-      val slot = pc * 2 + (if (skip) 1 else 0)
-      if (visitedStamp(slot) == stamp) false else { visitedStamp(slot) = stamp; true }
+    val slot = pc * 2 + (if (skip) 1 else 0)
+    if (visitedStamp(slot) != stamp) {
+      visitedStamp(slot) = stamp
+      if (!simpleKeys) { firstThread(slot) = t; firstRegisters(slot) = t.registers }
+      true
+    } else if (simpleKeys) {
+      false
     } else {
-      if (keyedByHistory && t.fingerprint == null) t.fingerprint = fingerprint(t)
-      val start = if (spec.shareAcrossStarts) -1L else a.start
-      visitedKeys.add(new StateKey(pc, skip, start,
-        if (registerCount == 0) null else t.registers, t.fingerprint))
+      if (collisionStamp(slot) != stamp) {
+        collisionStamp(slot) = stamp
+        visitedKeys.add(stateKey(firstThread(slot), firstRegisters(slot), pc, skip))
+      }
+      visitedKeys.add(stateKey(t, t.registers, pc, skip))
     }
+  }
+
+  private val firstThread = new Array[MatchThread](spec.program.size * 2)
+  private val firstRegisters = new Array[Array[Long]](spec.program.size * 2)
+  private val collisionStamp = new Array[Int](spec.program.size * 2)
+
+  private def stateKey(t: MatchThread, registers: Array[Long], pc: Int, skip: Boolean): StateKey = {
+    if (keyedByHistory && t.fingerprint == null) t.fingerprint = fingerprint(t)
+    val start = if (spec.shareAcrossStarts) -1L else t.attempt.start
+    new StateKey(pc, skip, start, if (registerCount == 0) null else registers, t.fingerprint)
   }
 
   /** Positions (and labels) of the rows that history-dependent DEFINE slots would read. */
@@ -424,7 +501,9 @@ final class AutomatonMatcher(
       if (c != 0) return c == 1
     }
     val slots = defineSlots(label)
-    val result = if (slots == null) predicate.eval(input) else {
+    val result = if (neighbourPredicates(label) != null) {
+      neighbourPredicates(label).eval(neighbourRows(label).at(pos, input))
+    } else if (slots == null) predicate.eval(input) else {
       view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel, t.attempt.matchNumber,
         label, pos)
       predicate.eval(joined(input, slots.fill(view, view)))
@@ -441,18 +520,20 @@ final class AutomatonMatcher(
     while (!attempts.isEmpty) {
       val a = attempts.peekFirst()
       if (a.start < nextStart) {
-        attempts.removeFirst()
+        recycle(attempts.removeFirst())
       } else if (a.finished) {
         attempts.removeFirst()
         if (a.candidate != null) {
           matchCount += 1
           totalMatches += 1
           val m = complete(a.candidate, matchCount)
-          nextStart = if (m.isEmpty) a.start + 1 else skipTarget(m)
+          recycle(a)
+          nextStart = if (m.isEmpty) m.start + 1 else skipTarget(m)
           onMatch(m)
           if (spec.shareAcrossStarts) return true
         } else {
           nextStart = a.start + 1
+          recycle(a)
         }
       } else return false
     }
@@ -643,4 +724,24 @@ private final class LongBuffer {
     size += 1
   }
   def toArray: Array[Long] = java.util.Arrays.copyOf(values, size)
+}
+
+/**
+ * The tested row and its neighbours at fixed distances, side by side in one row (a chain
+ * of JoinedRows); a neighbour outside the partition reads as all NULLs.
+ */
+private final class NeighbourRows(offsets: Array[Int], width: Int, buffer: RowBuffer) {
+  private val nulls = new org.apache.spark.sql.catalyst.expressions.GenericInternalRow(width)
+  private val joins = Array.fill(math.max(0, offsets.length - 1))(new JoinedRow)
+
+  def at(pos: Long, current: InternalRow): InternalRow = {
+    var row: InternalRow = current
+    var i = 1
+    while (i < offsets.length) {
+      val neighbour = buffer.get(pos + offsets(i))
+      row = joins(i - 1)(row, if (neighbour == null) nulls else neighbour)
+      i += 1
+    }
+    row
+  }
 }

@@ -32,14 +32,22 @@ final class MatchThread(
 
   def length: Int = if (head == null) 0 else head.length
 
-  def consume(pos: Long, label: Int): Unit = {
-    val node = new LabelNode(pos, label, exclusion > 0, head, lastByLabel(label))
-    head = node
-    lastByLabel = lastByLabel.clone()
-    lastByLabel(label) = node
-    if (firstByLabel(label) < 0) {
-      firstByLabel = firstByLabel.clone()
-      firstByLabel(label) = pos
+  /**
+   * Maps the row at `pos` to `label`. With `track`, the per-label first and last rows are
+   * kept up to date (needed only when DEFINE conditions navigate by variable).
+   */
+  def consume(pos: Long, label: Int, track: Boolean): Unit = {
+    if (track) {
+      val node = new LabelNode(pos, label, exclusion > 0, head, lastByLabel(label))
+      head = node
+      lastByLabel = lastByLabel.clone()
+      lastByLabel(label) = node
+      if (firstByLabel(label) < 0) {
+        firstByLabel = firstByLabel.clone()
+        firstByLabel(label) = pos
+      }
+    } else {
+      head = new LabelNode(pos, label, exclusion > 0, head, null)
     }
     afterSkip = false
     skipping = false
@@ -61,8 +69,8 @@ final class MatchThread(
   }
 }
 
-/** The search for a match starting at row `start`. */
-final class Attempt(val start: Long, val matchNumber: Long) {
+/** The search for a match starting at row `start`; reused once it is decided. */
+final class Attempt(var start: Long, var matchNumber: Long) {
   /** Threads waiting for the next row, in preference order. */
   var threads: java.util.ArrayList[MatchThread] = new java.util.ArrayList[MatchThread](4)
   /** A second list, reused to build the next generation of `threads`. */
@@ -81,6 +89,16 @@ final class Attempt(val start: Long, val matchNumber: Long) {
   /** Set when a complete match cut the less preferred threads during this closure. */
   var cut: Boolean = false
   var finished: Boolean = false
+
+  def reset(newStart: Long, newMatchNumber: Long): Unit = {
+    start = newStart
+    matchNumber = newMatchNumber
+    threads.clear()
+    spare.clear()
+    candidate = null
+    cut = false
+    finished = false
+  }
 }
 
 /**

@@ -33,6 +33,13 @@ trait MatchView {
   def labelAt(pos: Long): Int
   /** Calls `f(pos, label)` for each row of `vars` from the start up to current, in order. */
   def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit
+
+  /** The number of rows of `vars` from the start up to current. */
+  def countRows(vars: Array[Int]): Long = {
+    var n = 0L
+    foreachRow(vars)((_, _) => n += 1)
+    n
+  }
 }
 
 object MatchView {
@@ -147,6 +154,18 @@ final class CompletedMatch(
       val l = labels(off)
       if (vars == null || (l >= 0 && MatchView.inSet(vars, l))) f(start + off, l)
       off += 1
+    }
+  }
+
+  override def countRows(vars: Array[Int]): Long = {
+    if (cur < start) 0L
+    else if (vars == null) cur - start + 1
+    else {
+      val curOff = (cur - start).toInt
+      var n = 0L
+      var i = 0
+      while (i < vars.length) { n += countUpTo(vars(i), curOff); i += 1 }
+      n
     }
   }
 

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.execution
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, Literal, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, Literal, NamedExpression, SortOrder}
 import org.apache.spark.sql.matchrecognize.compile.{AutomatonCompiler, Program}
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{DataType, DateType, StringType}
@@ -12,7 +12,14 @@ final case class DefineSpec(
     slots: Seq[Slot],
     /** True when the value depends only on the row being tested (and its neighbours). */
     historyFree: Boolean,
-    usesMatchNumber: Boolean)
+    usesMatchNumber: Boolean,
+    /**
+     * For conditions that read only the tested row and rows at fixed distances from it
+     * (`price < PREV(price)`): the same condition over those rows side by side, in the
+     * order of `neighbours` (the distances; 0 = the tested row, listed first).
+     */
+    neighbourCondition: Option[Expression] = None,
+    neighbours: Seq[Int] = Seq(0))
 
 /**
  * Everything an executor needs to run MATCH_RECOGNIZE on a partition, compiled on the
@@ -154,8 +161,33 @@ object MatcherSpec {
       case MatchNumberSlot => true
       case _: AggregateSlot => false
     }
+    val neighbourhood = historyFree && binder.slots.forall {
+      case s: NavigationSlot => !s.readsClassifier
+      case _ => false
+    }
+    val (neighbourCondition, neighbours) =
+      if (!neighbourhood) (None, Seq(0))
+      else {
+        // One copy of the input columns per distance read, all nullable (outside the
+        // partition a neighbour is NULL).
+        val offsets = (0 +: binder.slots.collect { case s: NavigationSlot => s.physicalOffset }).distinct
+        val copies = offsets.map { k =>
+          k -> (if (k == 0) input else input.map(a => a.withExprId(NamedExpression.newExprId)
+            .withNullability(true)))
+        }.toMap
+        val rewritten = condition.transform {
+          case n: PatternNavigation if readsCurrentRow(n) =>
+            val copy = copies(n.physicalOffset)
+            n.child.transform {
+              case RowClassifier() => Literal(label, StringType)
+              case a: Attribute if input.exists(_.exprId == a.exprId) =>
+                copy(input.indexWhere(_.exprId == a.exprId))
+            }
+        }
+        (Some(BindReferences.bindReference(rewritten, offsets.flatMap(copies))), offsets)
+      }
     DefineSpec(binder.boundTo(bound), binder.slots, historyFree,
-      usesMatchNumber = binder.slots.contains(MatchNumberSlot))
+      usesMatchNumber = binder.slots.contains(MatchNumberSlot), neighbourCondition, neighbours)
   }
 
   /** In MEASURES the current row is the output row (ALL ROWS) or the last row (ONE ROW). */

@@ -128,6 +128,12 @@ final class SlotEvaluator(
     case s: AggregateSlot => s.vars.map(_.toArray).orNull
     case _ => null
   }.toArray
+  // count(*) / count(v.*): the number of rows, no aggregate needed.
+  private val countsRows: Array[Boolean] = slots.map {
+    case AggregateSlot(_, c: org.apache.spark.sql.catalyst.expressions.aggregate.Count, _) =>
+      c.children.forall(ch => ch.foldable && !ch.nullable)
+    case _ => false
+  }.toArray
   private val runners: Array[AggregateRunner] = slots.map {
     case s: AggregateSlot => AggregateRunner(s.function, rowAttributes)
     case _ => null
@@ -152,7 +158,9 @@ final class SlotEvaluator(
       row.update(i, kinds(i) match {
         case s: NavigationSlot =>
           navigate(s, navExprs(i), navVars(i), readsLabel(i), if (s.isFinal) whole else view)
-        case s: AggregateSlot => aggregate(runners(i), navVars(i), if (s.isFinal) whole else view)
+        case s: AggregateSlot =>
+          val v = if (s.isFinal) whole else view
+          if (countsRows(i)) v.countRows(navVars(i)) else aggregate(runners(i), navVars(i), v)
         case MatchNumberSlot => view.matchNumber
       })
       i += 1

@@ -34,7 +34,10 @@ final class RowBuffer(maxRows: Long, limitName: String) {
           "fewer rows (for example with WITHIN).")
     }
     if (count == rows.length) grow()
-    rows((head + count) % rows.length) = row.copy()
+    // Slots keep their row object once trimmed, and copyFrom reuses its memory when it is
+    // large enough: in a steady state appending allocates nothing.
+    val slot = (head + count) % rows.length
+    if (rows(slot) == null) rows(slot) = row.copy() else rows(slot).copyFrom(row)
     count += 1
     if (count > peak) peak = count
   }
@@ -47,7 +50,6 @@ final class RowBuffer(maxRows: Long, limitName: String) {
   /** Forgets every row before `pos`. */
   def trimBefore(pos: Long): Unit = {
     while (count > 0 && base < pos) {
-      rows(head) = null
       head = (head + 1) % rows.length
       count -= 1
       base += 1
@@ -56,7 +58,6 @@ final class RowBuffer(maxRows: Long, limitName: String) {
   }
 
   def clear(nextBase: Long = 0L): Unit = {
-    java.util.Arrays.fill(rows.asInstanceOf[Array[AnyRef]], null)
     head = 0
     count = 0
     base = nextBase
@@ -65,7 +66,7 @@ final class RowBuffer(maxRows: Long, limitName: String) {
   private def grow(): Unit = {
     val bigger = new Array[UnsafeRow](rows.length * 2)
     var i = 0
-    while (i < count) {
+    while (i < rows.length) { // the retained rows first, then the spare row objects
       bigger(i) = rows((head + i) % rows.length)
       i += 1
     }

@@ -104,6 +104,12 @@ class AutomatonMatcherSuite extends AnyFunSuite {
     assert(buffer.peakSize < 100, s"peak buffered rows ${buffer.peakSize}")
   }
 
+  test("rows are dropped even when no match ever starts") {
+    val (found, _, buffer) = run("A B", Map("A" -> LessThan(cur, Literal(0))), Seq.fill(10000)(1))
+    assert(found.isEmpty)
+    assert(buffer.peakSize <= 2, s"peak buffered rows ${buffer.peakSize}")
+  }
+
   test("conditions on earlier rows keep histories apart, within the live-thread limit") {
     // C compares with the last A: threads with different last A rows cannot be merged.
     val defines = Map("A" -> Literal(true), "B" -> Literal(true),

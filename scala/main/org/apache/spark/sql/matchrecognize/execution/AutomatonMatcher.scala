@@ -35,38 +35,7 @@ final class AutomatonMatcher(
   private val keyedByHistory = spec.historyDependent
   private val simpleKeys = !keyedByHistory && registerCount == 0
 
-  // Compiled DEFINE conditions, one per label (null = always true).
-  private val predicates: Array[BasePredicate] = spec.defines.map {
-    case Some(d) =>
-      val p = Predicate.create(d.condition, Nil)
-      p.initialize(partitionIndex)
-      p
-    case None => null
-  }.toArray
-  private val defineSlots: Array[SlotEvaluator] = spec.defines.map {
-    case Some(d) if d.slots.nonEmpty =>
-      new SlotEvaluator(d.slots, spec.rowAttributes, spec.labels, buffer)
-    case _ => null
-  }.toArray
-  // Conditions over the tested row and its neighbours only: one generated predicate over
-  // those rows side by side, no slots.
-  private val neighbourPredicates: Array[BasePredicate] = spec.defines.map {
-    case Some(d) if d.neighbourCondition.isDefined =>
-      val p = Predicate.create(d.neighbourCondition.get, Nil)
-      p.initialize(partitionIndex)
-      p
-    case _ => null
-  }.toArray
-  private val neighbourRows: Array[NeighbourRows] = spec.defines.map {
-    case Some(d) if d.neighbourCondition.isDefined =>
-      new NeighbourRows(d.neighbours.toArray, spec.inputAttributes.length, buffer)
-    case _ => null
-  }.toArray
-  private val cacheable: Array[Boolean] = spec.defines.map(_.forall(d => d.historyFree &&
-    !d.usesMatchNumber)).toArray
-  private val cache = new Array[Byte](labelCount) // 0 unknown, 1 true, 2 false
-  private var cachePos = -1L
-  private val joined = new JoinedRow
+  private val conditions = new LabelConditions(spec, buffer, partitionIndex)
   private val view = new MutableThreadView
 
   // Slots whose values (positions of rows read) distinguish threads with different histories.
@@ -109,7 +78,7 @@ final class AutomatonMatcher(
     nextStart = 0
     processedUpTo = 0
     matchCount = 0
-    cachePos = -1
+    conditions.reset()
   }
 
   /** Offers the row at `pos` (already in the buffer) to the automaton. */
@@ -207,24 +176,11 @@ final class AutomatonMatcher(
   private val noFirsts = Array.fill(labelCount)(-1L)
   private val noRegisters = Array.fill(registerCount)(-1L)
 
-  private def holdsAtStart(label: Int, pos: Long, input: InternalRow): Boolean = {
-    val predicate = predicates(label)
-    if (predicate == null) return true
-    if (cacheable(label)) {
-      if (cachePos != pos) { java.util.Arrays.fill(cache, 0.toByte); cachePos = pos }
-      val c = cache(label)
-      if (c != 0) return c == 1
-    }
-    val slots = defineSlots(label)
-    val result = if (neighbourPredicates(label) != null) {
-      neighbourPredicates(label).eval(neighbourRows(label).at(pos, input))
-    } else if (slots == null) predicate.eval(input) else {
+  private def holdsAtStart(label: Int, pos: Long, input: InternalRow): Boolean =
+    conditions.holds(label, pos, input, {
       view.reset(pos, null, noLabels, noFirsts, matchCount + 1, label, pos)
-      predicate.eval(joined(input, slots.fill(view, view)))
-    }
-    if (cacheable(label)) cache(label) = if (result) 1 else 2
-    result
-  }
+      view
+    })
 
   // DEFINE conditions that navigate by variable need each thread's first/last row per label.
   private val trackLabels: Boolean = spec.defines.exists(_.exists(_.slots.exists {
@@ -492,25 +448,12 @@ final class AutomatonMatcher(
     }
 
   /** Does the DEFINE condition of `label` hold for `t` extended by the row at `pos`? */
-  private def holds(label: Int, t: MatchThread, pos: Long, input: InternalRow): Boolean = {
-    val predicate = predicates(label)
-    if (predicate == null) return true
-    if (cacheable(label)) {
-      if (cachePos != pos) { java.util.Arrays.fill(cache, 0.toByte); cachePos = pos }
-      val c = cache(label)
-      if (c != 0) return c == 1
-    }
-    val slots = defineSlots(label)
-    val result = if (neighbourPredicates(label) != null) {
-      neighbourPredicates(label).eval(neighbourRows(label).at(pos, input))
-    } else if (slots == null) predicate.eval(input) else {
+  private def holds(label: Int, t: MatchThread, pos: Long, input: InternalRow): Boolean =
+    conditions.holds(label, pos, input, {
       view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel, t.attempt.matchNumber,
         label, pos)
-      predicate.eval(joined(input, slots.fill(view, view)))
-    }
-    if (cacheable(label)) cache(label) = if (result) 1 else 2
-    result
-  }
+      view
+    })
 
   /**
    * Decides attempts in start order and reports their matches. Returns true when a match
@@ -724,24 +667,4 @@ private final class LongBuffer {
     size += 1
   }
   def toArray: Array[Long] = java.util.Arrays.copyOf(values, size)
-}
-
-/**
- * The tested row and its neighbours at fixed distances, side by side in one row (a chain
- * of JoinedRows); a neighbour outside the partition reads as all NULLs.
- */
-private final class NeighbourRows(offsets: Array[Int], width: Int, buffer: RowBuffer) {
-  private val nulls = new org.apache.spark.sql.catalyst.expressions.GenericInternalRow(width)
-  private val joins = Array.fill(math.max(0, offsets.length - 1))(new JoinedRow)
-
-  def at(pos: Long, current: InternalRow): InternalRow = {
-    var row: InternalRow = current
-    var i = 1
-    while (i < offsets.length) {
-      val neighbour = buffer.get(pos + offsets(i))
-      row = joins(i - 1)(row, if (neighbour == null) nulls else neighbour)
-      i += 1
-    }
-    row
-  }
 }

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.execution
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, Literal, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, Expression, Literal, NamedExpression, SortOrder}
 import org.apache.spark.sql.matchrecognize.compile.{AutomatonCompiler, Program}
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{DataType, DateType, StringType}
@@ -19,7 +19,12 @@ final case class DefineSpec(
      * order of `neighbours` (the distances; 0 = the tested row, listed first).
      */
     neighbourCondition: Option[Expression] = None,
-    neighbours: Seq[Int] = Seq(0))
+    neighbours: Seq[Int] = Seq(0),
+    /**
+     * The conjuncts of the condition that read only the tested row and its neighbours,
+     * checked first (once per row) so that the rest is evaluated only for rows that pass.
+     */
+    rowFilter: Option[DefineSpec] = None)
 
 /**
  * Everything an executor needs to run MATCH_RECOGNIZE on a partition, compiled on the
@@ -138,6 +143,31 @@ object MatcherSpec {
   private def effectivePattern(options: MatchRecognizeOptions): RowPattern = options.pattern
 
   private def compileDefine(
+      condition: Expression,
+      label: String,
+      input: Seq[Attribute],
+      labels: IndexedSeq[String],
+      classifier: Attribute): DefineSpec = {
+    def rowOnly(e: Expression): Boolean = !e.exists {
+      case n: PatternNavigation =>
+        n.isFinal || n.fromFirst || n.logicalOffset != 0 || !n.variables.contains(label) ||
+          (n.physicalOffset != 0 && n.child.exists(_.isInstanceOf[RowClassifier]))
+      case _: PatternAggregate | _: MatchNumber => true
+      case _ => false
+    }
+    val (free, dependent) = splitConjuncts(condition).partition(rowOnly)
+    if (free.nonEmpty && dependent.nonEmpty) {
+      compileCondition(dependent.reduce(And), label, input, labels, classifier).copy(
+        rowFilter = Some(compileCondition(free.reduce(And), label, input, labels, classifier)))
+    } else compileCondition(condition, label, input, labels, classifier)
+  }
+
+  private def splitConjuncts(e: Expression): Seq[Expression] = e match {
+    case And(l, r) => splitConjuncts(l) ++ splitConjuncts(r)
+    case other => Seq(other)
+  }
+
+  private def compileCondition(
       condition: Expression,
       label: String,
       input: Seq[Attribute],

@@ -1,0 +1,95 @@
+package org.apache.spark.sql.matchrecognize.execution
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BasePredicate, GenericInternalRow, JoinedRow, Predicate}
+
+/**
+ * The DEFINE conditions of the pattern variables, compiled for one task. A condition that
+ * reads only the tested row and its neighbours is evaluated once per row and shared by all
+ * threads; otherwise the matcher's view of the thread (with the row tentatively mapped to
+ * the variable) supplies its slots. Conjuncts of the first kind are checked before the
+ * others (DEFINE C AS C.kind = 'x' AND C.price > A.price tests the cheap part first).
+ */
+private[execution] final class LabelConditions(
+    spec: MatcherSpec,
+    buffer: RowBuffer,
+    partitionIndex: Int) {
+
+  private val conditions: Array[Condition] = spec.defines.map(_.map(compile).orNull).toArray
+  private val filters: Array[Condition] =
+    spec.defines.map(_.flatMap(_.rowFilter).map(compile).orNull).toArray
+
+  // Per-row cache of the conditions that depend on the row only: 0 unknown, 1 true, 2 false.
+  private val cached = new Array[Byte](conditions.length * 2)
+  private var cachedPos = -1L
+
+  /** Forgets cached results (positions start again at 0 in the next partition). */
+  def reset(): Unit = cachedPos = -1L
+
+  /** Does the DEFINE condition of `label` hold for the row at `pos`, seen from `view`? */
+  def holds(label: Int, pos: Long, input: InternalRow, view: => MatchView): Boolean = {
+    val condition = conditions(label)
+    if (condition == null) return true
+    if (cachedPos != pos) { java.util.Arrays.fill(cached, 0.toByte); cachedPos = pos }
+    val filter = filters(label)
+    if (filter != null && !filter.holds(label * 2 + 1, pos, input, view)) false
+    else condition.holds(label * 2, pos, input, view)
+  }
+
+  private def compile(d: DefineSpec): Condition = new Condition(d)
+
+  private final class Condition(d: DefineSpec) {
+    private val rowOnly = d.historyFree && !d.usesMatchNumber
+    private val neighbourPredicate: BasePredicate = d.neighbourCondition.map(create).orNull
+    private val neighbours: NeighbourRows =
+      if (neighbourPredicate == null) null
+      else new NeighbourRows(d.neighbours.toArray, spec.inputAttributes.length, buffer)
+    private val predicate: BasePredicate = if (neighbourPredicate != null) null else create(d.condition)
+    private val slots: SlotEvaluator =
+      if (d.slots.isEmpty || neighbourPredicate != null) null
+      else new SlotEvaluator(d.slots, spec.rowAttributes, spec.labels, buffer)
+    private val joined = new JoinedRow
+
+    private def create(e: org.apache.spark.sql.catalyst.expressions.Expression): BasePredicate = {
+      val p = Predicate.create(e, Nil)
+      p.initialize(partitionIndex)
+      p
+    }
+
+    def holds(cacheSlot: Int, pos: Long, input: InternalRow, view: => MatchView): Boolean = {
+      if (rowOnly) {
+        val c = cached(cacheSlot)
+        if (c != 0) return c == 1
+      }
+      val result =
+        if (neighbourPredicate != null) neighbourPredicate.eval(neighbours.at(pos, input))
+        else if (slots == null) predicate.eval(input)
+        else {
+          val v = view
+          predicate.eval(joined(input, slots.fill(v, v)))
+        }
+      if (rowOnly) cached(cacheSlot) = if (result) 1 else 2
+      result
+    }
+  }
+}
+
+/**
+ * The tested row and its neighbours at fixed distances, side by side in one row (a chain
+ * of JoinedRows); a neighbour outside the partition reads as all NULLs.
+ */
+private[execution] final class NeighbourRows(offsets: Array[Int], width: Int, buffer: RowBuffer) {
+  private val nulls = new GenericInternalRow(width)
+  private val joins = Array.fill(math.max(0, offsets.length - 1))(new JoinedRow)
+
+  def at(pos: Long, current: InternalRow): InternalRow = {
+    var row: InternalRow = current
+    var i = 1
+    while (i < offsets.length) {
+      val neighbour = buffer.get(pos + offsets(i))
+      row = joins(i - 1)(row, if (neighbour == null) nulls else neighbour)
+      i += 1
+    }
+    row
+  }
+}

@@ -197,6 +197,8 @@ final class AutomatonMatcher(
     pool.push(a)
   }
 
+  private def isDead(a: Attempt): Boolean = a.finished && a.candidate == null
+
   private def clearAttempts(): Unit = {
     while (!attempts.isEmpty) recycle(attempts.removeFirst())
   }
@@ -287,6 +289,8 @@ final class AutomatonMatcher(
    * decided: otherwise one long-lived attempt would let dead ones pile up behind it.
    */
   private def dropDeadAttempts(): Unit = {
+    // The newest attempts die most often (a start that goes nowhere): take them off the end.
+    while (attempts.size() > 1 && isDead(attempts.peekLast())) recycle(attempts.removeLast())
     if (attempts.size() <= 1) return
     val head = attempts.peekFirst()
     var dead = false
@@ -633,7 +637,10 @@ private final class ClosureStack {
   var skip: Boolean = false
 
   def nonEmpty: Boolean = size > 0
-  def clear(): Unit = { java.util.Arrays.fill(threads.asInstanceOf[Array[AnyRef]], 0, size, null); size = 0 }
+  def clear(): Unit = if (size > 0) {
+    java.util.Arrays.fill(threads.asInstanceOf[Array[AnyRef]], 0, size, null)
+    size = 0
+  }
 
   def push(t: MatchThread, p: Int, s: Boolean): Unit = {
     if (size == threads.length) {

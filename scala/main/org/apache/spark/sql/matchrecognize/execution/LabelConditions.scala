@@ -19,18 +19,17 @@ private[execution] final class LabelConditions(
   private val filters: Array[Condition] =
     spec.defines.map(_.flatMap(_.rowFilter).map(compile).orNull).toArray
 
-  // Per-row cache of the conditions that depend on the row only: 0 unknown, 1 true, 2 false.
-  private val cached = new Array[Byte](conditions.length * 2)
-  private var cachedPos = -1L
+  // Results of the conditions that depend on the row only, valid for the row at `cachedAt`.
+  private val cached = new Array[Boolean](conditions.length * 2)
+  private val cachedAt = Array.fill(conditions.length * 2)(-1L)
 
   /** Forgets cached results (positions start again at 0 in the next partition). */
-  def reset(): Unit = cachedPos = -1L
+  def reset(): Unit = java.util.Arrays.fill(cachedAt, -1L)
 
   /** Does the DEFINE condition of `label` hold for the row at `pos`, seen from `view`? */
   def holds(label: Int, pos: Long, input: InternalRow, view: => MatchView): Boolean = {
     val condition = conditions(label)
     if (condition == null) return true
-    if (cachedPos != pos) { java.util.Arrays.fill(cached, 0.toByte); cachedPos = pos }
     val filter = filters(label)
     if (filter != null && !filter.holds(label * 2 + 1, pos, input, view)) false
     else condition.holds(label * 2, pos, input, view)
@@ -57,10 +56,7 @@ private[execution] final class LabelConditions(
     }
 
     def holds(cacheSlot: Int, pos: Long, input: InternalRow, view: => MatchView): Boolean = {
-      if (rowOnly) {
-        val c = cached(cacheSlot)
-        if (c != 0) return c == 1
-      }
+      if (rowOnly && cachedAt(cacheSlot) == pos) return cached(cacheSlot)
       val result =
         if (neighbourPredicate != null) neighbourPredicate.eval(neighbours.at(pos, input))
         else if (slots == null) predicate.eval(input)
@@ -68,7 +64,7 @@ private[execution] final class LabelConditions(
           val v = view
           predicate.eval(joined(input, slots.fill(v, v)))
         }
-      if (rowOnly) cached(cacheSlot) = if (result) 1 else 2
+      if (rowOnly) { cached(cacheSlot) = result; cachedAt(cacheSlot) = pos }
       result
     }
   }

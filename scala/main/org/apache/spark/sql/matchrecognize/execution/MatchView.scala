@@ -76,19 +76,22 @@ final class CompletedMatch(
   def current: Long = cur
   def setCurrent(pos: Long): Unit = cur = pos
 
-  /** For each label, the offsets (from start) of its rows, ascending. */
-  private lazy val byLabel: Array[Array[Int]] = {
-    val counts = new Array[Int](labelCount)
-    labels.foreach(l => if (l >= 0) counts(l) += 1)
-    val out = counts.map(c => new Array[Int](c))
-    val fill = new Array[Int](labelCount)
-    var i = 0
-    while (i < labels.length) {
-      val l = labels(i)
-      if (l >= 0) { out(l)(fill(l)) = i; fill(l) += 1 }
-      i += 1
+  /** For each label, the offsets (from start) of its rows, ascending; built on first use. */
+  private val byLabelCache = new Array[Array[Int]](labelCount)
+
+  private def byLabel(l: Int): Array[Int] = {
+    var arr = byLabelCache(l)
+    if (arr == null) {
+      var n = 0
+      var i = 0
+      while (i < labels.length) { if (labels(i) == l) n += 1; i += 1 }
+      arr = new Array[Int](n)
+      n = 0
+      i = 0
+      while (i < labels.length) { if (labels(i) == l) { arr(n) = i; n += 1 }; i += 1 }
+      byLabelCache(l) = arr
     }
-    out
+    arr
   }
 
   /** Number of rows of label `l` at offsets <= `off`. */

@@ -132,7 +132,7 @@ final class AutomatonMatcher(
         if (!a.finished) {
           if (!spec.shareAcrossStarts) beginStep()
           closure(a, end, atEnd = true)
-          a.threads.clear()
+          a.threads.release()
           a.finished = true
         }
       }
@@ -192,10 +192,7 @@ final class AutomatonMatcher(
   // Decided attempts are reused (with their thread lists), so starting one allocates little.
   private val pool = new java.util.ArrayDeque[Attempt]()
 
-  private def recycle(a: Attempt): Unit = if (pool.size() < 64) {
-    a.reset(-1, 0)
-    pool.push(a)
-  }
+  private def recycle(a: Attempt): Unit = if (pool.size() < 64) pool.push(a)
 
   private def isDead(a: Attempt): Boolean = a.finished && a.candidate == null
 

@@ -72,12 +72,12 @@ final class MatchThread(
 /** The search for a match starting at row `start`; reused once it is decided. */
 final class Attempt(var start: Long, var matchNumber: Long) {
   /** Threads waiting for the next row, in preference order. */
-  var threads: java.util.ArrayList[MatchThread] = new java.util.ArrayList[MatchThread](4)
+  var threads: ThreadList = new ThreadList
   /** A second list, reused to build the next generation of `threads`. */
-  private var spare: java.util.ArrayList[MatchThread] = new java.util.ArrayList[MatchThread](4)
+  private var spare: ThreadList = new ThreadList
 
   /** An empty list for the next generation; `swap()` makes it current. */
-  def nextGeneration(): java.util.ArrayList[MatchThread] = { spare.clear(); spare }
+  def nextGeneration(): ThreadList = { spare.clear(); spare }
 
   def swap(): Unit = {
     val t = threads
@@ -93,8 +93,8 @@ final class Attempt(var start: Long, var matchNumber: Long) {
   def reset(newStart: Long, newMatchNumber: Long): Unit = {
     start = newStart
     matchNumber = newMatchNumber
-    threads.clear()
-    spare.clear()
+    threads.release()
+    spare.release()
     candidate = null
     cut = false
     finished = false
@@ -125,5 +125,34 @@ final class StateKey(
     case k: StateKey => k.pc == pc && k.skipping == skipping && k.start == start &&
       Arrays.equals(k.registers, registers) && Arrays.equals(k.fingerprint, fingerprint)
     case _ => false
+  }
+}
+
+/**
+ * A list of threads. `clear()` only forgets the size (the lists are refilled at every row);
+ * `release()` also drops the references, when the list's attempt is done.
+ */
+final class ThreadList {
+  private var items = new Array[MatchThread](4)
+  private var count = 0
+  private var used = 0 // slots written since the last release()
+
+  def size(): Int = count
+  def isEmpty: Boolean = count == 0
+  def get(i: Int): MatchThread = items(i)
+
+  def add(t: MatchThread): Unit = {
+    if (count == items.length) items = java.util.Arrays.copyOf(items, count * 2)
+    items(count) = t
+    count += 1
+    if (count > used) used = count
+  }
+
+  def clear(): Unit = count = 0
+
+  def release(): Unit = {
+    java.util.Arrays.fill(items.asInstanceOf[Array[AnyRef]], 0, used, null)
+    count = 0
+    used = 0
   }
 }

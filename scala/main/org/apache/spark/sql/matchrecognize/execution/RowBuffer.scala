@@ -9,7 +9,9 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  * the partition. Exceeding `maxRows` is an error naming the limit (never an OOM).
  */
 final class RowBuffer(maxRows: Long, limitName: String) {
+  // Capacity is a power of two, so ring indices are masked rather than divided.
   private var rows = new Array[UnsafeRow](64)
+  private var mask = 63
   private var head = 0 // index in `rows` of position `base`
   private var count = 0
   private var base = 0L // position of the oldest retained row
@@ -36,7 +38,7 @@ final class RowBuffer(maxRows: Long, limitName: String) {
     if (count == rows.length) grow()
     // Slots keep their row object once trimmed, and copyFrom reuses its memory when it is
     // large enough: in a steady state appending allocates nothing.
-    val slot = (head + count) % rows.length
+    val slot = (head + count) & mask
     if (rows(slot) == null) rows(slot) = row.copy() else rows(slot).copyFrom(row)
     count += 1
     if (count > peak) peak = count
@@ -45,12 +47,12 @@ final class RowBuffer(maxRows: Long, limitName: String) {
   /** The row at `pos`, or null when it is outside the retained range. */
   def get(pos: Long): UnsafeRow =
     if (pos < base || pos >= base + count) null
-    else rows(((head + (pos - base)) % rows.length).toInt)
+    else rows((head + (pos - base).toInt) & mask)
 
   /** Forgets every row before `pos`. */
   def trimBefore(pos: Long): Unit = {
     while (count > 0 && base < pos) {
-      head = (head + 1) % rows.length
+      head = (head + 1) & mask
       count -= 1
       base += 1
     }
@@ -67,10 +69,11 @@ final class RowBuffer(maxRows: Long, limitName: String) {
     val bigger = new Array[UnsafeRow](rows.length * 2)
     var i = 0
     while (i < rows.length) { // the retained rows first, then the spare row objects
-      bigger(i) = rows((head + i) % rows.length)
+      bigger(i) = rows((head + i) & mask)
       i += 1
     }
     rows = bigger
+    mask = bigger.length - 1
     head = 0
   }
 }

@@ -59,6 +59,21 @@ def count(spark, sql: str) -> int:
     return spark.sql(f"SELECT count(*) AS n FROM ({sql})").collect()[0][0]
 
 
+def count_and_metrics(spark, sql: str) -> tuple[int, dict]:
+    """Row count of `sql` and the SQL metrics of its MATCH_RECOGNIZE operator(s)."""
+    df = spark.sql(f"SELECT count(*) AS n FROM ({sql})")
+    n = df.collect()[0][0]
+    jvm = spark.sparkContext._jvm
+    text = jvm.org.apache.spark.sql.matchrecognize.execution.OperatorMetrics.summary(
+        df._jdf.queryExecution().executedPlan())
+    metrics = {}
+    for line in str(text).splitlines()[:1]:
+        for part in line.split(", "):
+            k, _, v = part.partition("=")
+            metrics[k] = v
+    return n, metrics
+
+
 def cached_parquet(spark, name: str, generate_sql: str) -> str:
     """Writes the data once (keyed by name) and returns a view over it."""
     path = DATA / name

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from common import cached_parquet, count, report, session, timed
+from common import cached_parquet, count, count_and_metrics, report, session, timed
 
 
 def generate_sql(rows: int, partitions: int) -> str:
@@ -60,11 +60,14 @@ def run_suite(spark, rows: int, partitions: int, label: str, names=PATTERNS) -> 
     qs = queries(view)
     floor, _ = timed(spark, qs["floor"])
     results = [{"data": label, "query": "floor (LAG)", "seconds": round(floor, 2), "ratio": 1.0,
-                "out rows": 1}]
+                "out rows": 1, "peak live (sum over tasks)": "-", "peak buffered (sum over tasks)": "-"}]
     for name in names:
         t, _ = timed(spark, qs[name])
+        n, metrics = count_and_metrics(spark, qs[name])
         results.append({"data": label, "query": name, "seconds": round(t, 2),
-                        "ratio": round(t / floor, 2), "out rows": count(spark, qs[name])})
+                        "ratio": round(t / floor, 2), "out rows": n,
+                        "peak live (sum over tasks)": metrics.get("peakLivePartialMatches", "?"),
+                        "peak buffered (sum over tasks)": metrics.get("peakBufferedRows", "?")})
     return results
 
 

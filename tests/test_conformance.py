@@ -50,6 +50,7 @@ def _check_error(spark, case: dict) -> None:
 
 STANDARD = _load("standard.json")
 ERRORS = _load("errors.json")
+ANY_MATCH = _load("cep_any_match.json")
 
 
 @pytest.mark.parametrize("case", STANDARD, ids=[c["id"] for c in STANDARD])
@@ -59,4 +60,9 @@ def test_standard(spark, case):
 
 @pytest.mark.parametrize("case", ERRORS, ids=[c["id"] for c in ERRORS])
 def test_errors(spark, case):
+    _run_case(spark, case)
+
+
+@pytest.mark.parametrize("case", ANY_MATCH, ids=[c["id"] for c in ANY_MATCH])
+def test_any_match(spark, case):
     _run_case(spark, case)

@@ -4,6 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.matchrecognize.analysis.ResolveMatchRecognize
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeStrategy
+import org.apache.spark.sql.matchrecognize.optimizer.PlanAnyMatchPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
 
 /**
@@ -12,14 +13,17 @@ import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
 class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     // Registers the spark.sql.matchRecognize.* keys so that SET validates them.
-    MatchRecognizeConf.entries
+    MatchRecognizeConf.register()
     // MATCH_RECOGNIZE is not in Spark's grammar: the parser cuts the clause out and lets
     // Spark parse the rest of the statement.
     extensions.injectParser((_, delegate) => new MatchRecognizeParser(delegate))
     // Resolution runs in the analyzer's fixed-point batch, after Spark's rules have
     // resolved the columns and functions inside the clause.
     extensions.injectResolutionRule(session => ResolveMatchRecognize(session))
-    // The resolved node is executed by the project's own operator.
+    // SKIP TILL ANY MATCH becomes a join-tree plan while the optimizer can still prune and
+    // push down around it; the rule fires once per node (the node disappears).
+    extensions.injectOptimizerRule(session => PlanAnyMatchPatterns(session))
+    // The resolved node, and the join-tree nodes, run on the project's own operators.
     extensions.injectPlannerStrategy(_ => MatchRecognizeStrategy)
   }
 }

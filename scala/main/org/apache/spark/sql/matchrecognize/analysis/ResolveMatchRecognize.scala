@@ -8,6 +8,8 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.compile.cep.CepPlanBuilder
+import org.apache.spark.sql.matchrecognize.optimizer.PlanAnyMatchPatterns
 import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{BooleanType, DateType, TimestampNTZType, TimestampType}
@@ -91,11 +93,13 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
       canonical
     }
     (measures ++ defines).foreach(checkExpression)
-    if (o.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
-      throw MatchRecognizeErrors.unsupported("SKIP TILL ANY MATCH")
-    }
     val node = MatchRecognize(partitionBy, orderBy, measures, measureOutput, defines, o,
       extra.map(_.toAttribute).toSeq, child)
+    if (o.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
+      // Build the join-tree plan once now, so that every construct it cannot plan is an
+      // analysis error rather than a failure when the query runs.
+      new CepPlanBuilder(node, PlanAnyMatchPatterns.settings(conf)).build()
+    }
     if (u.liftedMeasures.isEmpty) node
     else {
       // Measures with match-dependent subqueries are computed above the node, over its

@@ -34,8 +34,52 @@ object MatchRecognizeConf {
       .checkValue(_ > 0, "must be positive")
       .createWithDefault(5000000L)
 
-  /** Every entry, for documentation and for the Python option table. */
-  def entries: Seq[ConfigEntry[_]] = Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS)
+  val JOIN_ORDER: ConfigEntry[String] =
+    buildConf("spark.sql.matchRecognize.joinOrder")
+      .doc("How SKIP TILL ANY MATCH patterns are planned as join trees over their variables. " +
+        "`trivial`: a left-deep tree in pattern order.")
+      .version("0.1.0")
+      .stringConf
+      .transform(_.toLowerCase(java.util.Locale.ROOT))
+      .checkValues(Set("trivial"))
+      .createWithDefault("trivial")
+
+  val MAX_KLEENE_BINDINGS: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.maxKleeneBindings")
+      .doc("Under SKIP TILL ANY MATCH, the most bindings a Kleene closure (B+, B*, B{n,m}) may " +
+        "produce for one pair of neighbouring rows (the number of row subsets grows " +
+        "exponentially with the rows between them). Counted the same way under every join " +
+        "tree; past it the query fails with an error naming this key.")
+      .version("0.1.0")
+      .longConf
+      .checkValue(_ > 0, "must be positive")
+      .createWithDefault(100000L)
+
+  val MAX_MATCHES_PER_PARTITION: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.maxMatchesPerPartition")
+      .doc("Under SKIP TILL ANY MATCH, the most matches one PARTITION BY key may produce in one " +
+        "task (one time slice of the partition); guards against output explosions with an " +
+        "error naming this key.")
+      .version("0.1.0")
+      .longConf
+      .checkValue(_ > 0, "must be positive")
+      .createWithDefault(100000000L)
+
+  /** For tests: force the join tree of each alternative, e.g. `((A C) B)`; `;` between alternatives. */
+  val FORCED_JOIN_TREE: ConfigEntry[String] =
+    buildConf("spark.sql.matchRecognize.internal.joinTree")
+      .internal()
+      .doc("Forces the join trees of SKIP TILL ANY MATCH plans (tests only).")
+      .version("0.1.0")
+      .stringConf
+      .createWithDefault("")
+
+  /** Every public entry, for documentation and for the Python option table. */
+  def entries: Seq[ConfigEntry[_]] =
+    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
+
+  /** Registers every entry, internal ones included (initializing this object does it). */
+  def register(): Unit = ()
 
   def maxLiveThreads(conf: SQLConf): Long = conf.getConf(MAX_LIVE_THREADS)
   def maxBufferedRows(conf: SQLConf): Long = conf.getConf(MAX_BUFFERED_ROWS)

@@ -3,15 +3,32 @@ package org.apache.spark.sql.matchrecognize.execution
 import org.apache.spark.sql.execution.SparkStrategy
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.matchrecognize.plans.MatchRecognize
+import org.apache.spark.sql.matchrecognize.execution.cep._
+import org.apache.spark.sql.matchrecognize.plans._
 
-/** Plans a resolved [[MatchRecognize]] as a [[MatchRecognizeExec]]. */
+/**
+ * Plans a resolved [[MatchRecognize]] as a [[MatchRecognizeExec]], and the nodes of
+ * SKIP TILL ANY MATCH join-tree plans as their operators.
+ */
 object MatchRecognizeStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case m: MatchRecognize =>
       MatchRecognizeExec(m.partitionBy, m.orderBy, m.measures, m.measureOutput, m.defines,
         m.options, m.output,
         planLater(m.child)) :: Nil
+    case j: CepSequenceJoin =>
+      SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,
+        j.description, j.output, planLater(j.left), planLater(j.right)) :: Nil
+    case n: CepNegation =>
+      NegationExec(n.leftSpan, n.rightSpan, n.rightOrder, n.lower, n.upper, n.condition,
+        n.window, n.description, planLater(n.left), planLater(n.right)) :: Nil
+    case k: CepKleene =>
+      KleeneExec(k.leftSpan, k.rightSpan, k.rightOrder, k.lower, k.upper, k.rowCondition,
+        k.previous, k.min, k.max, k.outputs, k.firstOrder, k.lastOrder, k.window, k.outLo,
+        k.outHi, k.maxBindings, k.description, k.output, planLater(k.left),
+        planLater(k.right)) :: Nil
+    case g: CepMatchGuard =>
+      MatchGuardExec(g.keys, g.maxMatches, planLater(g.child)) :: Nil
     case _ => Nil
   }
 }

@@ -1,0 +1,111 @@
+package org.apache.spark.sql.matchrecognize.compile.cep
+
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.plans._
+
+/** One element of a simple sequence under SKIP TILL ANY MATCH. */
+sealed trait CepElement { def variable: String }
+
+/** A variable bound to exactly one row: a relation of the join. */
+final case class Single(variable: String) extends CepElement
+
+/** `B{min,max}`: a key-increasing subset of qualifying rows between its neighbours. */
+final case class Kleene(variable: String, min: Int, max: Option[Int]) extends CepElement
+
+/** `!D`: no qualifying row between its neighbours (or, trailing, until the window ends). */
+final case class Negated(variable: String) extends CepElement
+
+/**
+ * A pattern without alternation: a sequence of elements whose bound rows strictly increase
+ * in ORDER BY key. PERMUTE and `|` are expanded into several of these (DNF).
+ */
+final case class CepSequence(elements: Seq[CepElement]) {
+  def singles: Seq[String] = elements.collect { case Single(v) => v }
+  def kleenes: Seq[Kleene] = elements.collect { case k: Kleene => k }
+  def negations: Seq[String] = elements.collect { case Negated(v) => v }
+  /** Variables bound by a match of this sequence (singles and Kleene), in pattern order. */
+  def bound: Seq[String] = elements.collect { case Single(v) => v; case Kleene(v, _, _) => v }
+  def variables: Seq[String] = elements.map(_.variable)
+  def sql: String = elements.map {
+    case Single(v) => RowPattern.quoteIfNeeded(v)
+    case k @ Kleene(v, _, _) => RowPattern.quoteIfNeeded(v) + Quantified(PatternVariable(v), k.min,
+      k.max, greedy = true).quantifierSql
+    case Negated(v) => "!" + RowPattern.quoteIfNeeded(v)
+  }.mkString(" ")
+
+  /** The positive elements right before and after element `i` (None at the ends). */
+  def neighbours(i: Int): (Option[CepElement], Option[CepElement]) = {
+    val before = elements.take(i).reverse.find(!_.isInstanceOf[Negated])
+    val after = elements.drop(i + 1).find(!_.isInstanceOf[Negated])
+    (before, after)
+  }
+}
+
+/**
+ * Normalizes a SKIP TILL ANY MATCH pattern (already checked by `AnyMatchChecks`) into a
+ * union of simple sequences: `A (B | C)` becomes `A B | A C`, `PERMUTE(A, B)` becomes
+ * `A B | B A`, `A B?` becomes `A B | A`. A binding two alternatives both produce is one
+ * match (the union is a set union).
+ */
+object CepPattern {
+
+  val MaxAlternatives = 720
+
+  def normalize(pattern: RowPattern): Seq[CepSequence] = {
+    val alternatives = expand(pattern).map(CepSequence).distinct
+    alternatives.foreach(check)
+    alternatives
+  }
+
+  private def expand(p: RowPattern): Seq[Seq[CepElement]] = {
+    val out = p match {
+      case PatternVariable(v) => Seq(Seq(Single(v)))
+      case Negation(v) => Seq(Seq(Negated(v)))
+      case Quantified(PatternVariable(v), 1, Some(1), _) => Seq(Seq(Single(v)))
+      case Quantified(PatternVariable(v), 0, Some(1), _) => Seq(Seq(Single(v)), Nil)
+      case Quantified(PatternVariable(v), min, max, _) => Seq(Seq(Kleene(v, min, max)))
+      case Concatenation(items) =>
+        items.map(expand).foldLeft(Seq(Seq.empty[CepElement])) { (acc, alts) =>
+          for (a <- acc; b <- alts) yield a ++ b
+        }
+      case Alternation(items) => items.flatMap(expand)
+      case Permute(items) =>
+        items.indices.permutations.toSeq.flatMap(order => expand(Concatenation(order.map(items))))
+      case other => throw analysis("NOT_ALLOWED_WITH_ANY_MATCH",
+        s"${other.sql} is not allowed with SKIP TILL ANY MATCH.")
+    }
+    if (out.size > MaxAlternatives) {
+      throw analysis("PATTERN_TOO_LARGE",
+        s"the pattern expands into more than $MaxAlternatives alternative sequences under SKIP " +
+          "TILL ANY MATCH; write fewer PERMUTE elements or alternatives.")
+    }
+    out
+  }
+
+  private def check(s: CepSequence): Unit = {
+    if (s.singles.isEmpty) {
+      throw analysis("ANY_MATCH_NEEDS_SINGLE_VARIABLE",
+        s"the alternative `${s.sql}` binds no variable outside a quantifier; under SKIP TILL " +
+          "ANY MATCH every alternative needs at least one variable that binds a single row.")
+    }
+    s.variables.groupBy(identity).collectFirst { case (v, vs) if vs.size > 1 => v }.foreach { v =>
+      throw analysis("REPEATED_VARIABLE",
+        s"pattern variable `$v` occurs more than once in the alternative `${s.sql}`; under SKIP " +
+          "TILL ANY MATCH give each occurrence its own variable.")
+    }
+    s.elements.indices.foreach { i =>
+      s.elements(i) match {
+        case Negated(v) if i == 0 || s.neighbours(i)._1.isEmpty =>
+          throw analysis("INVALID_NEGATION", s"negation !$v cannot start a pattern.")
+        case _: Kleene =>
+          val (before, after) = s.neighbours(i)
+          if (before.exists(_.isInstanceOf[Kleene]) || after.exists(_.isInstanceOf[Kleene])) {
+            throw MatchRecognizeErrors.unsupported(
+              s"adjacent Kleene closures (in `${s.sql}`) under SKIP TILL ANY MATCH")
+          }
+        case _ =>
+      }
+    }
+  }
+}

@@ -1,0 +1,413 @@
+package org.apache.spark.sql.matchrecognize.compile.cep
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Count, First}
+import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types._
+
+/** Limits and the choice of join tree for the plans of SKIP TILL ANY MATCH. */
+final case class CepSettings(
+    maxKleeneBindings: Long,
+    maxMatchesPerPartition: Long,
+    /** The join tree for alternative `i` (a simple sequence) of the pattern. */
+    treeFor: (Int, CepSequence) => JoinTree)
+
+/** A DEFINE conjunct of `owner`, rewritten over cells: it holds once `reads` are bound. */
+private final case class CepCondition(owner: String, expr: Expression, reads: Set[String],
+    readsPrevious: Boolean) {
+  def required: Set[String] = reads + owner
+}
+
+/**
+ * Builds the logical plan of a MATCH_RECOGNIZE under SKIP TILL ANY MATCH (DESIGN §2.2): the
+ * pattern is a union of simple sequences; each becomes a join tree over its single-row
+ * variables, with Kleene closures and negations attached where their neighbours are bound
+ * (JQPG §5). Every relation is cut into time slices that overlap by one window, so the work
+ * spreads over all cores even without PARTITION BY; a match is kept only by the slice of
+ * its first row.
+ *
+ * The plan's output is exactly the node's output (same attributes).
+ */
+final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
+
+  private val options = node.options
+  private val input = node.child.output
+  private val partitionBy = node.partitionBy
+  private val alternatives = CepPattern.normalize(options.pattern)
+  private val allRows = options.rowsPerMatch != RowsPerMatch.OneRow
+
+  private val (window, rowsWindow) = options.within match {
+    case Some(WithinClause.Interval(micros, _)) => (micros, false)
+    case Some(WithinClause.Rows(n)) => (n - 1, true)
+    case None => throw analysis("ANY_MATCH_WITHOUT_WITHIN",
+      "SKIP TILL ANY MATCH requires a WITHIN clause.")
+  }
+  /** Slices are long against the window, so rows are copied into two slices only rarely. */
+  private val sliceLength: Long = math.max(1L, window) * 16
+
+  private val kinds: Map[String, VariableKind] = {
+    val seen = mutable.LinkedHashMap.empty[String, VariableKind]
+    for (s <- alternatives; e <- s.elements) {
+      val k = e match {
+        case _: Single => VariableKind.SingleRow
+        case _: Kleene => VariableKind.KleeneRows
+        case _: Negated => VariableKind.NegatedRows
+      }
+      if (seen.get(e.variable).exists(_ != k)) {
+        throw MatchRecognizeErrors.unsupported(
+          s"pattern variable `${e.variable}` used in different roles (single row, Kleene closure, " +
+            "negation) in different alternatives under SKIP TILL ANY MATCH")
+      }
+      seen(e.variable) = k
+    }
+    seen.toMap
+  }
+
+  private val cells = new CepCells(input, partitionBy, node.orderBy)
+  private val rewriter = new CepExpressionRewriter(kinds, cells, input, partitionBy)
+
+  // ---- positions of rows -----------------------------------------------------------------
+
+  private lazy val rank: Attribute = cells.windowColumn("#rank",
+    Rank(node.orderBy.map(_.child)),
+    SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow), node.orderBy)
+
+  private lazy val rangeCount: Attribute = cells.windowColumn("#range_count",
+    Count(Seq(Literal(1))).toAggregateExpression(),
+    SpecifiedWindowFrame(RangeFrame, UnboundedPreceding, CurrentRow), node.orderBy)
+
+  private lazy val time: Expression = KeyMicros(node.orderBy.head.child)
+
+  /** ORDER BY position, and first / last window position, of a row of the prepared input. */
+  private lazy val rowPositions: (Expression, Expression, Expression) =
+    if (rowsWindow) (Cast(rank, LongType), Cast(rank, LongType), Cast(rangeCount, LongType))
+    else if (node.orderBy.size == 1) (time, time, time)
+    else (Cast(rank, LongType), time, time)
+
+  private lazy val rowId: Attribute = cells.windowColumn("#row_id", RowNumber(),
+    SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow), cells.physicalOrder)
+
+  // ---- DEFINE and MEASURES -----------------------------------------------------------------
+
+  private val conditions: Seq[CepCondition] =
+    options.definedVariables.zip(node.defines).flatMap { case (v, d) =>
+      if (!kinds.contains(v)) Nil
+      else splitConjuncts(d).map { c =>
+        val r = rewriter.rewrite(c, Some(v))
+        CepCondition(v, r.expr, r.reads.filter(kinds.contains) - v, r.readsPrevious)
+      }
+    }
+
+  private val measures: Seq[Expression] =
+    node.measures.map(m => rewriter.rewrite(m, None, Some(rowLabelPlaceholder)).expr)
+
+  /** CLASSIFIER() of the output row in ALL ROWS PER MATCH (bound when rows are exploded). */
+  private lazy val rowLabelPlaceholder: AttributeReference =
+    AttributeReference("#row_label", StringType)()
+
+  private def splitConjuncts(e: Expression): Seq[Expression] = e match {
+    case And(l, r) => splitConjuncts(l) ++ splitConjuncts(r)
+    case other => Seq(other)
+  }
+
+  /** Variables whose rows must carry ids (to tell two alternatives' bindings apart). */
+  private val needsIds: Boolean =
+    alternatives.groupBy(_.bound.toSet).exists(_._2.size > 1)
+
+  // Cells every bound variable needs regardless of expressions.
+  kinds.foreach { case (v, k) =>
+    if (k != VariableKind.NegatedRows) {
+      if (needsIds) cells.cell(v, rowId, 0)
+      if (allRows) input.foreach(a => cells.cell(v, a, 0))
+    }
+  }
+
+  // ---- leaves ------------------------------------------------------------------------------
+
+  private lazy val prepared: LogicalPlan = {
+    rowPositions // registers the window columns the positions need
+    cells.prepare(node.child)
+  }
+
+  private val leafFilters: Map[String, Seq[Expression]] =
+    conditions.filter(c => c.reads.isEmpty && !c.readsPrevious).groupBy(_.owner)
+      .map { case (v, cs) => v -> cs.map(_.expr) }
+
+  /**
+   * The rows of variable `v`: those satisfying its own single-row conditions, with its
+   * cells and positions, copied into every time slice that may need them.
+   */
+  private def leaf(v: String): (LogicalPlan, MatchSpan) = {
+    val (o, lo, hi) = rowPositions
+    val pos = rewriter.positions(v)
+    val keysPresent = node.orderBy.map(s => IsNotNull(s.child): Expression).reduce(And)
+    val slicesAlias = Alias(TimeSlices(lo, window, sliceLength), s"$v#slices")()
+    // The variable's own conditions read its cells, so they filter after the projection
+    // (Spark pushes them below it again, down to the scan where it can).
+    val projected = Project(
+      partitionBy ++ cells.of(v).map { case (a, e) => Alias(e, a.name)(a.exprId) } ++
+        Seq(Alias(o, pos.o.name)(pos.o.exprId), Alias(lo, pos.lo.name)(pos.lo.exprId),
+          Alias(hi, pos.hi.name)(pos.hi.exprId), slicesAlias),
+      Filter(keysPresent, prepared))
+    val filtered = leafFilters.getOrElse(v, Nil).reduceOption(And)
+      .map(f => Filter(f, projected): LogicalPlan).getOrElse(projected)
+    val slice = AttributeReference(s"$v#slice", LongType, nullable = false)()
+    val generated = Generate(Explode(slicesAlias.toAttribute),
+      unrequiredChildIndex = Seq(filtered.output.length - 1), outer = false, qualifier = None,
+      generatorOutput = Seq(slice), child = filtered)
+    (generated, MatchSpan(partitionBy :+ slice, pos.lo, pos.hi))
+  }
+
+  // ---- one alternative ---------------------------------------------------------------------
+
+  private final case class Built(plan: LogicalPlan, span: MatchSpan, description: String)
+
+  private def buildAlternative(index: Int, s: CepSequence): Built = {
+    val tree = settings.treeFor(index, s)
+    if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
+      throw analysis("INVALID_JOIN_TREE",
+        s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
+    }
+    val bound = s.bound.toSet
+    val active = conditions.filter(c => bound.contains(c.owner) || s.negations.contains(c.owner))
+    active.foreach { c =>
+      val foreign = c.reads -- s.variables
+      if (foreign.nonEmpty) {
+        throw analysis("CROSS_ALTERNATIVE_REFERENCE",
+          s"the DEFINE of `${c.owner}` reads ${foreign.map(v => s"`$v`").mkString(", ")}, which " +
+            s"the alternative `${s.sql}` does not bind; under SKIP TILL ANY MATCH a DEFINE may " +
+            "only read variables of its own alternative.")
+      }
+    }
+    val position = s.elements.map(_.variable).zipWithIndex.toMap
+    val singles = s.singles.toSet
+
+    // What each attachment needs bound, and where it goes.
+    def kleeneRequired(v: String): Set[String] = {
+      val i = position(v)
+      val (before, after) = s.neighbours(i)
+      (before.toSeq ++ after.toSeq).map(_.variable).toSet ++
+        active.filter(_.owner == v).flatMap(_.reads).filter(singles.contains)
+    }
+    val kleeneAt = s.kleenes.map(k => k -> JoinTree.lowestCovering(tree, kleeneRequired(k.variable)))
+    def attachedKleenes(n: JoinTree): Set[String] =
+      kleeneAt.filter { case (_, at) => at.variables.subsetOf(n.variables) }.map(_._1.variable).toSet
+    def needsFor(vars: Set[String]): Set[String] =
+      vars.filter(singles.contains) ++ vars.filter(v => kinds(v) == VariableKind.KleeneRows)
+        .flatMap(kleeneRequired)
+    val negationAt = s.negations.map { d =>
+      val i = position(d)
+      val (before, after) = s.neighbours(i)
+      val around = (before.toSeq ++ after.toSeq).map(_.variable).toSet
+      d -> JoinTree.lowestCovering(tree,
+        needsFor(around ++ active.filter(_.owner == d).flatMap(_.reads)))
+    }
+    val postConditions = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
+      c.required.exists(v => kinds(v) == VariableKind.KleeneRows))
+    val postAt = postConditions.map(c => c -> JoinTree.lowestCovering(tree, needsFor(c.required)))
+    val joinConditions = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
+      c.reads.nonEmpty && !postConditions.contains(c))
+
+    def build(t: JoinTree): Built = {
+      val base = t match {
+        case JoinLeaf(v) =>
+          val (plan, span) = leaf(v)
+          Built(plan, span, v)
+        case JoinNode(l, r) =>
+          val left = build(l)
+          val right = build(r)
+          val ordering = for (x <- l.leaves; y <- r.leaves) yield {
+            val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
+            LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
+          }
+          val placed = joinConditions.filter(c => c.required.subsetOf(t.variables) &&
+            !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
+          val outLo = AttributeReference("#lo", LongType, nullable = false)()
+          val outHi = AttributeReference("#hi", LongType, nullable = false)()
+          val desc = s"(${left.description} ⋈ ${right.description})"
+          Built(CepSequenceJoin(left.plan, right.plan, left.span, right.span,
+            (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)), window, outLo, outHi,
+            desc), MatchSpan(left.span.keys, outLo, outHi), desc)
+      }
+      var built = base
+      kleeneAt.filter(_._2 == t).foreach { case (k, _) => built = attachKleene(built, s, k, active) }
+      negationAt.filter(_._2 == t).foreach { case (d, _) => built = attachNegation(built, s, d, active) }
+      postAt.filter(_._2 == t).foreach { case (c, _) =>
+        built = built.copy(plan = Filter(c.expr, built.plan), description = built.description)
+      }
+      built
+    }
+    val out = build(tree)
+    // Each match is kept only by the slice of its first row.
+    val slice = out.span.keys.last
+    out.copy(plan = Filter(EqualTo(OwningSlice(out.span.lo, sliceLength), slice), out.plan))
+  }
+
+  private def attachKleene(m: Built, s: CepSequence, k: Kleene, active: Seq[CepCondition]): Built = {
+    val v = k.variable
+    val (rows, rowSpan) = leaf(v)
+    val (before, after) = s.neighbours(s.elements.indexOf(k))
+    val rowConditions = active.filter(c => c.owner == v && (c.reads.nonEmpty || c.readsPrevious))
+    val (first, last) = rewriter.kleeneBounds(v)
+    val outputs = rewriter.kleeneOutputs.getOrElse(v, Nil).toSeq ++
+      (if (allRows) Seq(KleeneOutput.Rows(kleeneRowsAttribute(v), cells.of(v).map(_._1) :+
+        rewriter.positions(v).o)) else Nil)
+    val outLo = AttributeReference("#lo", LongType, nullable = false)()
+    val outHi = AttributeReference("#hi", LongType, nullable = false)()
+    val desc = s"${m.description} + $v${Quantified(PatternVariable(v), k.min, k.max, greedy = true).quantifierSql}"
+    Built(CepKleene(m.plan, rows, m.span, rowSpan, rewriter.positions(v).o,
+      before.map(e => rewriter.positions(e.variable).o), after.map(e => rewriter.positions(e.variable).o),
+      rowConditions.map(_.expr).reduceOption(And), rewriter.previous.getOrElse(v, Nil).toSeq,
+      k.min, k.max, outputs, first, last, window, outLo, outHi, settings.maxKleeneBindings, desc),
+      MatchSpan(m.span.keys, outLo, outHi), desc)
+  }
+
+  private val kleeneRowAttributes = mutable.HashMap.empty[String, Attribute]
+  private def kleeneRowsAttribute(v: String): Attribute = kleeneRowAttributes.getOrElseUpdate(v, {
+    val fields = (cells.of(v).map(_._1) :+ rewriter.positions(v).o).map(a => StructField(a.name, a.dataType))
+    AttributeReference(s"$v#rows", ArrayType(StructType(fields), containsNull = false))()
+  })
+
+  private def attachNegation(m: Built, s: CepSequence, d: String, active: Seq[CepCondition]): Built = {
+    val (rows, rowSpan) = leaf(d)
+    val i = s.elements.indexWhere(_.variable == d)
+    val (before, after) = s.neighbours(i)
+    // A Kleene neighbour bounds by its last (first) chosen row, or, when it chose none,
+    // by the single-row element beyond it.
+    def boundary(e: CepElement, last: Boolean): Expression = e match {
+      case Single(v) => rewriter.positions(v).o
+      case Kleene(v, _, _) =>
+        val (first, lastO) = rewriter.kleeneBounds(v)
+        val j = s.elements.indexWhere(_.variable == v)
+        val beyond = if (last) s.neighbours(j)._1 else s.neighbours(j)._2
+        Coalesce((if (last) lastO else first) +: beyond.toSeq.map(b => rewriter.positions(b.variable).o))
+      case Negated(_) => throw new IllegalStateException("negation as a neighbour")
+    }
+    val lower = boundary(before.get, last = true)
+    val upper = after.map(boundary(_, last = false))
+    val condition = active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And)
+    val desc = s"${m.description} !$d"
+    Built(CepNegation(m.plan, rows, m.span, rowSpan, rewriter.positions(d).o, lower, upper,
+      condition, window, desc), m.span, desc)
+  }
+
+  // ---- the union of alternatives and the output --------------------------------------------
+
+  def build(): LogicalPlan = {
+    val built = alternatives.zipWithIndex.map { case (s, i) => (s, buildAlternative(i, s)) }
+    // Columns a match carries, across alternatives (absent ones are NULL).
+    val matchColumns: Seq[Attribute] = {
+      val cols = mutable.LinkedHashSet.empty[Attribute]
+      options.patternVariables.filter(v => kinds.get(v).exists(_ != VariableKind.NegatedRows))
+        .foreach { v =>
+          kinds(v) match {
+            case VariableKind.SingleRow =>
+              cols ++= cells.of(v).map(_._1)
+              val p = rewriter.positions(v)
+              cols ++= Seq(p.o, p.lo, p.hi)
+            case VariableKind.KleeneRows =>
+              cols ++= rewriter.kleeneOutputs.getOrElse(v, Nil).map(_.attribute)
+              if (allRows) cols += kleeneRowsAttribute(v)
+              val (f, l) = rewriter.kleeneBounds(v)
+              cols ++= Seq(f, l)
+            case _ =>
+          }
+        }
+      cols.toSeq
+    }
+    val commonLo = AttributeReference("#match_lo", LongType)()
+    val branches = built.map { case (_, b) =>
+      val available = b.plan.outputSet
+      Project(partitionBy ++ matchColumns.map { a =>
+        if (available.contains(a)) a else Alias(Literal.create(null, a.dataType), a.name)(a.exprId)
+      } :+ Alias(b.span.lo, commonLo.name)(commonLo.exprId), b.plan): LogicalPlan
+    }
+    var matches: LogicalPlan = if (branches.size == 1) branches.head else Union(branches)
+    if (needsIds) {
+      // A binding two alternatives both produce is one match: group by the rows bound.
+      val ids = matchColumns.filter(a => cells.of(a.name.takeWhile(_ != '#')).exists(c =>
+        c._1 == a && c._2 == rowId))
+      val keys = partitionBy ++ ids
+      val others = matches.output.filterNot(a => keys.exists(_.semanticEquals(a)))
+      matches = Aggregate(keys, keys.map(_.asInstanceOf[NamedExpression]) ++ others.map(a =>
+        Alias(First(a, ignoreNulls = false).toAggregateExpression(), a.name)(a.exprId)), matches)
+    }
+    matches = CepMatchGuard(matches, partitionBy, settings.maxMatchesPerPartition)
+    if (node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))) {
+      val order = options.patternVariables.filter(kinds.get(_).exists(_ != VariableKind.NegatedRows))
+        .map(v => SortOrder(kinds(v) match {
+          case VariableKind.KleeneRows => rewriter.kleeneBounds(v)._1
+          case _ => rewriter.positions(v).o
+        }, Ascending, NullsLast, Seq.empty))
+      val number = Alias(WindowExpression(RowNumber(), WindowSpecDefinition(partitionBy, order,
+        SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow))),
+        rewriter.matchNumber.name)(rewriter.matchNumber.exprId)
+      matches = Window(Seq(number), partitionBy, order, matches)
+      matches = Project(matches.output.filterNot(_.exprId == rewriter.matchNumber.exprId) :+
+        Alias(Cast(rewriter.matchNumber, LongType), rewriter.matchNumber.name)(rewriter.matchNumber.exprId),
+        matches)
+    }
+    if (!allRows) {
+      Project(partitionBy ++ node.measureOutput.zip(measures).map { case (a, e) =>
+        Alias(e, a.name)(a.exprId)
+      }, matches)
+    } else allRowsOutput(matches)
+  }
+
+  /**
+   * ALL ROWS PER MATCH: each bound row of each match, in ORDER BY order, with its
+   * CLASSIFIER(), the match's measures and the row's own columns.
+   */
+  private def allRowsOutput(matches: LogicalPlan): LogicalPlan = {
+    val rowFields = input.map(a => StructField(a.name, a.dataType)) ++
+      Seq(StructField("#o", LongType), StructField("#label", StringType))
+    val rowType = StructType(rowFields)
+    val bound = options.patternVariables.filter(kinds.get(_).exists(_ != VariableKind.NegatedRows))
+    val arrays: Seq[Expression] = bound.map { v =>
+      kinds(v) match {
+        case VariableKind.SingleRow =>
+          val values = input.map(a => cells.cell(v, a, 0)) :+ rewriter.positions(v).o :+ Literal(v)
+          If(IsNull(rewriter.positions(v).o), Literal.create(Array.empty[Any], ArrayType(rowType)),
+            CreateArray(Seq(CreateStruct(values))))
+        case _ =>
+          val attr = kleeneRowsAttribute(v)
+          val elem = NamedLambdaVariable("r", attr.dataType.asInstanceOf[ArrayType].elementType,
+            nullable = false)
+          val struct = elem.dataType.asInstanceOf[StructType]
+          val values = input.map(a => GetStructField(elem, struct.fieldIndex(cells.cell(v, a, 0).name))) :+
+            GetStructField(elem, struct.fieldIndex(rewriter.positions(v).o.name)) :+ Literal(v)
+          Coalesce(Seq(ArrayTransform(attr, LambdaFunction(CreateStruct(values), Seq(elem))),
+            Literal.create(Array.empty[Any], ArrayType(rowType))))
+      }
+    }
+    val sorted = ArraySort(Concat(arrays), ArraySort.defaultComparator)
+    val rowsAlias = Alias(sortByOrder(Concat(arrays), rowType), "#rows")()
+    val withRows = Project(matches.output :+ rowsAlias, matches)
+    val row = AttributeReference("#row", rowType, nullable = false)()
+    val exploded = Generate(Explode(rowsAlias.toAttribute), Seq(withRows.output.length - 1),
+      outer = false, qualifier = None, generatorOutput = Seq(row), child = withRows)
+    val label = GetStructField(row, rowType.fieldIndex("#label"))
+    val measureAliases = node.measureOutput.zip(measures).map { case (a, e) =>
+      Alias(e.transform { case r: AttributeReference if r.exprId == rowLabelPlaceholder.exprId => label },
+        a.name)(a.exprId)
+    }
+    val columns = input.map(a => Alias(GetStructField(row, input.indexOf(a)), a.name)(a.exprId))
+    val byId = (columns ++ measureAliases).map(a => a.exprId -> a).toMap
+    Project(node.output.map(a => byId.getOrElse(a.exprId, a)), exploded)
+  }
+
+  /** Sorts an array of row structs by their ORDER BY position (field `#o`). */
+  private def sortByOrder(array: Expression, rowType: StructType): Expression = {
+    val left = NamedLambdaVariable("a", rowType, nullable = false)
+    val right = NamedLambdaVariable("b", rowType, nullable = false)
+    val o = rowType.fieldIndex("#o")
+    val cmp = If(LessThan(GetStructField(left, o), GetStructField(right, o)), Literal(-1),
+      If(GreaterThan(GetStructField(left, o), GetStructField(right, o)), Literal(1), Literal(0)))
+    ArraySort(array, LambdaFunction(cmp, Seq(left, right)))
+  }
+}

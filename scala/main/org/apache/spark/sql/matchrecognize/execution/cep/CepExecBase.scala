@@ -1,0 +1,52 @@
+package org.apache.spark.sql.matchrecognize.execution.cep
+
+import org.apache.spark.sql.catalyst.expressions.{Ascending, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
+import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.matchrecognize.plans.MatchSpan
+
+/**
+ * What the operators of SKIP TILL ANY MATCH plans share: both inputs clustered by partition
+ * key and time slice and sorted by the start of their partial matches within a slice, and
+ * the same metrics.
+ */
+trait CepBinaryExec extends BinaryExecNode {
+  def leftSpan: MatchSpan
+  def rightSpan: MatchSpan
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    Seq(ClusteredDistribution(leftSpan.keys), ClusteredDistribution(rightSpan.keys))
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(
+    (leftSpan.keys :+ leftSpan.lo).map(SortOrder(_, Ascending)),
+    (rightSpan.keys :+ rightSpan.lo).map(SortOrder(_, Ascending)))
+
+  override def outputPartitioning: Partitioning = left.outputPartitioning
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numLeftRows" -> SQLMetrics.createMetric(sparkContext, "number of partial matches in"),
+    "numRightRows" -> SQLMetrics.createMetric(sparkContext, "number of rows joined in"),
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of partial matches out"),
+    "peakBufferedRows" ->
+      SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"))
+
+  /** What an executor needs to walk the two inputs (no reference to this plan node). */
+  protected def sweepSpec: SweepSpec = SweepSpec(leftSpan.keys, left.output, rightSpan.keys,
+    right.output, left.output.indexWhere(_.exprId == leftSpan.lo.exprId),
+    right.output.indexWhere(_.exprId == rightSpan.lo.exprId), metrics("numRightRows"))
+}
+
+final case class SweepSpec(
+    leftKeys: Seq[org.apache.spark.sql.catalyst.expressions.Attribute],
+    leftSchema: Seq[org.apache.spark.sql.catalyst.expressions.Attribute],
+    rightKeys: Seq[org.apache.spark.sql.catalyst.expressions.Attribute],
+    rightSchema: Seq[org.apache.spark.sql.catalyst.expressions.Attribute],
+    leftLo: Int,
+    rightLo: Int,
+    rightRows: SQLMetric) {
+  def open(l: Iterator[org.apache.spark.sql.catalyst.InternalRow],
+      r: Iterator[org.apache.spark.sql.catalyst.InternalRow]): SliceSweep =
+    new SliceSweep(l, r.map { row => rightRows += 1; row }, leftKeys, leftSchema, rightKeys,
+      rightSchema, leftLo, rightLo)
+}

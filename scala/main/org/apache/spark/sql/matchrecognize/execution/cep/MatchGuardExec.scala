@@ -1,0 +1,41 @@
+package org.apache.spark.sql.matchrecognize.execution.cep
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+
+/** Fails the query when one partition key produces more than `maxMatches` matches in a task. */
+case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, child: SparkPlan)
+    extends UnaryExecNode {
+
+  override def output: Seq[Attribute] = child.output
+  override def outputPartitioning = child.outputPartitioning
+  override def outputOrdering = child.outputOrdering
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val schema = child.output
+    val ks = keys
+    val limit = maxMatches
+    child.execute().mapPartitionsInternal { rows =>
+      val keyOf = UnsafeProjection.create(ks, schema)
+      val counts = new java.util.HashMap[UnsafeRow, Array[Long]]()
+      rows.map { row =>
+        val key = keyOf(row)
+        var c = counts.get(key)
+        if (c == null) { c = Array(0L); counts.put(key.copy(), c) }
+        c(0) += 1
+        if (c(0) > limit) {
+          throw new MatchRecognizeLimitException(
+            s"SKIP TILL ANY MATCH produced more than $limit matches for one partition key in one " +
+              "task; raise spark.sql.matchRecognize.maxMatchesPerPartition or narrow the pattern " +
+              "(WITHIN, DEFINE conditions).")
+        }
+        row
+      }
+    }
+  }
+
+  override protected def withNewChildInternal(c: SparkPlan): MatchGuardExec = copy(child = c)
+}

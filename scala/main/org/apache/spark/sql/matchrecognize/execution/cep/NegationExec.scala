@@ -1,0 +1,76 @@
+package org.apache.spark.sql.matchrecognize.execution.cep
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, JoinedRow, Predicate, UnsafeProjection}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.matchrecognize.plans.MatchSpan
+
+/**
+ * Negation `!D` as an anti band join: a partial match survives only if no row of D lies
+ * strictly between its `lower` and `upper` ORDER BY positions (trailing negation: after
+ * `lower`, up to one window past the match's first row) while satisfying `condition`.
+ */
+case class NegationExec(
+    leftSpan: MatchSpan,
+    rightSpan: MatchSpan,
+    rightOrder: Attribute,
+    lower: Expression,
+    upper: Option[Expression],
+    condition: Option[Expression],
+    window: Long,
+    description: String,
+    left: SparkPlan,
+    right: SparkPlan) extends CepBinaryExec {
+
+  override def output: Seq[Attribute] = left.output
+
+  override def simpleString(maxFields: Int): String =
+    s"Negation $description" + condition.map(c => s", condition: ${c.sql}").getOrElse("")
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val boundExprs = (Seq(lower) ++ upper.toSeq).map(BindReferences.bindReference(_, left.output))
+    val hasUpper = upper.isDefined
+    val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
+    val rOrder = right.output.indexWhere(_.exprId == rightOrder.exprId)
+    val rLo = right.output.indexWhere(_.exprId == rightSpan.lo.exprId)
+    val inputSchema = left.output ++ right.output
+    val cond = condition
+    val w = window
+    val m = metrics
+    val spec = sweepSpec
+    left.execute().zipPartitions(right.execute()) { (lIter, rIter) =>
+      val predicate = cond.map { c => val p = Predicate.create(c, inputSchema); p.initialize(0); p }
+      val bounds = UnsafeProjection.create(boundExprs)
+      val joined = new JoinedRow
+      val sweep = spec.open(lIter, rIter)
+      val kept = lIter.filter { l =>
+        m("numLeftRows") += 1
+        val lo = l.getLong(lLo)
+        val b = bounds(l)
+        if (b.isNullAt(0) || (hasUpper && b.isNullAt(1))) true
+        else {
+          val from = b.getLong(0)
+          val until = if (hasUpper) b.getLong(1) else Long.MaxValue
+          val band = sweep.band(l, lo, lo + w)
+          var negated = false
+          val it = band.iterator()
+          while (!negated && it.hasNext) {
+            val d = it.next()
+            val o = d.getLong(rOrder)
+            negated = o > from && o < until && (hasUpper || d.getLong(rLo) <= lo + w) &&
+              predicate.forall(_.eval(joined(l, d)))
+          }
+          !negated
+        }
+      }
+      kept.map { row => m("numOutputRows") += 1; row } ++ {
+        m("peakBufferedRows").set(sweep.peakBuffered.toDouble)
+        Iterator.empty
+      }
+    }
+  }
+
+  override protected def withNewChildrenInternal(l: SparkPlan, r: SparkPlan): NegationExec =
+    copy(left = l, right = r)
+}

@@ -1,0 +1,36 @@
+package org.apache.spark.sql.matchrecognize.optimizer
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSequence, CepSettings, JoinTree}
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, SelectionStrategy}
+
+/**
+ * Replaces a MATCH_RECOGNIZE under SKIP TILL ANY MATCH by its join-tree plan: the join
+ * tree of each alternative is chosen here (`spark.sql.matchRecognize.joinOrder`), then
+ * [[CepPlanBuilder]] builds the plan.
+ */
+case class PlanAnyMatchPatterns(session: SparkSession) extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case m: MatchRecognize if m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) =>
+      new CepPlanBuilder(m, PlanAnyMatchPatterns.settings(conf)).build()
+  }
+}
+
+object PlanAnyMatchPatterns {
+
+  def settings(conf: SQLConf): CepSettings = {
+    val forced = conf.getConf(MatchRecognizeConf.FORCED_JOIN_TREE).trim
+    val forcedTrees = if (forced.isEmpty) Nil else forced.split(";").map(_.trim).toSeq
+    CepSettings(
+      conf.getConf(MatchRecognizeConf.MAX_KLEENE_BINDINGS),
+      conf.getConf(MatchRecognizeConf.MAX_MATCHES_PER_PARTITION),
+      (i: Int, s: CepSequence) =>
+        if (forcedTrees.nonEmpty) JoinTree.parse(forcedTrees(i % forcedTrees.size))
+        else JoinTree.leftDeep(s.singles))
+  }
+}

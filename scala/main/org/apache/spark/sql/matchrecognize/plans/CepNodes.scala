@@ -1,0 +1,147 @@
+package org.apache.spark.sql.matchrecognize.plans
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.{BinaryNode, LogicalPlan, UnaryNode}
+
+// Logical nodes of the join-tree plans of SKIP TILL ANY MATCH. Their inputs are "partial
+// matches": rows with the partition key, a time slice, the columns of each bound variable
+// and the first (`lo`) and last (`hi`) position of the match in window units.
+
+/** Where a partial match lies: its partition key and slice, and its window span. */
+final case class MatchSpan(keys: Seq[Attribute], lo: Attribute, hi: Attribute) {
+  def all: Seq[Attribute] = keys :+ lo :+ hi
+}
+
+/**
+ * Joins partial matches of two sets of variables: same partition key and slice, within
+ * the window, under `condition` (ordering of the variables in the pattern and the DEFINE
+ * conditions that become evaluable here). Output: the left columns, the right variable
+ * columns, and the new span `outLo`/`outHi`.
+ */
+final case class CepSequenceJoin(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    leftSpan: MatchSpan,
+    rightSpan: MatchSpan,
+    condition: Expression,
+    window: Long,
+    outLo: Attribute,
+    outHi: Attribute,
+    description: String) extends BinaryNode {
+
+  override def output: Seq[Attribute] =
+    left.output.filterNot(a => a == leftSpan.lo || a == leftSpan.hi) ++
+      right.output.filterNot(rightSpan.all.contains) :+ outLo :+ outHi
+
+  override def producedAttributes: AttributeSet = AttributeSet(Seq(outLo, outHi))
+
+  // The spans are read too, though they are not expressions of the node.
+  override def references: AttributeSet =
+    condition.references ++ AttributeSet(leftSpan.all ++ rightSpan.all)
+
+  override def simpleString(maxFields: Int): String = s"CepSequenceJoin $description"
+
+  override protected def withNewChildrenInternal(l: LogicalPlan, r: LogicalPlan): CepSequenceJoin =
+    copy(left = l, right = r)
+}
+
+/**
+ * Keeps a partial match only if no row of the negated variable lies strictly between
+ * `lower` and `upper` (positions in ORDER BY order over the match's columns) — or, when
+ * `upper` is absent (a trailing negation), after `lower` up to one window past the
+ * match's first row — and satisfies `condition` (over the match and the row).
+ */
+final case class CepNegation(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    leftSpan: MatchSpan,
+    rightSpan: MatchSpan,
+    rightOrder: Attribute,
+    lower: Expression,
+    upper: Option[Expression],
+    condition: Option[Expression],
+    window: Long,
+    description: String) extends BinaryNode {
+
+  override def output: Seq[Attribute] = left.output
+  override def references: AttributeSet = AttributeSet(leftSpan.all ++ rightSpan.all :+ rightOrder) ++
+    lower.references ++ AttributeSet(upper.toSeq.flatMap(_.references)) ++
+    AttributeSet(condition.toSeq.flatMap(_.references))
+  override def simpleString(maxFields: Int): String = s"CepNegation $description"
+  override protected def withNewChildrenInternal(l: LogicalPlan, r: LogicalPlan): CepNegation =
+    copy(left = l, right = r)
+}
+
+/** What the Kleene closure outputs about its chosen rows (each becomes a column). */
+sealed trait KleeneOutput extends Serializable { def attribute: Attribute }
+object KleeneOutput {
+  /** The value of `cell` at the `n`-th chosen row from the first (or from the last). */
+  final case class Value(attribute: Attribute, cell: Attribute, fromFirst: Boolean, n: Int)
+    extends KleeneOutput
+  /** An aggregate function (over row cells) of the chosen rows. */
+  final case class Aggregate(attribute: Attribute,
+      function: org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction)
+    extends KleeneOutput
+  /** The chosen rows themselves (their `cells`, as an array of structs), for ALL ROWS. */
+  final case class Rows(attribute: Attribute, cells: Seq[Attribute]) extends KleeneOutput
+}
+
+/**
+ * Kleene closure `B{min,max}` attached to partial matches that bind its neighbours: each
+ * partial match is extended by every key-increasing subset of B rows strictly between the
+ * neighbours (`lower`, `upper`, either may be absent), within the window, of size `min` to
+ * `max`, whose rows satisfy `rowCondition` (over the match, the row, and `previous`: the
+ * row chosen before it). At most `maxBindings` subsets per partial match.
+ */
+final case class CepKleene(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    leftSpan: MatchSpan,
+    rightSpan: MatchSpan,
+    rightOrder: Attribute,
+    lower: Option[Expression],
+    upper: Option[Expression],
+    rowCondition: Option[Expression],
+    previous: Seq[(Attribute, Attribute)],
+    min: Int,
+    max: Option[Int],
+    outputs: Seq[KleeneOutput],
+    firstOrder: Attribute,
+    lastOrder: Attribute,
+    window: Long,
+    outLo: Attribute,
+    outHi: Attribute,
+    maxBindings: Long,
+    description: String) extends BinaryNode {
+
+  override def output: Seq[Attribute] =
+    left.output.filterNot(a => a == leftSpan.lo || a == leftSpan.hi) ++
+      outputs.map(_.attribute) :+ firstOrder :+ lastOrder :+ outLo :+ outHi
+
+  override def producedAttributes: AttributeSet =
+    AttributeSet(outputs.map(_.attribute) ++ Seq(firstOrder, lastOrder, outLo, outHi) ++
+      previous.map(_._2))
+
+  override def references: AttributeSet =
+    AttributeSet(leftSpan.all ++ rightSpan.all :+ rightOrder) ++
+      AttributeSet((lower.toSeq ++ upper.toSeq ++ rowCondition.toSeq).flatMap(_.references)) ++
+      AttributeSet(previous.map(_._1)) ++ AttributeSet(outputs.flatMap {
+        case KleeneOutput.Value(_, cell, _, _) => Seq(cell)
+        case KleeneOutput.Aggregate(_, f) => f.references.toSeq
+        case KleeneOutput.Rows(_, cells) => cells
+      }) -- AttributeSet(previous.map(_._2))
+  override def simpleString(maxFields: Int): String = s"CepKleene $description"
+  override protected def withNewChildrenInternal(l: LogicalPlan, r: LogicalPlan): CepKleene =
+    copy(left = l, right = r)
+}
+
+/**
+ * Passes matches through, failing the query when one partition key produces more than
+ * `maxMatches` matches in one task (an output explosion guard).
+ */
+final case class CepMatchGuard(child: LogicalPlan, keys: Seq[Attribute], maxMatches: Long)
+    extends UnaryNode {
+  override def output: Seq[Attribute] = child.output
+  override def references: AttributeSet = AttributeSet(keys)
+  override protected def withNewChildInternal(c: LogicalPlan): CepMatchGuard = copy(child = c)
+}

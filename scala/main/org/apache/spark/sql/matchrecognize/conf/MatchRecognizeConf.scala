@@ -65,7 +65,10 @@ object MatchRecognizeConf {
       .checkValue(_ > 0, "must be positive")
       .createWithDefault(100000000L)
 
-  /** For tests: force the join tree of each alternative, e.g. `((A C) B)`; `;` between alternatives. */
+  /**
+   * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
+   * alternatives; or `random:<seed>` for a seeded random tree per alternative.
+   */
   val FORCED_JOIN_TREE: ConfigEntry[String] =
     buildConf("spark.sql.matchRecognize.internal.joinTree")
       .internal()

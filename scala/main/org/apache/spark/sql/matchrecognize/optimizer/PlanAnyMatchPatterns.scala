@@ -29,8 +29,11 @@ object PlanAnyMatchPatterns {
     CepSettings(
       conf.getConf(MatchRecognizeConf.MAX_KLEENE_BINDINGS),
       conf.getConf(MatchRecognizeConf.MAX_MATCHES_PER_PARTITION),
-      (i: Int, s: CepSequence) =>
-        if (forcedTrees.nonEmpty) JoinTree.parse(forcedTrees(i % forcedTrees.size))
-        else JoinTree.leftDeep(s.singles))
+      (i: Int, s: CepSequence) => forcedTrees match {
+        case Seq(r) if r.startsWith("random:") =>
+          JoinTree.random(s.singles, new scala.util.Random(r.stripPrefix("random:").toLong * 31 + i))
+        case Seq() => JoinTree.leftDeep(s.singles)
+        case trees => JoinTree.parse(trees(i % trees.size))
+      })
   }
 }

@@ -70,6 +70,20 @@ object JoinTree {
     parts.tail.foldLeft(parts.head)(JoinNode)
   }
 
+  /**
+   * A random tree over `vars` (shuffled leaves, random split points): left-deep, right-deep
+   * and bushy shapes all occur. For tests that run one query under many plans.
+   */
+  def random(vars: Seq[String], rng: scala.util.Random): JoinTree = {
+    def build(leaves: Seq[String]): JoinTree =
+      if (leaves.size == 1) JoinLeaf(leaves.head)
+      else {
+        val cut = 1 + rng.nextInt(leaves.size - 1)
+        JoinNode(build(leaves.take(cut)), build(leaves.drop(cut)))
+      }
+    build(rng.shuffle(vars))
+  }
+
   /** The smallest subtree of `tree` binding all of `vars` (which it must contain). */
   def lowestCovering(tree: JoinTree, vars: Set[String]): JoinTree = tree match {
     case JoinNode(l, r) if vars.subsetOf(l.variables) => lowestCovering(l, vars)

@@ -43,12 +43,12 @@ def values_equal(a: Any, b: Any) -> bool:
             return math.isnan(a) and math.isnan(b)
         return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=False))
     return a == b
 
 
 def rows_equal(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=False))
 
 
 def compare_rows(actual: list[tuple], expected: list[tuple], ordered: bool) -> str | None:

@@ -24,8 +24,11 @@ def _run_case(spark, case: dict) -> None:
     df = spark.sql(case["sql"])
     expect = case["expect"]
     assert df.columns == expect["columns"], f"columns {df.columns} != {expect['columns']}"
-    diff = compare_rows([tuple(r) for r in df.collect()], [tuple(r) for r in expect["rows"]],
-                        expect.get("ordered", False))
+    diff = compare_rows(
+        [tuple(r) for r in df.collect()],
+        [tuple(r) for r in expect["rows"]],
+        expect.get("ordered", False),
+    )
     assert diff is None, diff
 
 
@@ -44,7 +47,8 @@ def _check_error(spark, case: dict) -> None:
         assert "line" in str(err) and "pos" in str(err), f"no position in: {err}"
     elif kind == "analysis":
         assert isinstance(err, AnalysisException) and not isinstance(err, ParseException), (
-            f"expected an AnalysisException, got {type(err).__name__}: {err}")
+            f"expected an AnalysisException, got {type(err).__name__}: {err}"
+        )
     assert phrase in str(err).lower(), f"{phrase!r} not in error: {err}"
 
 

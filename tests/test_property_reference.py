@@ -26,8 +26,9 @@ def _check(spark, case) -> None:
         return
     df = spark.sql(case.sql)
     assert df.columns == case.columns, case.sql
-    diff = compare_rows([tuple(r) for r in df.collect()], [tuple(r) for r in case.rows],
-                        case.ordered)
+    diff = compare_rows(
+        [tuple(r) for r in df.collect()], [tuple(r) for r in case.rows], case.ordered
+    )
     assert diff is None, f"{case.sql}\n{diff}"
 
 

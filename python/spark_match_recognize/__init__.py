@@ -8,8 +8,15 @@
 :func:`configure` puts the extension's jar on Spark's classpath, registers the SQL
 extension and maps keyword options onto ``spark.sql.matchRecognize.*`` keys.
 :func:`jar_path` finds the jar (for ``spark-sql --jars``, ``spark-submit`` ...), and
-:func:`jar_info` reads the versions it was built with. ``python -m spark_match_recognize``
-is a small command line (``demo``, ``sql``, ``jar``).
+:func:`jar_info` reads the versions it was built with.
+
+Without a JVM: :func:`check` finds the mistakes in MATCH_RECOGNIZE clauses (with Spark's
+error conditions and messages), and :func:`transpile` rewrites MATCH_RECOGNIZE queries
+written for Trino, Snowflake, Oracle, Databricks or Athena as Spark SQL.
+:func:`match_recognize` is MATCH_RECOGNIZE for DataFrames.
+
+``python -m spark_match_recognize`` is a small command line (``demo``, ``sql``, ``jar``,
+``check``, ``transpile``, ``docs``).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from typing import Any
 #: which setup.py checks when it builds a wheel).
 __version__ = "0.1.0"
 
+from .check import Problem, check  # noqa: E402
 from .config import (  # noqa: E402  (the submodules read __version__)
     EXTENSIONS_CLASS,
     OPTIONS,
@@ -28,20 +36,29 @@ from .config import (  # noqa: E402  (the submodules read __version__)
     check_spark_version,
     configure,
 )
+from .dataframe import match_recognize, match_recognize_sql  # noqa: E402
 from .jars import JAR_ENV_VAR, jar_info, jar_path  # noqa: E402
+from .transpile import DIALECTS, TranspileError, transpile  # noqa: E402
 
 __all__ = [
+    "DIALECTS",
     "EXTENSIONS_CLASS",
     "JAR_ENV_VAR",
     "OPTIONS",
     "Option",
+    "Problem",
     "SPARK_VERSION",
     "SparkVersionMismatchError",
+    "TranspileError",
     "__version__",
+    "check",
     "check_spark_version",
     "configure",
     "jar_info",
     "jar_path",
+    "match_recognize",
+    "match_recognize_sql",
+    "transpile",
 ]
 
 

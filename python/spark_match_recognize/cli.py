@@ -1,7 +1,8 @@
-"""The command line: ``python -m spark_match_recognize {demo,sql,jar} ...``.
+"""The command line: ``python -m spark_match_recognize {demo,sql,jar,check,transpile,docs}``.
 
-Exit codes: 0 on success, 1 when Spark rejects or fails a statement (or the jar, an
-input file or the examples are missing), 2 for bad arguments.
+Exit codes: 0 on success, 1 when Spark rejects or fails a statement, ``check`` finds a
+problem, ``transpile`` cannot translate, ``docs --check`` finds the docs out of date (or
+the jar, an input file or the examples are missing), 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -15,9 +16,19 @@ from typing import Any
 
 from . import __version__
 from .config import EXTENSIONS_CLASS, OPTIONS, Option, SparkVersionMismatchError
-from .jars import JAR_ENV_VAR, jar_info, jar_path
+from .jars import JAR_ENV_VAR, jar_info, jar_path, source_checkout
+from .transpile import DIALECTS
 
-__all__ = ["build_parser", "main"]
+__all__ = [
+    "CONF_TABLE_BEGIN",
+    "OPTIONS_TABLE_BEGIN",
+    "build_parser",
+    "conf_table",
+    "documented_table",
+    "main",
+    "options_table",
+    "with_table",
+]
 
 PROG = "python -m spark_match_recognize"
 
@@ -25,9 +36,12 @@ _DESCRIPTION = f"""\
 SQL:2016 MATCH_RECOGNIZE for Apache Spark SQL (spark-match-recognize {__version__}).
 
 commands:
-  demo   run the example scripts (sql-examples/*.sql) in a local Spark session
-  sql    run SQL statements, from the command line or a file, and print their results
-  jar    print the path of the jar, e.g. for spark-sql --jars or spark-submit --jars
+  demo       run the example scripts (sql-examples/*.sql) in a local Spark session
+  sql        run SQL statements, from the command line or a file, and print their results
+  jar        print the path of the jar, e.g. for spark-sql --jars or spark-submit --jars
+  check      find mistakes in MATCH_RECOGNIZE clauses without starting Spark
+  transpile  rewrite a Trino/Snowflake/Oracle/Databricks/Athena query for Spark
+  docs       print (or --write) the table of spark.sql.matchRecognize.* settings
 
 Sessions run locally (--master local[2]) in UTC, without web UI, and log only errors.
 Run '{PROG} <command> --help' for the options of a command.
@@ -39,6 +53,10 @@ examples:
   {PROG} sql "SELECT * FROM t MATCH_RECOGNIZE (...)"
   {PROG} sql -f sql-examples/v_shape.sql --max-live-threads 10000
   spark-sql --jars "$({PROG} jar)" --conf spark.sql.extensions={EXTENSIONS_CLASS}
+  {PROG} check query.sql
+  {PROG} transpile --read snowflake query.sql > spark_query.sql
+  cat query.sql | {PROG} transpile --read trino -
+  {PROG} docs --write
 
 The jar is taken from ${JAR_ENV_VAR} if set, else from the installed package, else from
 target/ of a source checkout (built by ./dev/sbt package).
@@ -135,7 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="{demo,sql,jar}", required=True)
+    commands = parser.add_subparsers(
+        dest="command", metavar="{demo,sql,jar,check,transpile,docs}", required=True
+    )
     session = _session_options()
 
     demo = commands.add_parser(
@@ -180,7 +200,189 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also print the versions recorded in the jar (one key=value per line)",
     )
+
+    check = commands.add_parser(
+        "check",
+        help="find mistakes in MATCH_RECOGNIZE clauses without starting Spark",
+        description="Check the MATCH_RECOGNIZE clauses of SQL statements without a JVM: "
+        "syntax errors with line and column, and the analysis errors that need no catalog "
+        "(unknown pattern variables, bad SUBSETs, clauses that cannot be combined, ...), "
+        "with the error conditions and messages Spark gives. Exits with status 1 if there "
+        "is a problem. Unknown tables, columns and types are left to Spark.",
+    )
+    check_source = check.add_mutually_exclusive_group(required=True)
+    check_source.add_argument(
+        "file", nargs="?", metavar="FILE", help="a SQL file ('-' reads standard input)"
+    )
+    check_source.add_argument("-e", "--sql", metavar="SQL", help="the SQL text to check")
+
+    transpile = commands.add_parser(
+        "transpile",
+        help="rewrite a MATCH_RECOGNIZE query of another SQL dialect for Spark",
+        description="Rewrite SQL written for another engine as Spark SQL for "
+        "spark-match-recognize: sqlglot translates the SQL around the clauses, and each "
+        "MATCH_RECOGNIZE clause is carried over part by part. Prints the result; a "
+        "construct without a Spark equivalent is reported (exit status 1).",
+    )
+    transpile.add_argument(
+        "--read",
+        required=True,
+        choices=sorted(d for d in DIALECTS if d != "spark"),
+        type=str.lower,
+        help="the dialect the query is written in",
+    )
+    transpile.add_argument(
+        "--one-line", action="store_true", help="print each statement on one line"
+    )
+    transpile.add_argument(
+        "file", metavar="FILE", help="the SQL file to translate ('-' reads standard input)"
+    )
+
+    docs = commands.add_parser(
+        "docs",
+        parents=[session],
+        help="print or update the table of spark.sql.matchRecognize.* settings",
+        description="Print the Markdown table of every spark.sql.matchRecognize.* setting, "
+        "generated by the jar (ConfDoc), or write it into docs/configuration.md between its "
+        "marker comments, together with the table of configure() options. Starts a local "
+        "Spark session.",
+    )
+    docs_mode = docs.add_mutually_exclusive_group()
+    docs_mode.add_argument(
+        "--write", action="store_true", help="update the table in docs/configuration.md"
+    )
+    docs_mode.add_argument(
+        "--check",
+        action="store_true",
+        help="exit with status 1 if the tables in docs/configuration.md are out of date",
+    )
+    docs.add_argument(
+        "--file",
+        type=Path,
+        metavar="FILE",
+        help="the Markdown file (default: docs/configuration.md of the source checkout)",
+    )
     return parser
+
+
+#: The marker comments around the generated tables in docs/configuration.md.
+CONF_TABLE_BEGIN = "<!-- BEGIN GENERATED CONF TABLE (python -m spark_match_recognize docs) -->"
+OPTIONS_TABLE_BEGIN = (
+    "<!-- BEGIN GENERATED OPTIONS TABLE (python -m spark_match_recognize docs) -->"
+)
+
+
+def _end_marker(begin: str) -> str:
+    kind = "CONF" if "CONF TABLE" in begin else "OPTIONS"
+    return f"<!-- END GENERATED {kind} TABLE -->"
+
+
+def conf_table(spark: Any) -> str:
+    """The Markdown table of the spark.sql.matchRecognize.* settings, from the jar."""
+    return str(spark._jvm.org.apache.spark.sql.matchrecognize.conf.ConfDoc.markdown()).strip()
+
+
+def options_table() -> str:
+    """The Markdown table of configure()'s options (from OPTIONS)."""
+    rows = ["| option | key | values |", "| --- | --- | --- |"]
+    rows += [f"| `{o.name}` | `{o.key}` | {o.accepts} |" for o in OPTIONS.values()]
+    return "\n".join(rows)
+
+
+def documented_table(text: str, begin: str) -> str | None:
+    """The table between the marker comments starting with ``begin``, or None."""
+    start = text.find(begin)
+    end = text.find(_end_marker(begin), start)
+    if start < 0 or end < 0:
+        return None
+    return text[start + len(begin) : end].strip()
+
+
+def with_table(text: str, begin: str, table: str) -> str:
+    """``text`` with the table between the marker comments replaced by ``table``."""
+    start = text.find(begin)
+    end = text.find(_end_marker(begin), start)
+    if start < 0 or end < 0:
+        raise ValueError(f"the marker comments {begin} ... {_end_marker(begin)} are missing")
+    return f"{text[: start + len(begin)]}\n{table.strip()}\n{text[end:]}"
+
+
+def _read_input(name: str) -> tuple[str, str]:
+    if name == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        return Path(name).read_text(encoding="utf-8"), name
+    except OSError as e:
+        raise _InputError(f"cannot read {name}: {e.strerror or e}") from None
+
+
+class _InputError(Exception):
+    pass
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from .check import check, format_problems
+
+    if args.sql is not None:
+        text, source = args.sql, None
+    else:
+        text, source = _read_input(args.file)
+    problems = check(text)
+    if problems:
+        sys.stdout.write(format_problems(problems, source))
+        noun = "problem" if len(problems) == 1 else "problems"
+        return _fail(f"{len(problems)} {noun} found")
+    return 0
+
+
+def _run_transpile(args: argparse.Namespace) -> int:
+    from .transpile import TranspileError, transpile
+
+    text, _ = _read_input(args.file)
+    try:
+        result = transpile(text, read=args.read, pretty=not args.one_line)
+    except (TranspileError, ImportError) as e:
+        return _fail(str(e))
+    print(result if result.rstrip().endswith(";") else result + ";")
+    return 0
+
+
+def _docs_file(args: argparse.Namespace) -> Path:
+    if args.file is not None:
+        return args.file
+    root = source_checkout()
+    if root is None:
+        raise _InputError("not in a source checkout; name the Markdown file with --file")
+    return root / "docs" / "configuration.md"
+
+
+def _run_docs(args: argparse.Namespace) -> int:
+    target = _docs_file(args) if (args.write or args.check) else None
+    spark = _session(args)
+    tables = {CONF_TABLE_BEGIN: conf_table(spark), OPTIONS_TABLE_BEGIN: options_table()}
+    if target is None:
+        print(tables[CONF_TABLE_BEGIN])
+        return 0
+    try:
+        text = target.read_text(encoding="utf-8")
+    except OSError as e:
+        return _fail(f"cannot read {target}: {e.strerror or e}")
+    if args.check:
+        if any(documented_table(text, begin) != table for begin, table in tables.items()):
+            return _fail(f"{target} is out of date; run '{PROG} docs --write'")
+        return 0
+    updated = text
+    try:
+        for begin, table in tables.items():
+            updated = with_table(updated, begin, table)
+    except ValueError as e:
+        return _fail(f"{target}: {e}")
+    if updated != text:
+        target.write_text(updated, encoding="utf-8")
+        print(f"updated {target}")
+    else:
+        print(f"{target} is up to date")
+    return 0
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -263,9 +465,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     _quiet_python_loggers()
-    handlers = {"demo": _run_demo, "sql": _run_sql, "jar": _run_jar}
+    handlers = {
+        "demo": _run_demo,
+        "sql": _run_sql,
+        "jar": _run_jar,
+        "check": _run_check,
+        "transpile": _run_transpile,
+        "docs": _run_docs,
+    }
     try:
         return handlers[args.command](args)
+    except _InputError as e:
+        return _fail(str(e))
     except ScriptError as e:
         return _fail(str(e))
     except (FileNotFoundError, SparkVersionMismatchError) as e:

@@ -222,7 +222,9 @@ def configure(builder: B, **options: Any) -> B:
     ...                   max_live_threads=10_000).getOrCreate()  # doctest: +SKIP
 
     Args:
-        builder: a classic (non-Connect) ``SparkSession.Builder``.
+        builder: a ``SparkSession.Builder``: classic, or Spark Connect in local mode
+            (``.remote("local[2]")`` or ``spark.api.mode=connect`` with a local master),
+            where the Connect server starts in this process with the jar and the extension.
         **options: any of :data:`OPTIONS` (the list below is generated from it):
             <OPTIONS>
 
@@ -232,7 +234,8 @@ def configure(builder: B, **options: Any) -> B:
     Raises:
         TypeError: for an unknown option (the message lists the valid ones) or a value of
             the wrong type.
-        ValueError: for a value out of range, or a Spark Connect builder.
+        ValueError: for a value out of range, or a builder for a remote Spark Connect
+            server (``sc://...``), whose jars and extensions are set where it is started.
         SparkVersionMismatchError: if pyspark is not the Spark version the jar was built for.
         FileNotFoundError: if the jar cannot be found.
         RuntimeError: if a SparkContext without the extension already runs in this process.
@@ -245,11 +248,15 @@ def configure(builder: B, **options: Any) -> B:
         settings[option.key] = option.to_conf(value)
 
     current: dict[str, Any] = dict(getattr(builder, "_options", {}) or {})
-    if "spark.remote" in current:
+    remote = current.get("spark.remote")
+    if remote is not None and not str(remote).startswith("local"):
         raise ValueError(
-            "configure() needs a classic SparkSession builder; with Spark Connect, start the "
-            "Connect server with --jars <spark-match-recognize jar> and "
-            f"--conf spark.sql.extensions={EXTENSIONS_CLASS} instead."
+            f"configure() cannot set up the Spark Connect server at {remote}: the jar and "
+            "spark.sql.extensions take effect only when a server starts. Start that server "
+            f"with --jars {_jar_hint()} and "
+            f"--conf spark.sql.extensions={EXTENSIONS_CLASS} (and any "
+            "spark.sql.matchRecognize.* settings), or use Spark Connect's local mode, "
+            'SparkSession.builder.remote("local[2]"), which configure() supports.'
         )
 
     jar = jar_path()
@@ -263,6 +270,14 @@ def configure(builder: B, **options: Any) -> B:
     for key, value in settings.items():
         builder.config(key, value)  # type: ignore[attr-defined]
     return builder
+
+
+def _jar_hint() -> str:
+    """The jar's path, or a hint at how to get it if it cannot be found."""
+    try:
+        return jar_path()
+    except FileNotFoundError:
+        return "$(python -m spark_match_recognize jar)"
 
 
 def _document_options() -> None:

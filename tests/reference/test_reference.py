@@ -230,7 +230,15 @@ def test_bad_patterns_are_rejected():
 
 V_SHAPE_ROWS = table(
     "id, price",
-    (1, 50), (2, 48), (3, 45), (4, 47), (5, 52), (6, 51), (7, 49), (8, 53), (9, 53),
+    (1, 50),
+    (2, 48),
+    (3, 45),
+    (4, 47),
+    (5, 52),
+    (6, 51),
+    (7, 49),
+    (8, 53),
+    (9, 53),
 )
 V_SHAPE_DEFINE = {
     "DOWN": lambda c: lt(c.col("price"), c.prev("price")),
@@ -364,7 +372,9 @@ def test_greedy_and_reluctant():
         [(0, "A"), (1, "A"), (2, "A")]
     ]
     assert [labelled(m) for m in find_matches(rows, "A+?", KINDS)] == [
-        [(0, "A")], [(1, "A")], [(2, "A")]
+        [(0, "A")],
+        [(1, "A")],
+        [(2, "A")],
     ]
     # reluctant, but the tail forces more iterations
     assert [labelled(m) for m in find_matches(rows, "A+? B", KINDS)] == [
@@ -427,7 +437,10 @@ def test_empty_matches_in_every_output_mode():
     # BIG* on 7 1 8 9 2: [7] #1, empty at 1 #2, [8 9] #3, empty at 2 #4
     one = run_query(EMPTY_ROWS, "BIG*", BIG, EMPTY_MEASURES, "one")
     assert [tuple(o.measures.values()) for o in one] == [
-        (1, "BIG", 1, 7), (2, None, 0, None), (3, "BIG", 2, 17), (4, None, 0, None),
+        (1, "BIG", 1, 7),
+        (2, None, 0, None),
+        (3, "BIG", 2, 17),
+        (4, None, 0, None),
     ]
 
     show = run_query(EMPTY_ROWS, "BIG*", BIG, EMPTY_MEASURES, "all_show")
@@ -471,9 +484,17 @@ def test_empty_match_measures_are_null_except_match_number_and_counts():
     assert ctx.match_number() == 7
     assert ctx.count() == 0 and ctx.count_col("amt") == 0
     for value in [
-        ctx.col("amt"), ctx.var("A", "amt"), ctx.first("amt"), ctx.last("amt", 1),
-        ctx.prev("amt"), ctx.next("amt"), ctx.classifier(), ctx.sum("amt"), ctx.avg("amt"),
-        ctx.final.last("amt"), ctx.prev(CLASSIFIER),
+        ctx.col("amt"),
+        ctx.var("A", "amt"),
+        ctx.first("amt"),
+        ctx.last("amt", 1),
+        ctx.prev("amt"),
+        ctx.next("amt"),
+        ctx.classifier(),
+        ctx.sum("amt"),
+        ctx.avg("amt"),
+        ctx.final.last("amt"),
+        ctx.prev(CLASSIFIER),
     ]:
         assert value is None
 
@@ -546,7 +567,8 @@ def test_skip_runtime_errors():
         find_matches(rows, "A (B | C)", KINDS, skip=("to_last", "B"))
     # no error after an empty match: the next row is tried
     assert [m.is_empty for m in find_matches(rows, "B?", KINDS, skip=("to_first", "B"))] == [
-        True, True
+        True,
+        True,
     ]
 
 
@@ -635,17 +657,27 @@ def test_within_rows_and_interval_make_the_search_backtrack():
 def test_conf_stock_v_shape_one_row():
     rows = table(
         "sym, tstamp, price",
-        ("ACME", "2026-03-02 09:30:00", 50), ("ACME", "2026-03-02 09:31:00", 48),
-        ("ACME", "2026-03-02 09:32:00", 45), ("ACME", "2026-03-02 09:33:00", 47),
-        ("ACME", "2026-03-02 09:34:00", 52), ("ACME", "2026-03-02 09:35:00", 51),
-        ("ACME", "2026-03-02 09:36:00", 49), ("ACME", "2026-03-02 09:37:00", 53),
-        ("GLBX", "2026-03-02 09:30:00", 20), ("GLBX", "2026-03-02 09:31:00", 21),
-        ("GLBX", "2026-03-02 09:32:00", 19), ("GLBX", "2026-03-02 09:33:00", 18),
-        ("GLBX", "2026-03-02 09:34:00", 22), ("GLBX", "2026-03-02 09:35:00", 23),
+        ("ACME", "2026-03-02 09:30:00", 50),
+        ("ACME", "2026-03-02 09:31:00", 48),
+        ("ACME", "2026-03-02 09:32:00", 45),
+        ("ACME", "2026-03-02 09:33:00", 47),
+        ("ACME", "2026-03-02 09:34:00", 52),
+        ("ACME", "2026-03-02 09:35:00", 51),
+        ("ACME", "2026-03-02 09:36:00", 49),
+        ("ACME", "2026-03-02 09:37:00", 53),
+        ("GLBX", "2026-03-02 09:30:00", 20),
+        ("GLBX", "2026-03-02 09:31:00", 21),
+        ("GLBX", "2026-03-02 09:32:00", 19),
+        ("GLBX", "2026-03-02 09:33:00", 18),
+        ("GLBX", "2026-03-02 09:34:00", 22),
+        ("GLBX", "2026-03-02 09:35:00", 23),
         ("GLBX", "2026-03-02 09:36:00", 21),
     )
     result = run_partitioned(
-        rows, ["sym"], ["tstamp"], "STRT DOWN+ UP+",
+        rows,
+        ["sym"],
+        ["tstamp"],
+        "STRT DOWN+ UP+",
         define={
             "DOWN": lambda c: lt(c.var("DOWN", "price"), c.prev("price", var="DOWN")),
             "UP": lambda c: gt(c.var("UP", "price"), c.prev("price", var="UP")),
@@ -670,7 +702,10 @@ def test_conf_stock_running_vs_final_all_rows():
         for i, p in enumerate(values)
     ]
     result = run_partitioned(
-        rows, ["sym"], ["tstamp"], "LO UP+",
+        rows,
+        ["sym"],
+        ["tstamp"],
+        "LO UP+",
         define={"UP": lambda c: gt(c.var("UP", "price"), c.prev("price", var="UP"))},
         measures={
             "cls": lambda c: c.classifier(),
@@ -692,7 +727,10 @@ def test_conf_quantifier_star_reluctant():
         "id, amt", (1, 3), (2, 4), (3, 12), (4, 5), (5, 6), (6, 7), (7, 15), (8, 2), (9, 1)
     )
     result = run_partitioned(
-        rows, [], ["id"], "A*? B",
+        rows,
+        [],
+        ["id"],
+        "A*? B",
         define={"A": lambda c: lt(c.var("A", "amt"), 10), "B": lambda c: gt(c.var("B", "amt"), 5)},
         measures={"mno": lambda c: c.match_number(), "cls": lambda c: c.classifier()},
         rows_per_match="all_show",
@@ -703,7 +741,10 @@ def test_conf_quantifier_star_reluctant():
 def test_conf_exclusion_middle_excluded_all_rows():
     rows = table("id, amt", (1, 4), (2, 2), (3, 1), (4, 3), (5, 5), (6, 2), (7, 6), (8, 7))
     result = run_partitioned(
-        rows, [], ["id"], "S {- DN+ -} UP+",
+        rows,
+        [],
+        ["id"],
+        "S {- DN+ -} UP+",
         define={"DN": falling("DN"), "UP": rising("UP")},
         measures={"cls": lambda c: c.classifier(), "n_dn": lambda c: c.count("DN")},
         rows_per_match="all_show",
@@ -713,7 +754,10 @@ def test_conf_exclusion_middle_excluded_all_rows():
 
 def test_conf_skip_to_first_subset_all_rows():
     result = run_partitioned(
-        SKIP_ROWS, [], ["id"], "S D+ U",
+        SKIP_ROWS,
+        [],
+        ["id"],
+        "S D+ U",
         define=SKIP_DEFINE,
         subsets={"DU": ["D", "U"]},
         skip=("to_first", "DU"),
@@ -725,7 +769,10 @@ def test_conf_skip_to_first_subset_all_rows():
 
 def test_conf_skip_to_last_d():
     result = run_partitioned(
-        SKIP_ROWS, [], ["id"], "S D+ U+",
+        SKIP_ROWS,
+        [],
+        ["id"],
+        "S D+ U+",
         define=SKIP_DEFINE,
         skip=("to_last", "D"),
         measures={
@@ -743,7 +790,12 @@ def test_conf_skip_error_variable_absent():
     check_conformance_error(
         "std.skip.error_variable_absent",
         lambda: run_partitioned(
-            rows, [], ["id"], "A (B | C)", KINDS, {"cls": lambda c: c.classifier()},
+            rows,
+            [],
+            ["id"],
+            "A (B | C)",
+            KINDS,
+            {"cls": lambda c: c.classifier()},
             skip=("to_last", "B"),
         ),
     )
@@ -754,8 +806,14 @@ def test_conf_skip_error_first_row_on_second_match():
     check_conformance_error(
         "std.skip.error_first_row_on_second_match",
         lambda: run_partitioned(
-            rows, [], ["id"], "A* B C", KINDS, {"cls": lambda c: c.classifier()},
-            rows_per_match="all_show", skip=("to_first", "B"),
+            rows,
+            [],
+            ["id"],
+            "A* B C",
+            KINDS,
+            {"cls": lambda c: c.classifier()},
+            rows_per_match="all_show",
+            skip=("to_first", "B"),
         ),
     )
 
@@ -763,7 +821,10 @@ def test_conf_skip_error_first_row_on_second_match():
 def test_conf_navigation_classifier_through_prev_next():
     rows = table("id, kind", (1, "x"), (2, "y"), (3, "y"), (4, "x"), (5, "y"), (6, "x"))
     result = run_partitioned(
-        rows, [], ["id"], "X Y+",
+        rows,
+        [],
+        ["id"],
+        "X Y+",
         define={"X": kind_is("x"), "Y": kind_is("y")},
         measures={
             "cls": lambda c: c.classifier(),
@@ -779,7 +840,10 @@ def test_conf_navigation_classifier_through_prev_next():
 def test_conf_navigation_nested_prev_first_next_last():
     rows = table("id, amt", *[(i, 10 * i) for i in range(1, 8)])
     result = run_partitioned(
-        rows, [], ["id"], "A{3} B",
+        rows,
+        [],
+        ["id"],
+        "A{3} B",
         define={"A": lambda c: gt(c.col("amt"), 15)},
         measures={
             "before_start": lambda c: c.prev("amt", logical="first"),
@@ -794,7 +858,10 @@ def test_conf_navigation_nested_prev_first_next_last():
 def test_conf_navigation_first_last_logical_offsets_running_final():
     rows = table("id, amt", *[(i, 10 * i) for i in range(1, 8)])
     result = run_partitioned(
-        rows, [], ["id"], "A+ B",
+        rows,
+        [],
+        ["id"],
+        "A+ B",
         define={"A": lambda c: lt(c.col("amt"), 50)},
         measures={
             "f1": lambda c: c.first("amt", 1),
@@ -811,14 +878,23 @@ def test_conf_navigation_first_last_logical_offsets_running_final():
 
 TRADES = table(
     "id, kind, amt, qty",
-    (1, "buy", 10, 2), (2, "buy", 12, None), (3, "sell", 11, 5), (4, "buy", 9, 1),
-    (5, "sell", 15, 3), (6, "sell", None, 4), (7, "buy", 14, 6), (8, "sell", 13, 2),
+    (1, "buy", 10, 2),
+    (2, "buy", 12, None),
+    (3, "sell", 11, 5),
+    (4, "buy", 9, 1),
+    (5, "sell", 15, 3),
+    (6, "sell", None, 4),
+    (7, "buy", 14, 6),
+    (8, "sell", 13, 2),
 )
 
 
 def test_conf_aggregate_running_and_final_all_rows():
     result = run_partitioned(
-        TRADES, [], ["id"], "B+ S+",
+        TRADES,
+        [],
+        ["id"],
+        "B+ S+",
         define={"B": kind_is("buy"), "S": kind_is("sell")},
         measures={
             "cls": lambda c: c.classifier(),
@@ -835,7 +911,10 @@ def test_conf_aggregate_running_and_final_all_rows():
 
 def test_conf_aggregate_all_kinds_one_row():
     result = run_partitioned(
-        TRADES, [], ["id"], "(B | S)+",
+        TRADES,
+        [],
+        ["id"],
+        "(B | S)+",
         define={"B": kind_is("buy"), "S": kind_is("sell")},
         measures={
             "n_all": lambda c: c.count(),
@@ -866,7 +945,10 @@ CYCLE_ROWS = table("id, amt", (1, 2), (2, 9), (3, 8), (4, 1), (5, 9))
 )
 def test_conf_empty_cycles(case_id, pattern):
     result = run_partitioned(
-        CYCLE_ROWS, [], ["id"], pattern,
+        CYCLE_ROWS,
+        [],
+        ["id"],
+        pattern,
         define={"H": lambda c: gt(c.col("amt"), 5), "L": lambda c: lt(c.col("amt"), 5)},
         measures={
             "mno": lambda c: c.match_number(),
@@ -888,7 +970,10 @@ def test_conf_output_mode_star_all_rows_unmatched():
 def test_conf_permute_lexicographic_preference():
     rows = table("id, amt", (1, 5), (2, 6), (3, 7), (4, 8))
     result = run_partitioned(
-        rows, [], ["id"], "PERMUTE(X, Y)",
+        rows,
+        [],
+        ["id"],
+        "PERMUTE(X, Y)",
         define={"X": lambda c: gt(c.col("amt"), 5), "Y": lambda c: gt(c.col("amt"), 4)},
         measures={"cls": lambda c: c.classifier()},
         rows_per_match="all_show",
@@ -899,11 +984,19 @@ def test_conf_permute_lexicographic_preference():
 def test_conf_anchor_start_inside_alternation():
     rows = table(
         "grp, id, amt",
-        ("g1", 1, 5), ("g1", 2, 6), ("g1", 3, 1), ("g1", 4, 7),
-        ("g2", 1, 2), ("g2", 2, 8), ("g2", 3, 9),
+        ("g1", 1, 5),
+        ("g1", 2, 6),
+        ("g1", 3, 1),
+        ("g1", 4, 7),
+        ("g2", 1, 2),
+        ("g2", 2, 8),
+        ("g2", 3, 9),
     )
     result = run_partitioned(
-        rows, ["grp"], ["id"], "(^ H | T) T?",
+        rows,
+        ["grp"],
+        ["id"],
+        "(^ H | T) T?",
         define={"H": lambda c: True, "T": lambda c: gt(c.col("amt"), 6)},
         measures={"cls": lambda c: c.classifier(), "mno": lambda c: c.match_number()},
         rows_per_match="all_show",
@@ -914,11 +1007,20 @@ def test_conf_anchor_start_inside_alternation():
 def test_conf_subset_two_subsets_one_row():
     rows = table(
         "id, kind, amt",
-        (1, "a", 5), (2, "b", 7), (3, "c", 2), (4, "b", 4),
-        (5, "a", 9), (6, "c", 3), (7, "c", 6), (8, "a", 1),
+        (1, "a", 5),
+        (2, "b", 7),
+        (3, "c", 2),
+        (4, "b", 4),
+        (5, "a", 9),
+        (6, "c", 3),
+        (7, "c", 6),
+        (8, "a", 1),
     )
     result = run_partitioned(
-        rows, [], ["id"], "A (B | C){2,}",
+        rows,
+        [],
+        ["id"],
+        "A (B | C){2,}",
         define=KINDS,
         subsets={"AB": ["A", "B"], "BC": ["B", "C"]},
         measures={
@@ -943,7 +1045,10 @@ def test_conf_sensor_out_of_band_subset():
         return sql_and(ge(c.col("pressure"), 40), le(c.col("pressure"), 60))
 
     result = run_partitioned(
-        rows, ["sensor"], ["rts"], "NORM (HI | LO)+ BACK",
+        rows,
+        ["sensor"],
+        ["rts"],
+        "NORM (HI | LO)+ BACK",
         define={
             "NORM": normal,
             "HI": lambda c: gt(c.col("pressure"), 60),
@@ -966,11 +1071,20 @@ def test_conf_sensor_out_of_band_subset():
 def test_conf_match_number_per_partition_and_in_define():
     rows = table(
         "grp, id, amt",
-        ("p", 1, 1), ("p", 2, 2), ("p", 3, 3), ("p", 4, 4), ("p", 5, 5),
-        ("q", 1, 9), ("q", 2, 8), ("q", 3, 7),
+        ("p", 1, 1),
+        ("p", 2, 2),
+        ("p", 3, 3),
+        ("p", 4, 4),
+        ("p", 5, 5),
+        ("q", 1, 9),
+        ("q", 2, 8),
+        ("q", 3, 7),
     )
     result = run_partitioned(
-        rows, ["grp"], ["id"], "A B?",
+        rows,
+        ["grp"],
+        ["id"],
+        "A B?",
         define={"B": lambda c: lt(c.match_number(), 2)},
         measures={"mno": lambda c: c.match_number(), "n": lambda c: c.count()},
     )
@@ -980,7 +1094,10 @@ def test_conf_match_number_per_partition_and_in_define():
 def test_conf_classifier_in_define_previous_label():
     rows = table("id, amt", (1, 1), (2, 2), (3, 3), (4, 2), (5, 1), (6, 5), (7, 6), (8, 1))
     result = run_partitioned(
-        rows, [], ["id"], "(U | D)+",
+        rows,
+        [],
+        ["id"],
+        "(U | D)+",
         define={
             "U": lambda c: gt(c.col("amt"), coalesce(c.prev("amt"), 0)),
             "D": lambda c: eq(c.prev(CLASSIFIER), "U"),
@@ -994,10 +1111,18 @@ def test_conf_classifier_in_define_previous_label():
 def test_conf_alternation_backtrack_into_second_branch():
     rows = table(
         "id, kind, amt",
-        (1, "p", 1), (2, "q", 2), (3, "p", 3), (4, "r", 4), (5, "q", 5), (6, "p", 6),
+        (1, "p", 1),
+        (2, "q", 2),
+        (3, "p", 3),
+        (4, "r", 4),
+        (5, "q", 5),
+        (6, "p", 6),
     )
     result = run_partitioned(
-        rows, [], ["id"], "(X | Y) Z",
+        rows,
+        [],
+        ["id"],
+        "(X | Y) Z",
         define={
             "X": lambda c: lt(c.col("amt"), 5),
             "Y": lambda c: lt(c.col("amt"), 10),
@@ -1012,7 +1137,10 @@ def test_conf_alternation_backtrack_into_second_branch():
 def test_conf_define_refers_to_later_variable_is_null():
     rows = table("id, amt", (1, 5), (2, 8), (3, 6), (4, 9), (5, 4), (6, 7), (7, 10), (8, 3))
     result = run_partitioned(
-        rows, [], ["id"], "A? B",
+        rows,
+        [],
+        ["id"],
+        "A? B",
         define={
             "A": lambda c: lt(c.var("A", "amt"), c.var("B", "amt")),
             "B": lambda c: gt(c.var("B", "amt"), 6),
@@ -1024,16 +1152,23 @@ def test_conf_define_refers_to_later_variable_is_null():
 
 WITHIN_ROWS_DATA = table(
     "dev, ets, amt",
-    ("d1", "2026-03-10 14:00:00", 1), ("d1", "2026-03-10 14:00:20", 3),
-    ("d1", "2026-03-10 14:00:30", 5), ("d1", "2026-03-10 14:00:45", 2),
-    ("d1", "2026-03-10 14:01:10", 6), ("d1", "2026-03-10 14:01:40", 7),
-    ("d1", "2026-03-10 14:01:45", 9), ("d1", "2026-03-10 14:02:30", 1),
+    ("d1", "2026-03-10 14:00:00", 1),
+    ("d1", "2026-03-10 14:00:20", 3),
+    ("d1", "2026-03-10 14:00:30", 5),
+    ("d1", "2026-03-10 14:00:45", 2),
+    ("d1", "2026-03-10 14:01:10", 6),
+    ("d1", "2026-03-10 14:01:40", 7),
+    ("d1", "2026-03-10 14:01:45", 9),
+    ("d1", "2026-03-10 14:02:30", 1),
 )
 
 
 def test_conf_within_interval_forces_backtrack():
     result = run_partitioned(
-        WITHIN_ROWS_DATA, ["dev"], ["ets"], "S M* E",
+        WITHIN_ROWS_DATA,
+        ["dev"],
+        ["ets"],
+        "S M* E",
         define={"E": lambda c: gt(c.col("amt"), 4)},
         measures={
             "start_amt": lambda c: c.var("S", "amt"),
@@ -1047,7 +1182,10 @@ def test_conf_within_interval_forces_backtrack():
 
 def test_conf_within_rows_all_rows_skip_to_next():
     result = run_partitioned(
-        WITHIN_ROWS_DATA, ["dev"], ["ets"], "L H+",
+        WITHIN_ROWS_DATA,
+        ["dev"],
+        ["ets"],
+        "L H+",
         define={"L": lambda c: lt(c.col("amt"), 4), "H": lambda c: gt(c.col("amt"), 2)},
         measures={"mno": lambda c: c.match_number(), "cls": lambda c: c.classifier()},
         rows_per_match="all_show",
@@ -1067,9 +1205,16 @@ NOISY = table(
 
 def test_conf_stnm_seq_skips_noise():
     result = run_partitioned(
-        NOISY, [], ["id"], "A B C", KINDS,
-        {"a_id": lambda c: c.var("A", "id"), "b_id": lambda c: c.var("B", "id"),
-         "c_id": lambda c: c.var("C", "id")},
+        NOISY,
+        [],
+        ["id"],
+        "A B C",
+        KINDS,
+        {
+            "a_id": lambda c: c.var("A", "id"),
+            "b_id": lambda c: c.var("B", "id"),
+            "c_id": lambda c: c.var("C", "id"),
+        },
         skip_till_next=True,
     )
     check_conformance("std.skip_till_next_match.seq_skips_noise", result)
@@ -1077,9 +1222,16 @@ def test_conf_stnm_seq_skips_noise():
 
 def test_conf_stnm_alternation_element():
     result = run_partitioned(
-        NOISY, [], ["id"], "A (B | C) A", KINDS,
-        {"a_id": lambda c: c.var("A", "id"), "mid_id": lambda c: c.last("id", var="BC"),
-         "mid_kind": lambda c: c.last("kind", var="BC")},
+        NOISY,
+        [],
+        ["id"],
+        "A (B | C) A",
+        KINDS,
+        {
+            "a_id": lambda c: c.var("A", "id"),
+            "mid_id": lambda c: c.last("id", var="BC"),
+            "mid_kind": lambda c: c.last("kind", var="BC"),
+        },
         subsets={"BC": ["B", "C"]},
         skip_till_next=True,
     )
@@ -1089,7 +1241,10 @@ def test_conf_stnm_alternation_element():
 def test_conf_stnm_pairwise_condition():
     rows = table("id, amt", (1, 5), (2, 1), (3, 7), (4, 3), (5, 9), (6, 2), (7, 4), (8, 11))
     result = run_partitioned(
-        rows, [], ["id"], "LO HI",
+        rows,
+        [],
+        ["id"],
+        "LO HI",
         define={
             "LO": lambda c: lt(c.col("amt"), 4),
             "HI": lambda c: gt(c.var("HI", "amt"), sql_arith("+", c.var("LO", "amt"), 5)),
@@ -1105,11 +1260,22 @@ def test_conf_stnm_pairwise_condition():
 
 
 def test_conf_stnm_with_within_interval():
-    events = [("09:00", "open"), ("09:03", "noise"), ("09:06", "close"), ("09:20", "open"),
-              ("09:26", "noise"), ("09:31", "close"), ("09:33", "open"), ("09:38", "close")]
+    events = [
+        ("09:00", "open"),
+        ("09:03", "noise"),
+        ("09:06", "close"),
+        ("09:20", "open"),
+        ("09:26", "noise"),
+        ("09:31", "close"),
+        ("09:33", "open"),
+        ("09:38", "close"),
+    ]
     rows = [{"dev": "d3", "ets": f"2026-03-12 {t}:00", "kind": k} for t, k in events]
     result = run_partitioned(
-        rows, ["dev"], ["ets"], "O K",
+        rows,
+        ["dev"],
+        ["ets"],
+        "O K",
         define={"O": kind_is("open"), "K": kind_is("close")},
         measures={"opened": lambda c: c.var("O", "ets"), "closed": lambda c: c.var("K", "ets")},
         within=WithinInterval(key=lambda r: ts(r["ets"]), interval=timedelta(minutes=10)),
@@ -1121,9 +1287,16 @@ def test_conf_stnm_with_within_interval():
 def test_conf_stnm_quantified_contiguous_run():
     rows = kinds("a", "x", "b", "b", "b", "x", "c")
     result = run_partitioned(
-        rows, [], ["id"], "A B+ C", KINDS,
-        {"a_id": lambda c: c.var("A", "id"), "nb": lambda c: c.count("B"),
-         "c_id": lambda c: c.var("C", "id")},
+        rows,
+        [],
+        ["id"],
+        "A B+ C",
+        KINDS,
+        {
+            "a_id": lambda c: c.var("A", "id"),
+            "nb": lambda c: c.count("B"),
+            "c_id": lambda c: c.var("C", "id"),
+        },
         skip_till_next=True,
     )
     check_conformance("std.skip_till_next_match.quantified_contiguous_run", result)
@@ -1145,7 +1318,10 @@ def test_conf_stnm_alternation_first_fitting_row():
         return lambda c: eq(c.col("event"), value)
 
     result = run_partitioned(
-        rows, ["ticket"], ["ets"], "OP (ES | RS)",
+        rows,
+        ["ticket"],
+        ["ets"],
+        "OP (ES | RS)",
         define={"OP": event_is("opened"), "ES": event_is("escalated"), "RS": event_is("resolved")},
         measures={
             "opened_at": lambda c: c.var("OP", "ets"),
@@ -1165,7 +1341,10 @@ def test_conf_stnm_leave_loop_before_skip():
         return lambda c: eq(c.col("page"), value)
 
     result = run_partitioned(
-        rows, [], ["id"], "LI VW+ CO",
+        rows,
+        [],
+        ["id"],
+        "LI VW+ CO",
         define={"LI": page_is("login"), "VW": page_is("view"), "CO": page_is("checkout")},
         measures={
             "login_id": lambda c: c.var("LI", "id"),
@@ -1181,7 +1360,10 @@ def test_conf_stnm_leave_loop_before_skip():
 def test_conf_stnm_optional_element_ends_match():
     rows = table("id, kind", (1, "alarm"), (2, "noise"), (3, "ack"), (4, "alarm"), (5, "ack"))
     result = run_partitioned(
-        rows, [], ["id"], "AL ACK?",
+        rows,
+        [],
+        ["id"],
+        "AL ACK?",
         define={"AL": kind_is("alarm"), "ACK": kind_is("ack")},
         measures={"alarm_id": lambda c: c.var("AL", "id"), "ack_id": lambda c: c.var("ACK", "id")},
         skip_till_next=True,
@@ -1191,9 +1373,17 @@ def test_conf_stnm_optional_element_ends_match():
 
 def test_conf_stnm_reluctant_iteration_before_skip():
     result = run_partitioned(
-        kinds("a", "b", "x", "b", "c"), [], ["id"], "A B+? C", KINDS,
-        {"a_id": lambda c: c.var("A", "id"), "nb": lambda c: c.count("B"),
-         "last_b": lambda c: c.last("id", var="B"), "c_id": lambda c: c.var("C", "id")},
+        kinds("a", "b", "x", "b", "c"),
+        [],
+        ["id"],
+        "A B+? C",
+        KINDS,
+        {
+            "a_id": lambda c: c.var("A", "id"),
+            "nb": lambda c: c.count("B"),
+            "last_b": lambda c: c.last("id", var="B"),
+            "c_id": lambda c: c.var("C", "id"),
+        },
         skip_till_next=True,
     )
     check_conformance("std.skip_till_next_match.reluctant_iteration_before_skip", result)
@@ -1201,10 +1391,18 @@ def test_conf_stnm_reluctant_iteration_before_skip():
 
 def test_conf_stnm_alternation_inside_loop():
     result = run_partitioned(
-        kinds("a", "b", "x", "c", "d", "c", "d"), [], ["id"], "A (B | C)+ D", KINDS,
-        {"a_id": lambda c: c.var("A", "id"), "nb": lambda c: c.count("B"),
-         "nc": lambda c: c.count("C"), "last_c": lambda c: c.last("id", var="C"),
-         "d_id": lambda c: c.var("D", "id")},
+        kinds("a", "b", "x", "c", "d", "c", "d"),
+        [],
+        ["id"],
+        "A (B | C)+ D",
+        KINDS,
+        {
+            "a_id": lambda c: c.var("A", "id"),
+            "nb": lambda c: c.count("B"),
+            "nc": lambda c: c.count("C"),
+            "last_c": lambda c: c.last("id", var="C"),
+            "d_id": lambda c: c.var("D", "id"),
+        },
         skip_till_next=True,
     )
     check_conformance("std.skip_till_next_match.alternation_inside_loop", result)
@@ -1213,11 +1411,19 @@ def test_conf_stnm_alternation_inside_loop():
 def test_conf_stnm_permute_order_then_skip():
     rows = table(
         "grp, id, kind",
-        ("g1", 1, "e"), ("g1", 2, "x"), ("g1", 3, "b"), ("g1", 4, "a"),
-        ("g2", 1, "e"), ("g2", 2, "x"), ("g2", 3, "a"),
+        ("g1", 1, "e"),
+        ("g1", 2, "x"),
+        ("g1", 3, "b"),
+        ("g1", 4, "a"),
+        ("g2", 1, "e"),
+        ("g2", 2, "x"),
+        ("g2", 3, "a"),
     )
     result = run_partitioned(
-        rows, ["grp"], ["id"], "PERMUTE(A, B)",
+        rows,
+        ["grp"],
+        ["id"],
+        "PERMUTE(A, B)",
         define={
             "A": lambda c: sql_or(eq(c.col("kind"), "e"), eq(c.col("kind"), "a")),
             "B": lambda c: sql_or(eq(c.col("kind"), "e"), eq(c.col("kind"), "b")),
@@ -1234,13 +1440,28 @@ def test_conf_stnm_permute_order_then_skip():
 def test_conf_gen_003():
     rows = table(
         "dev, seq, amt, kind",
-        (1, 5, 8, "b"), (2, 7, 7, "b"), (2, 18, 0, "a"), (1, 2, 8, "a"), (2, 10, 7, "a"),
-        (1, 1, 3, "a"), (2, 12, 7, "b"), (1, 15, 6, "c"), (2, 4, 5, "b"), (1, 7, 0, "c"),
-        (2, 17, 3, "c"), (2, 3, 1, "b"), (2, 22, 6, "a"), (1, 18, 2, "a"), (1, 6, 1, "c"),
+        (1, 5, 8, "b"),
+        (2, 7, 7, "b"),
+        (2, 18, 0, "a"),
+        (1, 2, 8, "a"),
+        (2, 10, 7, "a"),
+        (1, 1, 3, "a"),
+        (2, 12, 7, "b"),
+        (1, 15, 6, "c"),
+        (2, 4, 5, "b"),
+        (1, 7, 0, "c"),
+        (2, 17, 3, "c"),
+        (2, 3, 1, "b"),
+        (2, 22, 6, "a"),
+        (1, 18, 2, "a"),
+        (1, 6, 1, "c"),
         (1, 13, 2, "a"),
     )
     result = run_partitioned(
-        rows, ["dev"], ["seq"], "B (A A B+?)",
+        rows,
+        ["dev"],
+        ["seq"],
+        "B (A A B+?)",
         define={"A": lambda c: le(c.var("A", "amt"), coalesce(c.var("B", "amt"), 4))},
         measures={
             "back1": lambda c: c.last("amt", 1),
@@ -1258,12 +1479,26 @@ def test_conf_gen_003():
 def test_conf_gen_008():
     rows = table(
         "dev, seq, amt, kind",
-        (2, 4, 3, "a"), (3, 8, 7, "c"), (3, 6, 8, "b"), (1, 6, 2, "b"), (3, 2, 5, "a"),
-        (1, 13, 5, "b"), (3, 1, 0, "a"), (3, 15, 2, "c"), (1, 11, 9, "c"), (1, 9, 2, "a"),
-        (3, 11, 2, "a"), (2, 2, 7, "c"), (1, 4, 3, "b"), (2, 5, 0, "a"),
+        (2, 4, 3, "a"),
+        (3, 8, 7, "c"),
+        (3, 6, 8, "b"),
+        (1, 6, 2, "b"),
+        (3, 2, 5, "a"),
+        (1, 13, 5, "b"),
+        (3, 1, 0, "a"),
+        (3, 15, 2, "c"),
+        (1, 11, 9, "c"),
+        (1, 9, 2, "a"),
+        (3, 11, 2, "a"),
+        (2, 2, 7, "c"),
+        (1, 4, 3, "b"),
+        (2, 5, 0, "a"),
     )
     result = run_partitioned(
-        rows, ["dev"], ["seq"], "B* ((B*? B{0,3}?) A{0,2})+ A",
+        rows,
+        ["dev"],
+        ["seq"],
+        "B* ((B*? B{0,3}?) A{0,2})+ A",
         define={
             "B": lambda c: gt(c.var("B", "amt"), c.first("amt")),
             "A": lambda c: ge(c.var("A", "amt"), coalesce(c.prev("amt", var="A"), 0)),
@@ -1283,7 +1518,10 @@ def test_conf_gen_012():
         "seq, amt", (3, 9), (22, 9), (23, 7), (10, 3), (21, 6), (12, 7), (11, 0), (19, 6), (6, 4)
     )
     result = run_partitioned(
-        rows, [], ["seq"], "((B D?) (B* C?)?)+? ((A A+) {- D -})",
+        rows,
+        [],
+        ["seq"],
+        "((B D?) (B* C?)?)+? ((A A+) {- D -})",
         define={
             "B": falling("B"),
             "D": lambda c: sql_and(
@@ -1309,18 +1547,31 @@ def test_conf_gen_012():
 def test_conf_gen_014():
     rows = table(
         "grp, day, slot, amt",
-        ("g2", "2026-05-01", 3, 4), ("g1", "2026-05-02", 1, 4), ("g2", "2026-05-03", 2, 6),
-        ("g2", "2026-05-01", 2, 5), ("g1", "2026-05-03", 3, 3), ("g1", "2026-05-01", 3, 5),
-        ("g1", "2026-05-02", 3, 4), ("g2", "2026-05-02", 4, 1), ("g1", "2026-05-02", 4, 0),
-        ("g1", "2026-05-01", 4, 3), ("g1", "2026-05-01", 2, 7), ("g2", "2026-05-03", 1, 1),
-        ("g2", "2026-05-02", 2, 5), ("g1", "2026-05-03", 2, 1), ("g2", "2026-05-03", 4, 5),
+        ("g2", "2026-05-01", 3, 4),
+        ("g1", "2026-05-02", 1, 4),
+        ("g2", "2026-05-03", 2, 6),
+        ("g2", "2026-05-01", 2, 5),
+        ("g1", "2026-05-03", 3, 3),
+        ("g1", "2026-05-01", 3, 5),
+        ("g1", "2026-05-02", 3, 4),
+        ("g2", "2026-05-02", 4, 1),
+        ("g1", "2026-05-02", 4, 0),
+        ("g1", "2026-05-01", 4, 3),
+        ("g1", "2026-05-01", 2, 7),
+        ("g2", "2026-05-03", 1, 1),
+        ("g2", "2026-05-02", 2, 5),
+        ("g1", "2026-05-03", 2, 1),
+        ("g2", "2026-05-03", 4, 5),
     )
 
     def non_decreasing(var):
         return lambda c: ge(c.var(var, "amt"), coalesce(c.prev("amt", var=var), 0))
 
     result = run_partitioned(
-        rows, ["grp"], ["day", "slot"], "D{0,3} PERMUTE(D, B, C) B",
+        rows,
+        ["grp"],
+        ["day", "slot"],
+        "D{0,3} PERMUTE(D, B, C) B",
         define={"D": non_decreasing("D"), "B": non_decreasing("B")},
         measures={
             "mno": lambda c: c.match_number(),
@@ -1337,14 +1588,21 @@ def test_conf_gen_014():
 def test_conf_gen_021():
     rows = table(
         "dev, ets, amt, kind",
-        (1, "2026-04-26 04:30:00", 9, "c"), (1, "2026-04-26 04:07:00", 7, "b"),
-        (1, "2026-04-26 04:56:00", 8, "b"), (1, "2026-04-26 04:38:00", 7, "b"),
-        (1, "2026-04-26 04:14:00", 6, "a"), (2, "2026-04-26 04:04:00", 1, "b"),
-        (2, "2026-04-26 04:11:00", 0, "b"), (2, "2026-04-26 04:14:00", 5, "c"),
+        (1, "2026-04-26 04:30:00", 9, "c"),
+        (1, "2026-04-26 04:07:00", 7, "b"),
+        (1, "2026-04-26 04:56:00", 8, "b"),
+        (1, "2026-04-26 04:38:00", 7, "b"),
+        (1, "2026-04-26 04:14:00", 6, "a"),
+        (2, "2026-04-26 04:04:00", 1, "b"),
+        (2, "2026-04-26 04:11:00", 0, "b"),
+        (2, "2026-04-26 04:14:00", 5, "c"),
         (1, "2026-04-26 04:46:00", 9, "c"),
     )
     result = run_partitioned(
-        rows, ["dev"], ["ets"], "B {- B | B{0,2} -}",
+        rows,
+        ["dev"],
+        ["ets"],
+        "B {- B | B{0,2} -}",
         define={"B": lambda c: gt(c.var("B", "amt"), 3)},
         measures={
             "mno": lambda c: c.match_number(),
@@ -1361,13 +1619,20 @@ def test_conf_gen_021():
 def test_conf_gen_025():
     rows = table(
         "grp, ets, amt",
-        ("g2", "2026-04-20 12:15:00", 7), ("g1", "2026-04-20 12:34:00", None),
-        ("g2", "2026-04-20 12:46:00", 7), ("g1", "2026-04-20 12:10:00", 8),
-        ("g2", "2026-04-20 12:09:00", None), ("g2", "2026-04-20 12:40:00", 1),
-        ("g2", "2026-04-20 12:56:00", 8), ("g1", "2026-04-20 12:07:00", None),
+        ("g2", "2026-04-20 12:15:00", 7),
+        ("g1", "2026-04-20 12:34:00", None),
+        ("g2", "2026-04-20 12:46:00", 7),
+        ("g1", "2026-04-20 12:10:00", 8),
+        ("g2", "2026-04-20 12:09:00", None),
+        ("g2", "2026-04-20 12:40:00", 1),
+        ("g2", "2026-04-20 12:56:00", 8),
+        ("g1", "2026-04-20 12:07:00", None),
     )
     result = run_partitioned(
-        rows, ["grp"], ["ets"], "B{1}? PERMUTE(B, A)",
+        rows,
+        ["grp"],
+        ["ets"],
+        "B{1}? PERMUTE(B, A)",
         define={"A": falling("A")},
         measures={
             "cls": lambda c: c.classifier(),
@@ -1382,14 +1647,21 @@ def test_conf_gen_025():
 def test_conf_gen_026():
     rows = table(
         "dev, ets, amt",
-        (2, "2026-04-19 00:38:00", 9), (1, "2026-04-19 00:34:00", 7),
-        (2, "2026-04-19 00:50:00", 4), (1, "2026-04-19 00:10:00", 2),
-        (1, "2026-04-19 00:22:00", 1), (2, "2026-04-19 00:29:00", 5),
-        (2, "2026-04-19 00:53:00", 7), (2, "2026-04-19 00:35:00", 8),
+        (2, "2026-04-19 00:38:00", 9),
+        (1, "2026-04-19 00:34:00", 7),
+        (2, "2026-04-19 00:50:00", 4),
+        (1, "2026-04-19 00:10:00", 2),
+        (1, "2026-04-19 00:22:00", 1),
+        (2, "2026-04-19 00:29:00", 5),
+        (2, "2026-04-19 00:53:00", 7),
+        (2, "2026-04-19 00:35:00", 8),
         (1, "2026-04-19 00:26:00", 6),
     )
     result = run_partitioned(
-        rows, ["dev"], ["ets"], "A* (A{0,2}? (D | D{1,2})){2,3}?",
+        rows,
+        ["dev"],
+        ["ets"],
+        "A* (A{0,2}? (D | D{1,2})){2,3}?",
         define={"D": rising("D")},
         subsets={"U": ["A", "D"]},
         measures={
@@ -1412,7 +1684,10 @@ def test_generate_is_deterministic(level):
     for seed in range(5):
         a, b = random_cases.generate(seed, level), random_cases.generate(seed, level)
         assert (a.sql, a.columns, a.rows, a.expect_error) == (
-            b.sql, b.columns, b.rows, b.expect_error
+            b.sql,
+            b.columns,
+            b.rows,
+            b.expect_error,
         )
     assert random_cases.generate(1, level).sql != random_cases.generate(2, level).sql
 
@@ -1480,9 +1755,25 @@ def test_generated_full_level_covers_the_features():
     for seed in range(150):
         seen.update(random_cases.generate(seed, "full").features)
     for feature in [
-        "alternation", "permute", "exclusion", "anchor_start", "anchor_end",
-        "reluctant_quantifier", "subset", "final", "next", "prev", "aggregate",
-        "rows_one", "rows_all_show", "rows_all_omit", "rows_all_unmatched",
-        "skip_to_next_row", "skip_to_first", "skip_to_last", "runtime_error", "null_values",
+        "alternation",
+        "permute",
+        "exclusion",
+        "anchor_start",
+        "anchor_end",
+        "reluctant_quantifier",
+        "subset",
+        "final",
+        "next",
+        "prev",
+        "aggregate",
+        "rows_one",
+        "rows_all_show",
+        "rows_all_omit",
+        "rows_all_unmatched",
+        "skip_to_next_row",
+        "skip_to_first",
+        "skip_to_last",
+        "runtime_error",
+        "null_values",
     ]:
         assert feature in seen, feature

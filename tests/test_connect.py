@@ -1,0 +1,163 @@
+"""MATCH_RECOGNIZE from a Spark Connect client: configure() on a local-mode Connect builder
+(``SparkSession.builder.remote("local[2]")``) starts the Connect server with the jar and
+the extension, and queries (SQL and match_recognize()) give the classic session's rows.
+
+The Connect session runs in a new Python process: a process holds either a classic
+SparkContext or a local Connect server, not both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from result_compare import compare_rows
+from spark_match_recognize import configure, jar_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+QUERIES = {
+    "v_shape": """
+        SELECT * FROM VALUES
+          ('A', 1, 10), ('A', 2, 8), ('A', 3, 6), ('A', 4, 9), ('A', 5, 12),
+          ('A', 6, 11), ('A', 7, 7), ('A', 8, 13), ('B', 1, 5), ('B', 2, 4), ('B', 3, 6)
+          AS t(sym, ts, price)
+        MATCH_RECOGNIZE (
+          PARTITION BY sym ORDER BY ts
+          MEASURES FIRST(STRT.ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts, LAST(UP.ts) AS end_ts,
+                   count(*) AS n, collect_list(DOWN.price) AS downs
+          PATTERN (STRT DOWN+ UP+)
+          DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price))""",
+    "all_rows": """
+        SELECT * FROM VALUES (1, TIMESTAMP'2024-01-01 10:00:00', 'fail'),
+          (1, TIMESTAMP'2024-01-01 10:01:00', 'fail'), (1, TIMESTAMP'2024-01-01 10:02:00', 'ok'),
+          (2, TIMESTAMP'2024-01-01 10:00:00', 'ok') AS t(user_id, ts, status)
+        MATCH_RECOGNIZE (
+          PARTITION BY user_id ORDER BY ts
+          MEASURES CLASSIFIER() AS cls, MATCH_NUMBER() AS mn, RUNNING count(F.*) AS fails
+          ALL ROWS PER MATCH WITH UNMATCHED ROWS
+          PATTERN (F+ S)
+          DEFINE F AS status = 'fail', S AS status = 'ok')""",
+}
+
+DATAFRAME_CALL = dict(
+    partition_by="sym",
+    order_by=[("ts", "asc")],
+    measures={"start_ts": "FIRST(STRT.ts)", "n": "count(*)"},
+    pattern="STRT DOWN+ UP+",
+    define={"DOWN": "price < PREV(price)", "UP": "price > PREV(price)"},
+)
+DATAFRAME_ROWS = [("A", 1, 10), ("A", 2, 8), ("A", 3, 9), ("B", 1, 3), ("B", 2, 2), ("B", 3, 1)]
+
+CLIENT = """
+import json, sys, warnings
+from pyspark.sql import SparkSession
+from spark_match_recognize import configure, match_recognize
+
+queries, call, rows = json.loads(sys.stdin.read())
+call["order_by"] = [tuple(k) if isinstance(k, list) else k for k in call["order_by"]]
+builder = (SparkSession.builder.remote("local[2]")
+           .config("spark.sql.session.timeZone", "UTC")
+           .config("spark.sql.shuffle.partitions", "4")
+           .config("spark.ui.showConsoleProgress", "false"))
+with warnings.catch_warnings():
+    # Spark Connect reports that the server-side settings (spark.jars,
+    # spark.sql.extensions) cannot be changed once its server runs: they were applied
+    # when it started.
+    warnings.simplefilter("ignore")
+    spark = configure(builder, max_live_threads=50000).getOrCreate()
+out = {"session": type(spark).__module__,
+       "max_live_threads": spark.conf.get("spark.sql.matchRecognize.maxLiveThreads")}
+for name, sql in queries.items():
+    df = spark.sql(sql)
+    out[name] = {"columns": df.columns, "rows": [[str(v) for v in r] for r in df.collect()]}
+df = spark.createDataFrame(rows, "sym string, ts int, price int")
+result = match_recognize(df, **call)
+rows = [[str(v) for v in r] for r in result.collect()]
+out["dataframe"] = {"columns": result.columns, "rows": rows}
+try:
+    spark.sql("SELECT * FROM VALUES (1) AS t(a) MATCH_RECOGNIZE (ORDER BY a PATTERN (A) "
+              "DEFINE B AS a > 0)").collect()
+except Exception as e:
+    out["error"] = [type(e).__name__, e.getCondition(), str(e)]
+spark.stop()
+print("RESULT " + json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def connect_results():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), env.get("PYTHONPATH", "")])
+    env["SPARK_MATCH_RECOGNIZE_JAR"] = jar_path()
+    # An ephemeral port for the local Connect server (pyspark's test mode), so that the
+    # test never collides with a server already listening on 15002.
+    env["SPARK_TESTING"] = "1"
+    env["TZ"] = "UTC"
+    payload = json.dumps([QUERIES, DATAFRAME_CALL, DATAFRAME_ROWS])
+    result = subprocess.run(
+        [sys.executable, "-c", CLIENT],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=400,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    line = next(x for x in result.stdout.splitlines() if x.startswith("RESULT "))
+    return json.loads(line[len("RESULT ") :])
+
+
+def _as_strings(df) -> dict:
+    return {"columns": df.columns, "rows": [[str(v) for v in r] for r in df.collect()]}
+
+
+def test_the_client_runs_a_connect_session(connect_results):
+    assert connect_results["session"] == "pyspark.sql.connect.session"
+    assert connect_results["max_live_threads"] == "50000"
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_connect_rows_equal_classic_rows(spark, connect_results, name):
+    classic = _as_strings(spark.sql(QUERIES[name]))
+    remote = connect_results[name]
+    assert remote["columns"] == classic["columns"]
+    assert classic["rows"]
+    assert (
+        compare_rows([tuple(r) for r in remote["rows"]], [tuple(r) for r in classic["rows"]], False)
+        is None
+    )
+
+
+def test_match_recognize_on_a_connect_dataframe(spark, connect_results):
+    from spark_match_recognize import match_recognize
+
+    df = spark.createDataFrame(DATAFRAME_ROWS, "sym string, ts int, price int")
+    classic = _as_strings(match_recognize(df, **DATAFRAME_CALL))
+    remote = connect_results["dataframe"]
+    assert remote["columns"] == classic["columns"] == ["sym", "start_ts", "n"]
+    assert sorted(remote["rows"]) == sorted(classic["rows"]) == [["A", "1", "3"]]
+
+
+def test_errors_reach_the_connect_client(connect_results):
+    name, condition, message = connect_results["error"]
+    assert name == "AnalysisException"
+    assert condition == "MATCH_RECOGNIZE.UNKNOWN_PATTERN_VARIABLE"
+    assert "DEFINE names pattern variable `B`" in message
+
+
+def test_configure_refuses_a_remote_connect_server():
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.Builder().remote("sc://example.invalid:15002")
+    with pytest.raises(ValueError) as caught:
+        configure(builder)
+    message = str(caught.value)
+    assert "sc://example.invalid:15002" in message and "--jars" in message
+    assert 'remote("local[2]")' in message

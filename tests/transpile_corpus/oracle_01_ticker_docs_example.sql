@@ -1,0 +1,44 @@
+-- The Oracle documentation's ticker example: V shapes, AFTER MATCH SKIP TO LAST UP
+-- dialect: oracle
+-- columns: ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"]
+-- row: ["ACME", "2011-04-05", "2011-04-06", "2011-04-10"]
+-- row: ["ACME", "2011-04-10", "2011-04-12", "2011-04-13"]
+-- row: ["ACME", "2011-04-14", "2011-04-16", "2011-04-18"]
+-- ordered: true
+WITH Ticker AS (
+  SELECT 'ACME' AS symbol, DATE '2011-04-01' AS tstamp, 12 AS price FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-02', 17 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-03', 19 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-04', 21 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-05', 25 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-06', 12 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-07', 15 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-08', 20 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-09', 24 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-10', 25 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-11', 19 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-12', 15 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-13', 25 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-14', 25 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-15', 14 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-16', 12 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-17', 14 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-18', 24 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-19', 23 FROM dual
+  UNION ALL SELECT 'ACME', DATE '2011-04-20', 22 FROM dual
+)
+SELECT *
+FROM Ticker MATCH_RECOGNIZE (
+  PARTITION BY symbol
+  ORDER BY tstamp
+  MEASURES STRT.tstamp AS start_tstamp,
+           LAST(DOWN.tstamp) AS bottom_tstamp,
+           LAST(UP.tstamp) AS end_tstamp
+  ONE ROW PER MATCH
+  AFTER MATCH SKIP TO LAST UP
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE
+     DOWN AS DOWN.price < PREV(DOWN.price),
+     UP AS UP.price > PREV(UP.price)
+) MR
+ORDER BY MR.symbol, MR.start_tstamp

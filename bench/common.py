@@ -43,16 +43,37 @@ def session(app: str, driver_memory: str = "8g", cores: int = 2, extra: dict | N
     return spark
 
 
-def timed(spark, sql: str, runs: int = 3) -> tuple[float, list[float]]:
+def timed(spark, sql: str, runs: int = 3, slow: float = 120.0) -> tuple[float, list[float]]:
     """Median wall time of `runs` warm runs of `sql` into the noop sink (plus one warm-up)."""
-    df = spark.sql(sql)
+    t, times, _ = timed_count(spark, sql, runs, slow)
+    return t, times
+
+
+def timed_count(
+    spark, sql: str, runs: int = 3, slow: float = 120.0
+) -> tuple[float, list[float], int]:
+    """Like `timed`, also returning the row count, observed during the warm-up run.
+
+    A side whose warm-up alone takes longer than `slow` seconds (the naive self-join at
+    scale) is not run three more times: the warm-up's time is its figure, reported as one
+    run. For a run of minutes the warm-up costs (JIT, file cache) are a few seconds."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    observed = Observation("bench_rows")
+    t0 = time.perf_counter()
+    df = spark.sql(sql).observe(observed, F.count(F.lit(1)).alias("n"))
     df.write.format("noop").mode("overwrite").save()  # warm-up
+    first = time.perf_counter() - t0
+    n = observed.get["n"]
+    if first > slow:
+        return first, [first], n
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
         spark.sql(sql).write.format("noop").mode("overwrite").save()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times), times
+    return statistics.median(times), times, n
 
 
 def count(spark, sql: str) -> int:
@@ -65,7 +86,8 @@ def count_and_metrics(spark, sql: str) -> tuple[int, dict]:
     n = df.collect()[0][0]
     jvm = spark.sparkContext._jvm
     text = jvm.org.apache.spark.sql.matchrecognize.execution.OperatorMetrics.summary(
-        df._jdf.queryExecution().executedPlan())
+        df._jdf.queryExecution().executedPlan()
+    )
     metrics = {}
     for line in str(text).splitlines()[:1]:
         for part in line.split(", "):

@@ -59,36 +59,73 @@ def run_suite(spark, rows: int, partitions: int, label: str, names=PATTERNS) -> 
     view = cached_parquet(spark, f"std-{rows}-{partitions}", generate_sql(rows, partitions))
     qs = queries(view)
     floor, _ = timed(spark, qs["floor"])
-    results = [{"data": label, "query": "floor (LAG)", "seconds": round(floor, 2), "ratio": 1.0,
-                "out rows": 1, "peak live (sum over tasks)": "-", "peak buffered (sum over tasks)": "-"}]
+    results = [
+        {
+            "data": label,
+            "query": "floor (LAG)",
+            "seconds": round(floor, 2),
+            "ratio": 1.0,
+            "out rows": 1,
+            "peak live (sum over tasks)": "-",
+            "peak buffered (sum over tasks)": "-",
+        }
+    ]
     for name in names:
         t, _ = timed(spark, qs[name])
         n, metrics = count_and_metrics(spark, qs[name])
-        results.append({"data": label, "query": name, "seconds": round(t, 2),
-                        "ratio": round(t / floor, 2), "out rows": n,
-                        "peak live (sum over tasks)": metrics.get("peakLivePartialMatches", "?"),
-                        "peak buffered (sum over tasks)": metrics.get("peakBufferedRows", "?")})
+        results.append(
+            {
+                "data": label,
+                "query": name,
+                "seconds": round(t, 2),
+                "ratio": round(t / floor, 2),
+                "out rows": n,
+                "peak live (sum over tasks)": metrics.get("peakLivePartialMatches", "?"),
+                "peak buffered (sum over tasks)": metrics.get("peakBufferedRows", "?"),
+            }
+        )
     return results
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--rows", type=int, default=10_000_000)
     p.add_argument("--growth", action="store_true", help="1x vs 10x the time span, same density")
     p.add_argument("--big", action="store_true", help="V shape over one 50M-row partition, 2 GB")
     p.add_argument("--json", help="write the figures to this file")
-    p.add_argument("--only", nargs="*", choices=PATTERNS, default=list(PATTERNS),
-                   help="pattern queries to run (default: all)")
-    p.add_argument("--partitions", nargs="*", type=int, default=[1000, 1],
-                   help="partition counts to run (default: 1000 1)")
+    p.add_argument(
+        "--only",
+        nargs="*",
+        choices=PATTERNS,
+        default=list(PATTERNS),
+        help="pattern queries to run (default: all)",
+    )
+    p.add_argument(
+        "--partitions",
+        nargs="*",
+        type=int,
+        default=[1000, 1],
+        help="partition counts to run (default: 1000 1)",
+    )
     a = p.parse_args()
     if a.big:
         spark = session("bench-big", driver_memory="2g")
         rows = 50_000_000
         view = cached_parquet(spark, f"std-{rows}-1", generate_sql(rows, 1))
         t, _ = timed(spark, queries(view)["v_shape"], runs=1)
-        report("V shape over one 50M-row partition, 2 GB driver/executor",
-               [{"rows": rows, "seconds": round(t, 1), "matches": count(spark, queries(view)["v_shape"])}], a.json)
+        report(
+            "V shape over one 50M-row partition, 2 GB driver/executor",
+            [
+                {
+                    "rows": rows,
+                    "seconds": round(t, 1),
+                    "matches": count(spark, queries(view)["v_shape"]),
+                }
+            ],
+            a.json,
+        )
         return
     spark = session("bench-standard")
     if a.growth:
@@ -96,9 +133,15 @@ def main() -> None:
         r1 = run_suite(spark, small, 1000, f"{small:,} rows (1x span)")
         r10 = run_suite(spark, a.rows, 1000, f"{a.rows:,} rows (10x span)")
         rows = []
-        for x, y in zip(r1, r10):
-            rows.append({"query": x["query"], "1x s": x["seconds"], "10x s": y["seconds"],
-                         "growth": round(y["seconds"] / x["seconds"], 2)})
+        for x, y in zip(r1, r10, strict=False):
+            rows.append(
+                {
+                    "query": x["query"],
+                    "1x s": x["seconds"],
+                    "10x s": y["seconds"],
+                    "growth": round(y["seconds"] / x["seconds"], 2),
+                }
+            )
         report("Growth: 10x the time span at the same density", rows, a.json)
         return
     results = []

@@ -3,6 +3,7 @@ splitting, and the examples run by the real spark-sql command line."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import os
 import re
@@ -250,6 +251,58 @@ def test_login_burst_example(spark):
         assert (row.success - row.first_failure).total_seconds() <= 600
 
 
+def fraud_chains(payments: list) -> list[tuple]:
+    """PATTERN (PROBE !REFUND BIG1 BIG2) under SKIP TILL ANY MATCH, enumerated by hand."""
+    window = datetime.timedelta(minutes=45)
+    out = []
+    by_card: dict[str, list] = {}
+    for p in payments:
+        by_card.setdefault(p.card, []).append(p)
+    for card, rows in by_card.items():
+        rows.sort(key=lambda r: r.paid_at)
+        for p in rows:
+            if not (p.kind == "purchase" and p.amount < 120):
+                continue
+            for b1 in rows:
+                if not (p.paid_at < b1.paid_at <= p.paid_at + window):
+                    continue
+                if not (b1.kind == "purchase" and b1.country == "abroad" and b1.amount > 500):
+                    continue
+                if any(r.kind == "refund" and p.paid_at < r.paid_at < b1.paid_at for r in rows):
+                    continue
+                for b2 in rows:
+                    if (
+                        b1.paid_at < b2.paid_at <= p.paid_at + window
+                        and b2.kind == "purchase"
+                        and b2.country == "abroad"
+                        and b2.amount > b1.amount
+                    ):
+                        out.append((card, p.paid_at, b1.paid_at, b2.paid_at))
+    return sorted(out)
+
+
+def test_fraud_chain_example_finds_every_combination(spark):
+    rows = run_example(spark, EXAMPLES / "fraud_chain_any_match.sql").collect()
+    expected = fraud_chains(spark.table("payments").collect())
+    got = [(r.card, r.probe_at, r.first_big_at, r.second_big_at) for r in rows]
+    assert got == expected  # the query's ORDER BY gives the same order
+    assert len(got) >= 5
+    # Several chains share a probe: every combination is reported, not the first only.
+    assert len({(g[0], g[1]) for g in got}) < len(got)
+
+
+def test_explain_shows_the_join_tree_of_an_any_match_pattern(spark):
+    statements = split_statements(
+        (EXAMPLES / "fraud_chain_any_match.sql").read_text(encoding="utf-8")
+    )
+    spark.sql(statements[0].text)
+    plan = "\n".join(r[0] for r in spark.sql("EXPLAIN " + statements[-1].text).collect())
+    # Left-deep in pattern order (joinOrder=trivial), the negation attached where both of
+    # its neighbours are bound.
+    assert "SequenceJoin ((PROBE ⋈ BIG1) !REFUND ⋈ BIG2)" in plan, plan
+    assert "Negation (PROBE ⋈ BIG1) !REFUND" in plan, plan
+
+
 # ---------------------------------------------------------------------------------------
 # The command line, in this process (on the shared session)
 
@@ -432,7 +485,8 @@ def test_demo_in_a_new_process(spark, tmp_path):
     assert errors[0].startswith(
         "spark-match-recognize: error in zz_broken.sql, statement 2 (line 4): [PARSE_SYNTAX"
     )
-    assert errors[1] == "spark-match-recognize: 1 of 5 examples failed"
+    total = len(example_files(EXAMPLES)) + 1
+    assert errors[1] == f"spark-match-recognize: 1 of {total} examples failed"
     for noise in ("Traceback", "\tat ", "JVM stacktrace", '"logger"', "Setting default log"):
         assert noise not in result.stderr, result.stderr
 
@@ -441,14 +495,9 @@ def test_demo_in_a_new_process(spark, tmp_path):
 # The real spark-sql command line
 
 
-@pytest.mark.cli
-def test_spark_sql_cli_runs_the_v_shape_example(spark, tmp_path):
+def run_spark_sql_cli(path: Path, cwd: Path) -> subprocess.CompletedProcess:
+    """The real bin/spark-sql of the installed pyspark, running a script with the jar."""
     spark_home = Path(pyspark.__file__).resolve().parent
-    # spark-sql prints values the way CAST(... AS STRING) renders them, tab-separated.
-    as_strings = run_example(spark, V_SHAPE_FILE).selectExpr(
-        *(f"CAST({c} AS STRING)" for c in ("symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"))
-    )
-    expected = sorted("\t".join(row) for row in as_strings.collect())
     env = dict(os.environ, SPARK_HOME=str(spark_home))
     command = [
         str(spark_home / "bin" / "spark-sql"),
@@ -459,13 +508,36 @@ def test_spark_sql_cli_runs_the_v_shape_example(spark, tmp_path):
         "--conf", "spark.sql.shuffle.partitions=4",
         # No Hive metastore to create: saves about 20 s and changes nothing here.
         "--conf", "spark.sql.catalogImplementation=in-memory",
-        "-f", str(V_SHAPE_FILE),
+        "-f", str(path),
     ]  # fmt: skip
-    result = subprocess.run(
-        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def expected_cli_lines(spark, path: Path, columns: list[str]) -> list[str]:
+    """The example's rows as spark-sql prints them: CAST(... AS STRING), tab-separated."""
+    as_strings = run_example(spark, path).selectExpr(*(f"CAST({c} AS STRING)" for c in columns))
+    return sorted("\t".join(row) for row in as_strings.collect())
+
+
+@pytest.mark.cli
+def test_spark_sql_cli_runs_the_v_shape_example(spark, tmp_path):
+    columns = ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"]
+    expected = expected_cli_lines(spark, V_SHAPE_FILE, columns)
+    result = run_spark_sql_cli(V_SHAPE_FILE, tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     printed = sorted(line for line in result.stdout.splitlines() if line.strip())
     assert printed == expected
     assert len(printed) >= 10
     assert f"Fetched {len(expected)} row(s)" in result.stderr
+
+
+@pytest.mark.cli
+def test_spark_sql_cli_runs_the_any_match_example(spark, tmp_path):
+    path = EXAMPLES / "fraud_chain_any_match.sql"
+    columns = ["card", "probe_at", "probe_amount", "first_big_at", "second_big_at", "total_big"]
+    expected = expected_cli_lines(spark, path, columns)
+    result = run_spark_sql_cli(path, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    printed = sorted(line for line in result.stdout.splitlines() if line.strip())
+    assert printed == expected
+    assert len(printed) >= 5

@@ -51,12 +51,13 @@ final case class TimeSlices(lo: Expression, window: Long, length: Long) extends 
     val first = ctx.freshName("first")
     val n = ctx.freshName("n")
     val arr = ctx.freshName("arr")
+    val i = ctx.freshName("i")
     nullSafeCodeGen(ctx, ev, t =>
       s"""long $first = java.lang.Math.floorDiv($t - ${window}L, ${length}L);
          |int $n = (int) (java.lang.Math.floorDiv($t, ${length}L) - $first + 1);
          |long[] $arr = new long[$n];
-         |for (int i = 0; i < $n; i++) $arr[i] = $first + i;
-         |${ev.value} = org.apache.spark.sql.catalyst.util.UnsafeArrayData.fromPrimitiveArray($arr);
+         |for (int $i = 0; $i < $n; $i++) $arr[$i] = $first + $i;
+         |${ev.value} = org.apache.spark.sql.catalyst.expressions.UnsafeArrayData.fromPrimitiveArray($arr);
          |""".stripMargin)
   }
   override protected def withNewChildInternal(newChild: Expression): TimeSlices = copy(lo = newChild)

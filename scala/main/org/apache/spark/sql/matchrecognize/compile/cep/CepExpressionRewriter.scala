@@ -190,15 +190,17 @@ final class CepExpressionRewriter(
    * applied once to its initial buffer, then its evaluation.
    */
   private def singleRowAggregate(v: String, f: AggregateFunction): Expression = f match {
-    case d: DeclarativeAggregate =>
+    case _: DeclarativeAggregate =>
+      // Rewriting the inputs makes a new aggregate instance, whose buffer attributes are
+      // new too: take the buffer, initial values and evaluation all from that instance.
+      val d = cellsOf(v, f).asInstanceOf[DeclarativeAggregate]
       val buffer = d.aggBufferAttributes
       def substitute(e: Expression, values: Seq[Expression]): Expression = e.transform {
         case a: AttributeReference if buffer.exists(_.exprId == a.exprId) =>
           values(buffer.indexWhere(_.exprId == a.exprId))
       }
-      val inputs = cellsOf(v, d)
       val initial = d.initialValues
-      val updated = inputs.asInstanceOf[DeclarativeAggregate].updateExpressions.map(substitute(_, initial))
+      val updated = d.updateExpressions.map(substitute(_, initial))
       If(IsNotNull(boundFlag(v)), substitute(d.evaluateExpression, updated),
         substitute(d.evaluateExpression, initial))
     case other => throw MatchRecognizeErrors.unsupported(

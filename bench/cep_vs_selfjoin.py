@@ -43,6 +43,11 @@ def main() -> None:
     p.add_argument("--events", type=int, default=10_000_000)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--json", help="write the figures to this file")
+    p.add_argument(
+        "--skip-naive",
+        action="store_true",
+        help="leave out the naive self-join (minutes at 10M ticks) for a quick comparison",
+    )
     a = p.parse_args()
     spark = session("bench-cep-selfjoin")
     ticks = cached_parquet(spark, f"ticks-v2-{a.events}-{a.seed}", events_sql(a.events, a.seed))
@@ -50,6 +55,8 @@ def main() -> None:
     print(f"[bench] symbols {symbols} (about 15 events per window each)", flush=True)
     rows, base = [], None
     for name, file in SIDES:
+        if a.skip_naive and file == "seq4_naive_selfjoin.sql":
+            continue
         sql = side_sql(file, ticks, symbols)
         print(f"[bench] running {name} ...", flush=True)
         t, runs, n = timed_count(spark, sql)

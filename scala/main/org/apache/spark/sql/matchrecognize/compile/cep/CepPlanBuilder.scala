@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{Count, First}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types._
 
@@ -160,7 +161,13 @@ final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
     val generated = Generate(Explode(slicesAlias.toAttribute),
       unrequiredChildIndex = Seq(filtered.output.length - 1), outer = false, qualifier = None,
       generatorOutput = Seq(slice), child = filtered)
-    (generated, MatchSpan(partitionBy :+ slice, pos.lo, pos.hi))
+    // An explicit shuffle into spark.sql.shuffle.partitions: adaptive execution coalesces
+    // the shuffles it inserts by their size in bytes, and the rows of a few variables are
+    // small while the joins above them, whose work grows with their output, are not. Left
+    // to AQE, one task would do all the joins on one core.
+    val shuffled = RepartitionByExpression(partitionBy :+ slice, generated,
+      Some(SQLConf.get.numShufflePartitions))
+    (shuffled, MatchSpan(partitionBy :+ slice, pos.lo, pos.hi))
   }
 
   // ---- one alternative ---------------------------------------------------------------------

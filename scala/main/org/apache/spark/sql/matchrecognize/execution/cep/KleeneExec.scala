@@ -124,8 +124,10 @@ case class KleeneExec(
         sink += finalProjection(joined2(l, extra)).copy()
       }
 
+      val leftRows = m("numLeftRows")
+      val outRows = m("numOutputRows")
       lIter.flatMap { l =>
-        m("numLeftRows") += 1
+        leftRows += 1
         val lo = l.getLong(lLo)
         val hi = l.getLong(lHi)
         val b = bounds(l)
@@ -189,7 +191,7 @@ case class KleeneExec(
           }
         }
         extend(0, lo, hi)
-        m("numOutputRows") += results.size
+        outRows += results.size
         results.iterator
       } ++ {
         m("peakBufferedRows").set(sweep.peakBuffered.toDouble)

@@ -21,10 +21,16 @@ case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, child: SparkPl
     child.execute().mapPartitionsInternal { rows =>
       val keyOf = UnsafeProjection.create(ks, schema)
       val counts = new java.util.HashMap[UnsafeRow, Array[Long]]()
+      // Matches arrive grouped by partition key and slice: most rows have the previous
+      // row's key, so that counter is tried before the map.
+      var lastKey: UnsafeRow = null
+      var lastCount: Array[Long] = null
       rows.map { row =>
         val key = keyOf(row)
-        var c = counts.get(key)
-        if (c == null) { c = Array(0L); counts.put(key.copy(), c) }
+        var c = if (lastKey != null && lastKey == key) lastCount else counts.get(key)
+        if (c == null) { c = Array(0L); lastKey = key.copy(); counts.put(lastKey, c) }
+        else if (c ne lastCount) lastKey = key.copy()
+        lastCount = c
         c(0) += 1
         if (c(0) > limit) {
           throw new MatchRecognizeLimitException(

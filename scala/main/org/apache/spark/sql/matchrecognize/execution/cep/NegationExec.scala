@@ -44,8 +44,10 @@ case class NegationExec(
       val bounds = UnsafeProjection.create(boundExprs)
       val joined = new JoinedRow
       val sweep = spec.open(lIter, rIter)
+      val leftRows = m("numLeftRows")
+      val outRows = m("numOutputRows")
       val kept = lIter.filter { l =>
-        m("numLeftRows") += 1
+        leftRows += 1
         val lo = l.getLong(lLo)
         val b = bounds(l)
         if (b.isNullAt(0) || (hasUpper && b.isNullAt(1))) true
@@ -64,7 +66,7 @@ case class NegationExec(
           !negated
         }
       }
-      kept.map { row => m("numOutputRows") += 1; row } ++ {
+      kept.map { row => outRows += 1; row } ++ {
         m("peakBufferedRows").set(sweep.peakBuffered.toDouble)
         Iterator.empty
       }

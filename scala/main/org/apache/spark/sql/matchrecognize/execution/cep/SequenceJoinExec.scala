@@ -50,26 +50,49 @@ case class SequenceJoinExec(
       val project = UnsafeProjection.create(projectionExprs, inputSchema)
       val joined = new JoinedRow
       val sweep = spec.open(lIter, rIter)
-      val out = lIter.flatMap { l =>
-        m("numLeftRows") += 1
-        val lo = l.getLong(lLo)
-        val hi = l.getLong(lHi)
-        val band = sweep.band(l, lo - w, lo + w)
-        val matches = new java.util.ArrayList[InternalRow]()
-        val it = band.iterator()
-        while (it.hasNext) {
-          val r = it.next()
-          val span = math.max(hi, r.getLong(rHi)) - math.min(lo, r.getLong(rLo))
-          if (span <= w && predicate.eval(joined(l, r))) {
-            matches.add(project(joined(l, r)).copy())
+      // Metrics are looked up once: a map lookup per row costs more than the join itself.
+      val leftRows = m("numLeftRows")
+      val outRows = m("numOutputRows")
+      val peak = m("peakBufferedRows")
+      // Rows come out one at a time from the band of the current left row, without copying:
+      // the band only moves when the next left row is taken, after these are consumed.
+      new Iterator[InternalRow] {
+        private var l: InternalRow = _
+        private var lo, hi = 0L
+        private var band: java.util.Iterator[org.apache.spark.sql.catalyst.expressions.UnsafeRow] =
+          java.util.Collections.emptyIterator()
+        private var nextRow: InternalRow = _
+        private var finished = false
+
+        private def advance(): Unit = {
+          while (nextRow == null && !finished) {
+            if (band.hasNext) {
+              val r = band.next()
+              val span = math.max(hi, r.getLong(rHi)) - math.min(lo, r.getLong(rLo))
+              if (span <= w && predicate.eval(joined(l, r))) nextRow = project(joined(l, r))
+            } else if (lIter.hasNext) {
+              l = lIter.next()
+              leftRows += 1
+              lo = l.getLong(lLo)
+              hi = l.getLong(lHi)
+              band = sweep.band(l, lo - w, lo + w).iterator()
+            } else {
+              finished = true
+              peak.set(sweep.peakBuffered.toDouble)
+            }
           }
         }
-        import scala.jdk.CollectionConverters._
-        matches.asScala.iterator
-      }
-      out.map { row => m("numOutputRows") += 1; row } ++ {
-        m("peakBufferedRows").set(sweep.peakBuffered.toDouble)
-        Iterator.empty
+
+        override def hasNext: Boolean = { advance(); nextRow != null }
+
+        override def next(): InternalRow = {
+          advance()
+          if (nextRow == null) throw new NoSuchElementException
+          val row = nextRow
+          nextRow = null
+          outRows += 1
+          row
+        }
       }
     }
   }

@@ -18,7 +18,7 @@ class CepPatternSuite extends AnyFunSuite {
 
   test("a sequence is one alternative; quantified variables become Kleene elements") {
     assert(sequences("A B+ C") == Seq("A B+ C"))
-    assert(sequences("A B* C{2,3} D") == Seq("A B* C{2,3} D"))
+    assert(sequences("A B* C D{2,3} E") == Seq("A B* C D{2,3} E"))
     val Seq(s) = CepPattern.normalize(pattern("A B+ !D C"))
     assert(s.singles == Seq("A", "C"))
     assert(s.kleenes == Seq(Kleene("B", 1, None)))

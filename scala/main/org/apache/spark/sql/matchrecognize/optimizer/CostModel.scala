@@ -1,0 +1,128 @@
+package org.apache.spark.sql.matchrecognize.optimizer
+
+import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
+
+/**
+ * What the cost functions know about one simple sequence of a SKIP TILL ANY MATCH pattern.
+ *
+ * @param window        W, in units of the ORDER BY key (the same units as the rates)
+ * @param rates         arrival rate of each single-row variable: rows passing its own DEFINE
+ *                      conditions per unit of the ORDER BY key, per partition key on average
+ * @param selectivities fraction of pairs of rows that pass the conditions between two
+ *                      variables (ordering constraints included); 1 when absent
+ * @param kleene        each Kleene variable's rate and the variables it must be attached
+ *                      below (its neighbours and every variable its condition reads)
+ */
+final case class PatternStatistics(
+    window: Double,
+    rates: Map[String, Double],
+    selectivities: Map[(String, String), Double] = Map.empty,
+    kleene: Map[String, (Double, Set[String])] = Map.empty) {
+
+  def selectivity(a: String, b: String): Double =
+    selectivities.getOrElse((a, b), selectivities.getOrElse((b, a), 1.0))
+
+  /** ln(W * r): the expected rows of `v` in one window, in log space. */
+  def logWindowRows(v: String): Double = math.log(window * rates(v))
+
+  /**
+   * ln(2^(r W)): the paper's Kleene rate r' = 2^(rW)/W (§5.2) times W, i.e. the expected
+   * number of subsets of a Kleene variable's rows in one window, kept in log space because
+   * it overflows a double for a few hundred rows.
+   */
+  def logKleeneFactor(v: String): Double = kleene(v)._1 * window * math.log(2)
+}
+
+/**
+ * The JQPG paper's cost functions over evaluation plans (§4.1, §4.2, §6.1).
+ *
+ * The paper counts partial matches that coexist in memory within a window. In Spark the
+ * plan's cost is the size of the intermediate results its joins produce, shuffle and sort:
+ * each partial match of a node is one row of that node's output. Summing the partial
+ * matches of every node therefore models the rows the plan materializes, which is what
+ * the reorderer minimizes. All values are computed in log space (Kleene factors are
+ * exponential) and compared as logs; `exp` of a cost may be infinite.
+ */
+object CostModel {
+
+  /** ln(e^a + e^b) without overflow. */
+  private[optimizer] def logAdd(a: Double, b: Double): Double =
+    if (a == Double.NegativeInfinity) b
+    else if (b == Double.NegativeInfinity) a
+    else math.max(a, b) + math.log1p(math.exp(-math.abs(a - b)))
+
+  private def logSum(xs: Iterable[Double]): Double = xs.foldLeft(Double.NegativeInfinity)(logAdd)
+
+  /**
+   * ln Cost_ord(O) (§4.1): the sum over prefixes p1..pk of the order of
+   * W^k * prod(r_pi) * prod over pairs i < j <= k of sel(pi, pj).
+   */
+  def logCostOrd(order: Seq[String], s: PatternStatistics): Double = {
+    var prefix = 0.0
+    val terms = order.indices.map { k =>
+      val v = order(k)
+      prefix += s.logWindowRows(v) + order.take(k).map(u => math.log(s.selectivity(u, v))).sum
+      prefix
+    }
+    logSum(terms)
+  }
+
+  /**
+   * ln PM(node) for every node of the tree (§4.2), leaves first: PM(leaf v) = W * r_v;
+   * PM(node) = PM(left) * PM(right) * SEL_LR, where SEL_LR multiplies the selectivities
+   * of the pairs split by the node. A Kleene variable is attached at the lowest node that
+   * binds everything it needs (as the planner attaches it) and multiplies that node's
+   * partial matches, and so those of its ancestors, by its subset count (§5.2).
+   */
+  def logPartialMatches(tree: JoinTree, s: PatternStatistics): Seq[(JoinTree, Double)] = {
+    val attachedAt: Map[JoinTree, Seq[String]] = s.kleene.toSeq.map { case (k, (_, needs)) =>
+      JoinTree.lowestCovering(tree, needs.intersect(tree.variables)) -> k
+    }.groupBy(_._1).map { case (n, ks) => n -> ks.map(_._2) }
+    def kleeneAt(n: JoinTree): Double = attachedAt.getOrElse(n, Nil).map(s.logKleeneFactor).sum
+    val out = Seq.newBuilder[(JoinTree, Double)]
+    def visit(n: JoinTree): Double = {
+      val own = n match {
+        case JoinLeaf(v) => s.logWindowRows(v)
+        case JoinNode(l, r) =>
+          val split = for (a <- l.variables.toSeq; b <- r.variables.toSeq)
+            yield math.log(s.selectivity(a, b))
+          visit(l) + visit(r) + split.sum
+      }
+      val pm = own + kleeneAt(n)
+      out += n -> pm
+      pm
+    }
+    visit(tree)
+    out.result()
+  }
+
+  /** ln Cost_tree(T) (§4.2): the sum of PM over every node, leaves included. */
+  def logCostTree(tree: JoinTree, s: PatternStatistics): Double =
+    logSum(logPartialMatches(tree, s).map(_._2))
+
+  /**
+   * ln Cost_ord^lat(O) (§6.1): a row of the pattern's last variable waits for the rows of
+   * every variable after it in the order, W * r each.
+   */
+  def logLatencyOrd(order: Seq[String], last: String, s: PatternStatistics): Double =
+    logSum(order.drop(order.indexOf(last) + 1).map(s.logWindowRows))
+
+  /**
+   * ln Cost_tree^lat(T) (§6.1): walking from the last variable's leaf up to the root, each
+   * node on the way (the leaf included, the root not) is joined with everything buffered at
+   * its sibling: the sum of PM(sibling).
+   */
+  def logLatencyTree(tree: JoinTree, last: String, s: PatternStatistics): Double = {
+    val pm = logPartialMatches(tree, s).toMap
+    def path(n: JoinTree): Seq[Double] = n match {
+      case JoinNode(l, r) if l.variables.contains(last) => pm(r) +: path(l)
+      case JoinNode(l, r) if r.variables.contains(last) => pm(l) +: path(r)
+      case _ => Nil
+    }
+    logSum(path(tree))
+  }
+
+  /** ln(Cost^trpt + alpha * Cost^lat), the weighted sum of §6.1 (alpha >= 0). */
+  def logWeighted(logThroughput: Double, logLatency: Double, alpha: Double): Double =
+    if (alpha <= 0) logThroughput else logAdd(logThroughput, math.log(alpha) + logLatency)
+}

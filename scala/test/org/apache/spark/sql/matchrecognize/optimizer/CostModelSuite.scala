@@ -1,0 +1,77 @@
+package org.apache.spark.sql.matchrecognize.optimizer
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+
+/** The cost functions against costs worked out by hand (no Spark session). */
+class CostModelSuite extends AnyFunSuite {
+
+  // PATTERN (A B C) WITHIN 10: rows per window W*r: A 10, B 20, C 5.
+  // sel(A,B) = 0.5, sel(B,C) = 0.1, sel(A,C) = 1 (no condition).
+  private val abc = PatternStatistics(10, Map("A" -> 1.0, "B" -> 2.0, "C" -> 0.5),
+    Map(("A", "B") -> 0.5, ("B", "C") -> 0.1))
+
+  private def close(a: Double, b: Double) = math.abs(a - b) <= 1e-9 * math.max(1, math.abs(b))
+  private def cost(logCost: Double) = math.exp(logCost)
+
+  test("Cost_ord sums the partial matches of each prefix of the order") {
+    // (A B C): 10 + 10*20*0.5 + 10*20*5*0.5*0.1*1 = 10 + 100 + 50 = 160
+    assert(close(cost(CostModel.logCostOrd(Seq("A", "B", "C"), abc)), 160))
+    // (C B A): 5 + 5*20*0.1 + 5*20*10*0.1*0.5*1 = 5 + 10 + 50 = 65
+    assert(close(cost(CostModel.logCostOrd(Seq("C", "B", "A"), abc)), 65))
+    // (A C B): 10 + 10*5*1 + 50 = 110
+    assert(close(cost(CostModel.logCostOrd(Seq("A", "C", "B"), abc)), 110))
+  }
+
+  test("Cost_tree sums PM over every node, leaves included") {
+    // ((A B) C): leaves 10+20+5, PM(AB) = 10*20*0.5 = 100, PM(root) = 100*5*(1*0.1) = 50
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"), abc)), 185))
+    // (A (B C)): leaves 35, PM(BC) = 20*5*0.1 = 10, PM(root) = 10*10*(0.5*1) = 50
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), abc)), 95))
+    // ((A C) B): leaves 35, PM(AC) = 10*5*1 = 50, PM(root) = 50*20*(0.5*0.1) = 50
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) B)"), abc)), 135))
+  }
+
+  test("latency: rows that the pattern's last variable waits for") {
+    // Orders: after C come nothing in (A B C); B and A in (C B A): 20 + 10.
+    assert(CostModel.logLatencyOrd(Seq("A", "B", "C"), "C", abc) == Double.NegativeInfinity)
+    assert(close(cost(CostModel.logLatencyOrd(Seq("C", "B", "A"), "C", abc)), 30))
+    // Trees: ((A B) C): C meets PM(AB) = 100. (A (B C)): C meets B (20), then BC meets A (10).
+    assert(close(cost(CostModel.logLatencyTree(JoinTree.parse("((A B) C)"), "C", abc)), 100))
+    assert(close(cost(CostModel.logLatencyTree(JoinTree.parse("(A (B C))"), "C", abc)), 30))
+  }
+
+  test("the weighted sum of throughput and latency costs") {
+    val t = JoinTree.parse("((A B) C)")
+    val trpt = CostModel.logCostTree(t, abc)
+    val lat = CostModel.logLatencyTree(t, "C", abc)
+    assert(CostModel.logWeighted(trpt, lat, 0) == trpt)
+    // 185 + 0.5 * 100 = 235
+    assert(close(cost(CostModel.logWeighted(trpt, lat, 0.5)), 235))
+  }
+
+  test("a Kleene variable multiplies the node it is attached at by its subset count") {
+    // PATTERN (A B+ C) WITHIN 10: A 10 rows, C 5 rows per window; B 0.2 per unit, so 2 rows
+    // per window and 2^2 = 4 subsets. B needs A and C: attached at the root of (A C).
+    val s = PatternStatistics(10, Map("A" -> 1.0, "C" -> 0.5),
+      kleene = Map("B" -> (0.2, Set("A", "C"))))
+    // leaves 10 + 5, root 10*5*4 = 200
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A C)"), s)), 215))
+  }
+
+  test("log space keeps huge Kleene factors comparable") {
+    // 45 rows per window: 2^45 subsets for one B, 2^90 for two; still ordered correctly.
+    val s = PatternStatistics(1, Map("A" -> 1.0, "C" -> 1.0, "D" -> 1000.0),
+      kleene = Map("B" -> (45.0, Set("A", "C"))))
+    val early = CostModel.logCostTree(JoinTree.parse("((A C) D)"), s)
+    val late = CostModel.logCostTree(JoinTree.parse("((A D) C)"), s)
+    assert(!early.isInfinite && !late.isInfinite)
+    // (A C) binds B's neighbours early: 2^45 * 1000 at the root either way, but (A C) also
+    // holds 2^45; ((A D) C) holds 1000 at (A D) instead. Hand: ln(2^45*1000 + 2^45 + 1002)
+    // vs ln(2^45*1000 + 1000 + 1002).
+    assert(close(early, math.log(math.pow(2, 45) * 1000 + math.pow(2, 45) + 1002)))
+    assert(close(late, math.log(math.pow(2, 45) * 1000 + 1000 + 1002)))
+    assert(late < early)
+  }
+}

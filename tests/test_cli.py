@@ -519,25 +519,24 @@ def expected_cli_lines(spark, path: Path, columns: list[str]) -> list[str]:
     return sorted("\t".join(row) for row in as_strings.collect())
 
 
-@pytest.mark.cli
-def test_spark_sql_cli_runs_the_v_shape_example(spark, tmp_path):
-    columns = ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"]
-    expected = expected_cli_lines(spark, V_SHAPE_FILE, columns)
-    result = run_spark_sql_cli(V_SHAPE_FILE, tmp_path)
-    assert result.returncode == 0, result.stderr[-3000:]
-    printed = sorted(line for line in result.stdout.splitlines() if line.strip())
-    assert printed == expected
-    assert len(printed) >= 10
-    assert f"Fetched {len(expected)} row(s)" in result.stderr
+CLI_EXAMPLES = [
+    ("v_shape.sql", ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"], 10),
+    (
+        "fraud_chain_any_match.sql",
+        ["card", "probe_at", "probe_amount", "first_big_at", "second_big_at", "total_big"],
+        5,
+    ),
+]
 
 
 @pytest.mark.cli
-def test_spark_sql_cli_runs_the_any_match_example(spark, tmp_path):
-    path = EXAMPLES / "fraud_chain_any_match.sql"
-    columns = ["card", "probe_at", "probe_amount", "first_big_at", "second_big_at", "total_big"]
+@pytest.mark.parametrize(("name", "columns", "at_least"), CLI_EXAMPLES)
+def test_spark_sql_cli_runs_the_example(spark, tmp_path, name, columns, at_least):
+    path = EXAMPLES / name
     expected = expected_cli_lines(spark, path, columns)
     result = run_spark_sql_cli(path, tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     printed = sorted(line for line in result.stdout.splitlines() if line.strip())
     assert printed == expected
-    assert len(printed) >= 5
+    assert len(printed) >= at_least
+    assert f"Fetched {len(expected)} row(s)" in result.stderr

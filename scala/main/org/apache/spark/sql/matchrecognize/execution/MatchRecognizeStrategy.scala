@@ -1,7 +1,8 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.execution.SparkStrategy
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.expressions.AttributeSet
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.execution.cep._
 import org.apache.spark.sql.matchrecognize.plans._
@@ -15,7 +16,7 @@ object MatchRecognizeStrategy extends SparkStrategy {
     case m: MatchRecognize =>
       MatchRecognizeExec(m.partitionBy, m.orderBy, m.measures, m.measureOutput, m.defines,
         m.options, m.output,
-        planLater(m.child)) :: Nil
+        planLater(prunedInput(m))) :: Nil
     case j: CepSequenceJoin =>
       SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,
         j.description, j.output, planLater(j.left), planLater(j.right)) :: Nil
@@ -30,5 +31,20 @@ object MatchRecognizeStrategy extends SparkStrategy {
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, planLater(g.child)) :: Nil
     case _ => Nil
+  }
+
+  /**
+   * The input columns the operator needs. Ties on the ORDER BY keys are broken by the other
+   * input columns so that results never depend on shuffle order; with ONE ROW PER MATCH only
+   * the columns the clause reads can tell tied rows apart in the result (rows equal in all
+   * of them give the same matches and measures in either order), so the others are neither
+   * read nor shuffled nor sorted. ALL ROWS PER MATCH outputs every column and keeps them.
+   */
+  private def prunedInput(m: MatchRecognize): LogicalPlan = {
+    if (m.options.rowsPerMatch != RowsPerMatch.OneRow) return m.child
+    val read = AttributeSet((m.partitionBy ++ m.orderBy ++ m.measures ++ m.defines)
+      .flatMap(_.references))
+    val kept = m.child.output.filter(read.contains)
+    if (kept.isEmpty || kept.size == m.child.output.size) m.child else Project(kept, m.child)
   }
 }

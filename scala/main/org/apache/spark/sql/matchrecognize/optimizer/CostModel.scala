@@ -51,21 +51,29 @@ object CostModel {
     else if (b == Double.NegativeInfinity) a
     else math.max(a, b) + math.log1p(math.exp(-math.abs(a - b)))
 
-  private def logSum(xs: Iterable[Double]): Double = xs.foldLeft(Double.NegativeInfinity)(logAdd)
+  private[optimizer] def logSum(xs: Iterable[Double]): Double = xs.foldLeft(Double.NegativeInfinity)(logAdd)
+
+  /**
+   * ln PM(S): the partial matches of a plan node that binds the variables `vars`. It does
+   * not depend on how the node was built: W * r of every variable, the selectivity of every
+   * pair inside, and the subset count of every Kleene variable whose needs `vars` covers
+   * (it is attached at or below this node).
+   */
+  def logPM(vars: Set[String], s: PatternStatistics): Double = {
+    val seq = vars.toSeq.sorted
+    val pairs = for (i <- seq.indices; j <- i + 1 until seq.size)
+      yield math.log(s.selectivity(seq(i), seq(j)))
+    seq.map(s.logWindowRows).sum + pairs.sum + s.kleene.collect {
+      case (k, (_, needs)) if needs.nonEmpty && needs.subsetOf(vars) => s.logKleeneFactor(k)
+    }.sum
+  }
 
   /**
    * ln Cost_ord(O) (§4.1): the sum over prefixes p1..pk of the order of
-   * W^k * prod(r_pi) * prod over pairs i < j <= k of sel(pi, pj).
+   * W^k * prod(r_pi) * prod over pairs i < j <= k of sel(pi, pj), i.e. of PM(prefix).
    */
-  def logCostOrd(order: Seq[String], s: PatternStatistics): Double = {
-    var prefix = 0.0
-    val terms = order.indices.map { k =>
-      val v = order(k)
-      prefix += s.logWindowRows(v) + order.take(k).map(u => math.log(s.selectivity(u, v))).sum
-      prefix
-    }
-    logSum(terms)
-  }
+  def logCostOrd(order: Seq[String], s: PatternStatistics): Double =
+    logSum(order.indices.map(k => logPM(order.take(k + 1).toSet, s)))
 
   /**
    * ln PM(node) for every node of the tree (§4.2), leaves first: PM(leaf v) = W * r_v;

@@ -1,0 +1,42 @@
+package org.apache.spark.sql.matchrecognize.optimizer.algorithms
+
+import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
+import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatistics}
+
+/**
+ * DP_BUSHY: the tree of any shape with the least Cost_tree, by dynamic programming over
+ * subsets: the best tree over S joins the best trees of some split of S into two non-empty
+ * parts, and adds PM(S), which does not depend on the split. 3^n steps (cross products
+ * allowed, as in the paper).
+ */
+object DpBushy extends JoinOrderAlgorithm {
+  val name = "dp_bushy"
+  def plan(vars: Seq[String], stats: PatternStatistics): JoinTree = {
+    val n = vars.size
+    require(n >= 1 && n <= 14, s"dp_bushy plans 1 to 14 variables, not $n")
+    val full = (1 << n) - 1
+    val best = Array.fill(full + 1)(Double.PositiveInfinity)
+    val split = Array.fill(full + 1)(0)
+    for (mask <- 1 to full) {
+      val vs = vars.indices.filter(i => (mask & (1 << i)) != 0).map(vars).toSet
+      val pm = CostModel.logPM(vs, stats)
+      if (Integer.bitCount(mask) == 1) best(mask) = pm
+      else {
+        // Each split once: the left part holds the lowest variable of the set.
+        val low = mask & -mask
+        var sub = (mask - 1) & mask
+        while (sub > 0) {
+          if ((sub & low) != 0) {
+            val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm))
+            if (c < best(mask)) { best(mask) = c; split(mask) = sub }
+          }
+          sub = (sub - 1) & mask
+        }
+      }
+    }
+    def build(mask: Int): JoinTree =
+      if (Integer.bitCount(mask) == 1) JoinLeaf(vars(Integer.numberOfTrailingZeros(mask)))
+      else JoinNode(build(split(mask)), build(mask ^ split(mask)))
+    build(full)
+  }
+}

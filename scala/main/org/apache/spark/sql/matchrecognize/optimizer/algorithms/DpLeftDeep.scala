@@ -1,0 +1,35 @@
+package org.apache.spark.sql.matchrecognize.optimizer.algorithms
+
+import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatistics}
+
+/**
+ * DP_LEFT_DEEP: the left-deep tree of least Cost_ord, by dynamic programming over subsets
+ * (Selinger style; cross products allowed, as in the paper). Cost_ord is the sum of PM over
+ * the prefixes, and PM of a prefix depends only on its set of variables, so the best order
+ * of a set S ends with some v after the best order of S - {v}: 2^n * n steps.
+ */
+object DpLeftDeep extends JoinOrderAlgorithm {
+  val name = "dp_left_deep"
+  def plan(vars: Seq[String], stats: PatternStatistics): JoinTree = {
+    val n = vars.size
+    require(n >= 1 && n <= 20, s"dp_left_deep plans 1 to 20 variables, not $n")
+    val full = (1 << n) - 1
+    val best = Array.fill(full + 1)(Double.PositiveInfinity)
+    val last = Array.fill(full + 1)(-1)
+    best(0) = Double.NegativeInfinity // ln 0: the empty prefix costs nothing
+    def setOf(mask: Int): Set[String] = vars.indices.filter(i => (mask & (1 << i)) != 0)
+      .map(vars).toSet
+    for (mask <- 1 to full) {
+      val pm = CostModel.logPM(setOf(mask), stats)
+      for (i <- 0 until n if (mask & (1 << i)) != 0) {
+        val c = CostModel.logSum(Seq(best(mask ^ (1 << i)), pm))
+        if (c < best(mask)) { best(mask) = c; last(mask) = i }
+      }
+    }
+    var order = List.empty[String]
+    var mask = full
+    while (mask != 0) { order = vars(last(mask)) :: order; mask ^= 1 << last(mask) }
+    JoinTree.leftDeep(order)
+  }
+}

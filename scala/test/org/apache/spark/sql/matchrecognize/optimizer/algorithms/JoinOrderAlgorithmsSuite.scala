@@ -1,0 +1,88 @@
+package org.apache.spark.sql.matchrecognize.optimizer.algorithms
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
+import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatistics}
+
+/** Plan generation with fake statistics: hand-known plans, and the exact DPs checked
+ * against brute force on random small instances (no Spark session). */
+class JoinOrderAlgorithmsSuite extends AnyFunSuite {
+
+  // The instance of CostModelSuite: W*r = A 10, B 20, C 5; sel(A,B) = 0.5, sel(B,C) = 0.1.
+  // Orders (Cost_ord): ABC 160, ACB 110, BAC 170, BCA 80, CAB 105, CBA 65.
+  // Trees (Cost_tree): ((A B) C) 185, ((A C) B) 135, (A (B C)) 95.
+  private val abc = PatternStatistics(10, Map("A" -> 1.0, "B" -> 2.0, "C" -> 0.5),
+    Map(("A", "B") -> 0.5, ("B", "C") -> 0.1))
+  private val vars = Seq("A", "B", "C")
+
+  private def close(a: Double, b: Double) = math.abs(a - b) <= 1e-9 * math.max(1, math.abs(b))
+
+  test("trivial keeps the pattern order; efreq sorts by rate") {
+    assert(TrivialOrder.plan(vars, abc) == JoinTree.parse("(A B C)"))
+    assert(EfreqOrder.plan(vars, abc) == JoinTree.parse("(C A B)"))
+  }
+
+  test("greedy takes the variable that keeps the prefix smallest") {
+    // C (5) first; then {C,B} = 5*20*0.1 = 10 beats {C,A} = 50; then A.
+    assert(GreedyOrder.plan(vars, abc) == JoinTree.parse("(C B A)"))
+  }
+
+  test("dp_left_deep finds the cheapest order, dp_bushy the cheapest tree") {
+    val order = DpLeftDeep.plan(vars, abc)
+    assert(order == JoinTree.parse("(C B A)"))
+    assert(close(math.exp(CostModel.logCostOrd(order.leaves, abc)), 65))
+    val tree = DpBushy.plan(vars, abc)
+    assert(tree.variables == vars.toSet && !tree.isLeftDeep)
+    assert(close(math.exp(CostModel.logCostTree(tree, abc)), 95))
+  }
+
+  test("every algorithm is found by its conf name and covers the variables once") {
+    for (a <- JoinOrderAlgorithm.all) {
+      assert(JoinOrderAlgorithm.named(a.name).contains(a))
+      assert(a.plan(vars, abc).leaves.sorted == vars)
+      assert(a.plan(Seq("A"), abc) == JoinLeaf("A"))
+    }
+  }
+
+  private def allTrees(vs: Seq[String]): Seq[JoinTree] =
+    if (vs.size == 1) Seq(JoinLeaf(vs.head))
+    else (1 until (1 << vs.size) - 1).flatMap { mask =>
+      val (l, r) = vs.indices.partition(i => (mask & (1 << i)) != 0)
+      for (lt <- allTrees(l.map(vs)); rt <- allTrees(r.map(vs))) yield JoinNode(lt, rt)
+    }
+
+  private def randomInstance(rng: scala.util.Random, n: Int): (Seq[String], PatternStatistics) = {
+    val vs = (0 until n).map(i => ('A' + i).toChar.toString)
+    val rates = vs.map(_ -> (0.05 + rng.nextDouble() * 5)).toMap
+    val sels = (for (i <- vs.indices; j <- i + 1 until n if rng.nextBoolean())
+      yield (vs(i), vs(j)) -> (0.01 + rng.nextDouble())).toMap.map { case (k, v) =>
+      k -> math.min(1.0, v) }
+    val kleene = if (n >= 2 && rng.nextBoolean()) {
+      Map("K" -> (rng.nextDouble() * 3, Set(vs(rng.nextInt(n)), vs(rng.nextInt(n)))))
+    } else Map.empty[String, (Double, Set[String])]
+    (vs, PatternStatistics(1 + rng.nextInt(20), rates, sels, kleene))
+  }
+
+  test("dp_left_deep reaches the minimum of Cost_ord over all orders (random instances)") {
+    val rng = new scala.util.Random(20261121)
+    for (_ <- 1 to 60) {
+      val (vs, s) = randomInstance(rng, 2 + rng.nextInt(4))
+      val brute = vs.permutations.map(o => CostModel.logCostOrd(o, s)).min
+      val dp = CostModel.logCostOrd(DpLeftDeep.plan(vs, s).leaves, s)
+      assert(close(dp, brute), s"$vs $s: dp $dp, brute force $brute")
+    }
+  }
+
+  test("dp_bushy reaches the minimum of Cost_tree over all trees (random instances)") {
+    val rng = new scala.util.Random(7)
+    for (_ <- 1 to 40) {
+      val (vs, s) = randomInstance(rng, 2 + rng.nextInt(4))
+      val brute = allTrees(vs).map(t => CostModel.logCostTree(t, s)).min
+      val dp = CostModel.logCostTree(DpBushy.plan(vs, s), s)
+      assert(close(dp, brute), s"$vs $s: dp $dp, brute force $brute")
+      // A bushy optimum is never worse than the best left-deep tree.
+      assert(dp <= CostModel.logCostTree(DpLeftDeep.plan(vs, s), s) + 1e-9)
+    }
+  }
+}

@@ -15,7 +15,7 @@ trait JoinOrderAlgorithm {
 
 object JoinOrderAlgorithm {
   val all: Seq[JoinOrderAlgorithm] = Seq(TrivialOrder, EfreqOrder, GreedyOrder, DpLeftDeep,
-    DpBushy)
+    DpBushy, ZStreamOrder, ZStreamOrdOrder)
 
   def named(name: String): Option[JoinOrderAlgorithm] = all.find(_.name == name)
 }

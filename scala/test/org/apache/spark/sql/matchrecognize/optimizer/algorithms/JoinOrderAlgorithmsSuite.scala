@@ -85,4 +85,25 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
       assert(dp <= CostModel.logCostTree(DpLeftDeep.plan(vs, s), s) + 1e-9)
     }
   }
+
+  test("zstream keeps the leaf order; zstream_ord searches over greedy's order") {
+    // Over A B C: ((A B) C) 185 or (A (B C)) 95.
+    assert(ZStreamOrder.plan(vars, abc) == JoinTree.parse("(A (B C))"))
+    // Over C B A (greedy): ((C B) A) = 35 + 10 + 50 = 95, (C (B A)) = 35 + 100 + 50 = 185.
+    val t = ZStreamOrdOrder.plan(vars, abc)
+    assert(t == JoinTree.parse("((C B) A)"))
+    assert(close(math.exp(CostModel.logCostTree(t, abc)), 95))
+  }
+
+  test("zstream reaches the minimum over the trees that keep its leaf order") {
+    val rng = new scala.util.Random(11)
+    for (_ <- 1 to 40) {
+      val (vs, s) = randomInstance(rng, 2 + rng.nextInt(4))
+      val brute = allTrees(vs).filter(_.leaves == vs).map(t => CostModel.logCostTree(t, s)).min
+      val z = ZStreamOrder.plan(vs, s)
+      assert(z.leaves == vs)
+      assert(close(CostModel.logCostTree(z, s), brute))
+      assert(CostModel.logCostTree(DpBushy.plan(vs, s), s) <= brute + 1e-9)
+    }
+  }
 }

@@ -15,7 +15,8 @@ trait JoinOrderAlgorithm {
 
 object JoinOrderAlgorithm {
   val all: Seq[JoinOrderAlgorithm] = Seq(TrivialOrder, EfreqOrder, GreedyOrder, DpLeftDeep,
-    DpBushy, ZStreamOrder, ZStreamOrdOrder)
+    DpBushy, ZStreamOrder, ZStreamOrdOrder, IterativeImprovementRandom,
+    IterativeImprovementGreedy)
 
   def named(name: String): Option[JoinOrderAlgorithm] = all.find(_.name == name)
 }

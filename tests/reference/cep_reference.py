@@ -608,7 +608,7 @@ def any_match(
 ) -> Result:
     """The whole MATCH_RECOGNIZE clause under SKIP TILL ANY MATCH, ONE ROW PER MATCH."""
     if subsets:
-        raise NotImplementedError("SUBSET is not modelled by this reference")
+        raise ValueError("this reference does not model SUBSET; leave it out of its cases")
     if within is None:
         raise ValueError("SKIP TILL ANY MATCH requires WITHIN")
     partitions: dict[tuple, list[dict]] = {}

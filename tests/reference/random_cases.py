@@ -35,6 +35,7 @@ Data: columns ``id`` (unique ORDER BY key), ``part`` (1-3 partitions), ``x`` and
 
 from __future__ import annotations
 
+import abc
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,14 +78,14 @@ RUNTIME_ERROR_PHRASES = ("skip to first row of match", "not present in match")
 # ---------------------------------------------------------------------------------------------
 
 
-class Expr:
+class Expr(abc.ABC):
     """An expression of DEFINE or MEASURES."""
 
-    def sql(self) -> str:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def sql(self) -> str: ...
 
-    def eval(self, ctx: rpr.Context):
-        raise NotImplementedError
+    @abc.abstractmethod
+    def eval(self, ctx: rpr.Context): ...
 
     def __str__(self):
         return self.sql()

@@ -12,7 +12,6 @@ Three kinds of evidence:
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import Counter
 from datetime import datetime, timedelta
@@ -114,17 +113,9 @@ def rising(var):
 # -- conformance suite --------------------------------------------------------------------------
 
 
-def _conformance_file() -> Path | None:
-    candidates = [
-        os.environ.get("MR_CONFORMANCE_DIR", ""),
-        str(Path(__file__).resolve().parents[1] / "conformance"),
-        "/work/shared/conformance",
-    ]
-    for directory in candidates:
-        if directory and (Path(directory) / "standard.json").is_file():
-            return Path(directory) / "standard.json"
-    return None
-
+# The acceptance cases are copied into the repository (tests/conformance), so they are
+# always there: a missing file is a failure, never a skip.
+CONFORMANCE_FILE = Path(__file__).resolve().parents[1] / "conformance" / "standard.json"
 
 _CASES: dict | None = None
 
@@ -132,10 +123,7 @@ _CASES: dict | None = None
 def conformance(case_id: str) -> dict:
     global _CASES
     if _CASES is None:
-        path = _conformance_file()
-        if path is None:
-            pytest.skip("conformance suite standard.json not found")
-        _CASES = {c["id"]: c for c in json.loads(path.read_text())}
+        _CASES = {c["id"]: c for c in json.loads(CONFORMANCE_FILE.read_text())}
     return _CASES[case_id]
 
 

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution.cep
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, Greatest, JoinedRow, Least, Predicate, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, Greatest, JoinedRow, Least, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -59,7 +59,7 @@ case class SequenceJoinExec(
       new Iterator[InternalRow] {
         private var l: InternalRow = _
         private var lo, hi = 0L
-        private var band: java.util.Iterator[org.apache.spark.sql.catalyst.expressions.UnsafeRow] =
+        private var band: java.util.Iterator[UnsafeRow] =
           java.util.Collections.emptyIterator()
         private var nextRow: InternalRow = _
         private var finished = false

@@ -540,3 +540,22 @@ def test_spark_sql_cli_runs_the_example(spark, tmp_path, name, columns, at_least
     assert printed == expected
     assert len(printed) >= at_least
     assert f"Fetched {len(expected)} row(s)" in result.stderr
+
+
+@pytest.mark.cli
+def test_spark_sql_cli_chooses_the_join_order_with_set(spark, tmp_path):
+    path = EXAMPLES / "fraud_chain_any_match.sql"
+    statements = split_statements(path.read_text(encoding="utf-8"))
+    query = statements[-1].text
+    script = tmp_path / "ordered.sql"
+    script.write_text(
+        "SET spark.sql.matchRecognize.joinOrder = efreq;\n"
+        f"{statements[0].text};\nEXPLAIN {query};\n{query};\n",
+        encoding="utf-8",
+    )
+    result = run_spark_sql_cli(script, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    # efreq puts the rarest variable first: PROBE (small purchases) before BIG1 and BIG2.
+    assert "joinOrder=efreq ((PROBE ⋈ BIG1) ⋈ BIG2)" in result.stdout, result.stdout[-3000:]
+    expected = run_example(spark, path).count()
+    assert f"Fetched {expected} row(s)" in result.stderr

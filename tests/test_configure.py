@@ -85,8 +85,8 @@ def test_unknown_option_names_it_and_lists_the_valid_ones():
 
 
 def test_unknown_option_without_a_close_match_has_no_suggestion():
-    with pytest.raises(TypeError, match="unknown option 'optimizer'") as caught:
-        configure(fresh_builder(), optimizer="dp_bushy")
+    with pytest.raises(TypeError, match="unknown option 'colour'") as caught:
+        configure(fresh_builder(), colour="blue")
     assert "Did you mean" not in str(caught.value)
     assert "max_buffered_rows" in str(caught.value)
 
@@ -120,6 +120,24 @@ def test_options_map_onto_their_conf_keys():
     assert builder._options["spark.sql.matchRecognize.maxBufferedRows"] == str(2**63 - 1)
     assert builder._options["spark.jars"] == jar_path()
     assert builder._options["spark.sql.extensions"] == EXTENSIONS_CLASS
+
+
+def test_optimizer_options_map_onto_their_conf_keys():
+    builder = configure(fresh_builder(), optimizer="DP_Bushy", latency_weight=0.5,
+                        auto_dp_threshold=12, statistics_sample_rows=5000,
+                        explain_candidates=True)
+    o = builder._options
+    assert o["spark.sql.matchRecognize.joinOrder"] == "dp_bushy"
+    assert o["spark.sql.matchRecognize.latencyWeight"] == "0.5"
+    assert o["spark.sql.matchRecognize.auto.dpThreshold"] == "12"
+    assert o["spark.sql.matchRecognize.statistics.sampleRows"] == "5000"
+    assert o["spark.sql.matchRecognize.explainCandidates"] == "true"
+    with pytest.raises(ValueError, match="optimizer .*must be one of auto, trivial"):
+        configure(fresh_builder(), optimizer="fastest")
+    with pytest.raises(ValueError, match="latency_weight .*got -1"):
+        configure(fresh_builder(), latency_weight=-1)
+    with pytest.raises(ValueError, match="auto_dp_threshold .*between 1 and 14"):
+        configure(fresh_builder(), auto_dp_threshold=15)
 
 
 def test_option_table_rows_are_documented_and_unique():

@@ -152,6 +152,12 @@ def test_configuration_doc_lists_every_configure_option():
         assert f"`{option.name}`" in documented and f"`{option.key}`" in documented
 
 
+def test_every_public_conf_key_is_a_configure_option(spark):
+    keys = set(re.findall(r"^\| `(spark\.sql\.matchRecognize\.[^`]+)`", conf_table(spark), re.M))
+    assert len(keys) >= 10
+    assert keys == {option.key for option in OPTIONS.values()}
+
+
 def test_with_table_replaces_only_the_marked_block():
     text = f"intro\n{CONF_TABLE_BEGIN}\nold\n<!-- END GENERATED CONF TABLE -->\noutro\n"
     updated = with_table(text, CONF_TABLE_BEGIN, "| a |\n| --- |")

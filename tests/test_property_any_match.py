@@ -2,10 +2,12 @@
 form of DESIGN §2.2) on random data, each run through spark.sql() under several forced join
 trees, must all return the multiset of rows that the brute-force reference enumerates.
 
-Trees are forced with the internal conf spark.sql.matchRecognize.internal.joinTree: the
-default plan, seeded random trees (left-deep, right-deep and bushy shapes over shuffled
-leaves) and, for patterns that are one simple sequence, every left-deep order of its
-single-row variables.
+Each case runs under the default plan (joinOrder=auto: sampled statistics, cost-based
+tree), under join-order algorithms chosen by conf (ALGORITHMS_PER_CASE per case, in
+rotation, so a run covers every algorithm several times), and under trees forced with the
+internal conf spark.sql.matchRecognize.internal.joinTree: seeded random trees (left-deep,
+right-deep and bushy shapes over shuffled leaves) and, for patterns that are one simple
+sequence, every left-deep order of its single-row variables.
 
 Quick profile by default; SMR_ANY_MATCH_CASES=500 (and SMR_PROPERTY_SEED) for a long run.
 """
@@ -22,12 +24,21 @@ from result_compare import compare_rows
 CASES = int(os.environ.get("SMR_ANY_MATCH_CASES", "25"))
 SEED_BASE = int(os.environ.get("SMR_PROPERTY_SEED", "20261121"))
 TREE_CONF = "spark.sql.matchRecognize.internal.joinTree"
+ORDER_CONF = "spark.sql.matchRecognize.joinOrder"
+ALGORITHMS = ("trivial", "efreq", "greedy", "ii_random", "ii_greedy", "dp_left_deep",
+              "dp_bushy", "zstream", "zstream_ord")
+ALGORITHMS_PER_CASE = int(os.environ.get("SMR_ANY_MATCH_ALGORITHMS", "3"))
 RANDOM_TREES = 2
 ALL_ORDERS_UP_TO = int(os.environ.get("SMR_ANY_MATCH_ALL_ORDERS", "3"))  # 3! = 6 orders
 
 
-def _trees(pattern_text: str, seed: int) -> list[str | None]:
-    trees: list[str | None] = [None] + [f"random:{seed * 10 + i}" for i in range(RANDOM_TREES)]
+def _trees(pattern_text: str, seed: int, case_number: int) -> list[str | None]:
+    """The plans to run: None (default), "joinOrder:<algorithm>", or a forced tree."""
+    trees: list[str | None] = [None]
+    for k in range(ALGORITHMS_PER_CASE):
+        trees.append("joinOrder:" + ALGORITHMS[(case_number * ALGORITHMS_PER_CASE + k)
+                                                % len(ALGORITHMS)])
+    trees += [f"random:{seed * 10 + i}" for i in range(RANDOM_TREES)]
     flats = flat_alternatives(parse(pattern_text))
     # `B?` is one element for the reference but two alternatives for the engine (with and
     # without B), whose trees are then `;`-separated: leave those to the random trees.
@@ -40,14 +51,16 @@ def _trees(pattern_text: str, seed: int) -> list[str | None]:
 
 
 def _run(spark, sql: str, tree: str | None):
-    if tree is None:
-        spark.conf.unset(TREE_CONF)
-    else:
+    spark.conf.unset(TREE_CONF)
+    if tree is not None and tree.startswith("joinOrder:"):
+        spark.conf.set(ORDER_CONF, tree.removeprefix("joinOrder:"))
+    elif tree is not None:
         spark.conf.set(TREE_CONF, tree)
     try:
         return [tuple(r) for r in spark.sql(sql).collect()]
     finally:
         spark.conf.unset(TREE_CONF)
+        spark.conf.unset(ORDER_CONF)
 
 
 def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spark):
@@ -64,7 +77,7 @@ def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spa
         if len(flats) > 1:
             forms.add("alternatives")
         expected = [tuple(r) for r in case.expected.rows]
-        for tree in _trees(case.pattern_text, seed):
+        for tree in _trees(case.pattern_text, seed, checked):
             try:
                 got = _run(spark, case.sql, tree)
             except Exception as e:  # noqa: BLE001 - reported with the seed and the tree

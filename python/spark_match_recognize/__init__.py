@@ -13,7 +13,9 @@ extension and maps keyword options onto ``spark.sql.matchRecognize.*`` keys.
 Without a JVM: :func:`check` finds the mistakes in MATCH_RECOGNIZE clauses (with Spark's
 error conditions and messages), and :func:`transpile` rewrites MATCH_RECOGNIZE queries
 written for Trino, Snowflake, Oracle, Databricks or Athena as Spark SQL.
-:func:`match_recognize` is MATCH_RECOGNIZE for DataFrames.
+:func:`match_recognize` is MATCH_RECOGNIZE for DataFrames. :func:`explain_pattern` shows
+how the optimizer plans a query's patterns (statistics, join tree, cost), as text or a
+picture.
 
 ``python -m spark_match_recognize`` is a small command line (``demo``, ``sql``, ``jar``,
 ``check``, ``transpile``, ``docs``).
@@ -30,6 +32,7 @@ __version__ = "0.1.0"
 from .check import Problem, check  # noqa: E402
 from .config import (  # noqa: E402  (the submodules read __version__)
     EXTENSIONS_CLASS,
+    JOIN_ORDERS,
     OPTIONS,
     Option,
     SparkVersionMismatchError,
@@ -37,6 +40,7 @@ from .config import (  # noqa: E402  (the submodules read __version__)
     configure,
 )
 from .dataframe import match_recognize, match_recognize_sql  # noqa: E402
+from .explain import PatternPlan, explain_pattern  # noqa: E402
 from .jars import JAR_ENV_VAR, jar_info, jar_path  # noqa: E402
 from .transpile import DIALECTS, TranspileError, transpile  # noqa: E402
 
@@ -44,8 +48,10 @@ __all__ = [
     "DIALECTS",
     "EXTENSIONS_CLASS",
     "JAR_ENV_VAR",
+    "JOIN_ORDERS",
     "OPTIONS",
     "Option",
+    "PatternPlan",
     "Problem",
     "SPARK_VERSION",
     "SparkVersionMismatchError",
@@ -54,6 +60,7 @@ __all__ = [
     "check",
     "check_spark_version",
     "configure",
+    "explain_pattern",
     "jar_info",
     "jar_path",
     "match_recognize",

@@ -19,6 +19,7 @@ from .jars import jar_info, jar_path
 
 __all__ = [
     "EXTENSIONS_CLASS",
+    "JOIN_ORDERS",
     "OPTIONS",
     "Option",
     "SparkVersionMismatchError",
@@ -30,6 +31,12 @@ __all__ = [
 EXTENSIONS_CLASS = "org.apache.spark.sql.matchrecognize.MatchRecognizeExtensions"
 
 _LONG_MAX = 2**63 - 1
+
+#: The join-order algorithms (spark.sql.matchRecognize.joinOrder), as the Scala conf lists them.
+JOIN_ORDERS = (
+    "auto", "trivial", "efreq", "greedy", "ii_random", "ii_greedy", "dp_left_deep", "dp_bushy",
+    "zstream", "zstream_ord",
+)
 
 B = TypeVar("B")
 
@@ -94,6 +101,18 @@ def _boolean() -> Callable[[Any], str]:
     return check
 
 
+def _int_between(minimum: int, maximum: int) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected an int, got {type(value).__name__} {value!r}")
+        if not minimum <= value <= maximum:
+            raise ValueError(f"must be between {minimum} and {maximum}, got {value}")
+        return str(value)
+
+    check.__doc__ = f"an int in [{minimum}, {maximum}]"
+    return check
+
+
 def _choice(*choices: str) -> Callable[[Any], str]:
     def check(value: Any) -> str:
         if not isinstance(value, str):
@@ -147,6 +166,15 @@ _P = "spark.sql.matchRecognize."
 OPTIONS: Mapping[str, Option] = _table(
     Option("max_live_threads", _P + "maxLiveThreads", _long(1), "The most partial matches the automaton tracks at once in one partition; past it the query fails with an error naming the key (default 100000)."),  # noqa: E501
     Option("max_buffered_rows", _P + "maxBufferedRows", _long(1), "The most rows of one partition kept in memory for matches in progress; past it the query fails with an error naming the key (default 5000000)."),  # noqa: E501
+    Option("optimizer", _P + "joinOrder", _choice(*JOIN_ORDERS), "The join-order algorithm for SKIP TILL ANY MATCH patterns (docs/optimizer.md); every choice returns the same rows (default auto)."),  # noqa: E501
+    Option("latency_weight", _P + "latencyWeight", _double(0.0), "Weight of detection latency against throughput in the join-order cost (default 0: throughput only)."),  # noqa: E501
+    Option("auto_dp_threshold", _P + "auto.dpThreshold", _int_between(1, 14), "optimizer='auto' plans sequences of up to this many variables by exact dp_bushy, longer ones by greedy then iterative improvement (default 10)."),  # noqa: E501
+    Option("auto_time_budget_ms", _P + "auto.timeBudgetMs", _long(0), "Milliseconds iterative improvement may spend per long sequence under optimizer='auto' (default 100)."),  # noqa: E501
+    Option("statistics_sample_rows", _P + "statistics.sampleRows", _int_between(10, 10_000_000), "Input rows sampled to estimate arrival rates and selectivities for join ordering (default 20000)."),  # noqa: E501
+    Option("statistics_seed", _P + "statistics.seed", _long(-_LONG_MAX), "Seed of the statistics sample, so plans are reproducible."),  # noqa: E501
+    Option("explain_candidates", _P + "explainCandidates", _boolean(), "Also plan every pattern with every algorithm and record their trees and costs for explain_pattern (default False)."),  # noqa: E501
+    Option("max_kleene_bindings", _P + "maxKleeneBindings", _long(1), "The most bindings a Kleene closure may produce for one pair of neighbouring rows under SKIP TILL ANY MATCH (default 100000)."),  # noqa: E501
+    Option("max_matches_per_partition", _P + "maxMatchesPerPartition", _long(1), "The most SKIP TILL ANY MATCH matches one partition key may produce in one task (default 100000000)."),  # noqa: E501
 )
 # fmt: on
 

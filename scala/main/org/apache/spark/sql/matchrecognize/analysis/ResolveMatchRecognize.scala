@@ -98,7 +98,7 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
     if (o.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
       // Build the join-tree plan once now, so that every construct it cannot plan is an
       // analysis error rather than a failure when the query runs.
-      new CepPlanBuilder(node, PlanAnyMatchPatterns.settings(conf)).build()
+      new CepPlanBuilder(node, PlanAnyMatchPatterns.settings(conf, None)).build()
     }
     if (u.liftedMeasures.isEmpty) node
     else {

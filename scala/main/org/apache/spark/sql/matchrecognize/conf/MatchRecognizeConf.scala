@@ -34,15 +34,80 @@ object MatchRecognizeConf {
       .checkValue(_ > 0, "must be positive")
       .createWithDefault(5000000L)
 
+  /** The values of `joinOrder`, in the order the documentation lists them. */
+  val JoinOrderValues: Seq[String] = Seq("auto", "trivial", "efreq", "greedy", "ii_random",
+    "ii_greedy", "dp_left_deep", "dp_bushy", "zstream", "zstream_ord")
+
   val JOIN_ORDER: ConfigEntry[String] =
     buildConf("spark.sql.matchRecognize.joinOrder")
-      .doc("How SKIP TILL ANY MATCH patterns are planned as join trees over their variables. " +
-        "`trivial`: a left-deep tree in pattern order.")
+      .doc("How SKIP TILL ANY MATCH patterns are planned as join trees over their variables " +
+        "(docs/optimizer.md). `auto`: exact dp_bushy up to " +
+        "spark.sql.matchRecognize.auto.dpThreshold variables, beyond it greedy then iterative " +
+        "improvement; `trivial`: left-deep in pattern order (no statistics); `efreq`: rarest " +
+        "variable first; `greedy`; `ii_random` / `ii_greedy`: iterative improvement; " +
+        "`dp_left_deep` / `dp_bushy`: exact dynamic programming; `zstream` / `zstream_ord`: " +
+        "interval DP over the pattern's / greedy's leaf order. Every choice returns the same " +
+        "rows; only the speed differs.")
       .version("0.1.0")
       .stringConf
       .transform(_.toLowerCase(java.util.Locale.ROOT))
-      .checkValues(Set("trivial"))
-      .createWithDefault("trivial")
+      .checkValues(JoinOrderValues.toSet)
+      .createWithDefault("auto")
+
+  val LATENCY_WEIGHT: ConfigEntry[Double] =
+    buildConf("spark.sql.matchRecognize.latencyWeight")
+      .doc("Weight alpha of detection latency in the join-order cost (JQPG paper §6.1): the " +
+        "optimizer minimizes Cost_throughput + alpha * Cost_latency. 0 optimizes throughput " +
+        "only.")
+      .version("0.1.0")
+      .doubleConf
+      .checkValue(w => w >= 0 && !w.isInfinite, "must be a finite number >= 0")
+      .createWithDefault(0.0)
+
+  val AUTO_DP_THRESHOLD: ConfigEntry[Int] =
+    buildConf("spark.sql.matchRecognize.auto.dpThreshold")
+      .doc("With joinOrder = auto, sequences of up to this many single-row variables are " +
+        "planned by exact dp_bushy (3^n steps); longer ones by greedy then iterative " +
+        "improvement.")
+      .version("0.1.0")
+      .intConf
+      .checkValue(n => n >= 1 && n <= 14, "must be between 1 and 14")
+      .createWithDefault(10)
+
+  val AUTO_TIME_BUDGET_MS: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.auto.timeBudgetMs")
+      .doc("With joinOrder = auto, the planning time iterative improvement may spend on one " +
+        "sequence longer than auto.dpThreshold (milliseconds).")
+      .version("0.1.0")
+      .longConf
+      .checkValue(_ >= 0, "must be >= 0")
+      .createWithDefault(100L)
+
+  val STATISTICS_SAMPLE_ROWS: ConfigEntry[Int] =
+    buildConf("spark.sql.matchRecognize.statistics.sampleRows")
+      .doc("Rows read to estimate arrival rates and selectivities for join ordering: " +
+        "contiguous blocks from up to 4 input partitions chosen by a seeded draw. Estimates " +
+        "are cached per query shape, so EXPLAIN and the run share them.")
+      .version("0.1.0")
+      .intConf
+      .checkValue(n => n >= 10 && n <= 10000000, "must be between 10 and 10000000")
+      .createWithDefault(20000)
+
+  val STATISTICS_SEED: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.statistics.seed")
+      .doc("Seed of the statistics sample (which input partitions are read), so plans are " +
+        "reproducible.")
+      .version("0.1.0")
+      .longConf
+      .createWithDefault(20260521L)
+
+  val EXPLAIN_CANDIDATES: ConfigEntry[Boolean] =
+    buildConf("spark.sql.matchRecognize.explainCandidates")
+      .doc("Plan every SKIP TILL ANY MATCH pattern with every join-order algorithm too and " +
+        "record each one's tree and cost in the plan report (explain_pattern shows them).")
+      .version("0.1.0")
+      .booleanConf
+      .createWithDefault(false)
 
   val MAX_KLEENE_BINDINGS: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.maxKleeneBindings")
@@ -79,7 +144,9 @@ object MatchRecognizeConf {
 
   /** Every public entry, for documentation and for the Python option table. */
   def entries: Seq[ConfigEntry[_]] =
-    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
+    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, LATENCY_WEIGHT, AUTO_DP_THRESHOLD,
+      AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED, EXPLAIN_CANDIDATES,
+      MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

@@ -29,7 +29,7 @@ object MatchRecognizeStrategy extends SparkStrategy {
         k.outHi, k.maxBindings, k.description, k.output, planLater(k.left),
         planLater(k.right)) :: Nil
     case g: CepMatchGuard =>
-      MatchGuardExec(g.keys, g.maxMatches, planLater(g.child)) :: Nil
+      MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
     case _ => Nil
   }
 

@@ -3,37 +3,6 @@ package org.apache.spark.sql.matchrecognize.optimizer
 import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
 
 /**
- * What the cost functions know about one simple sequence of a SKIP TILL ANY MATCH pattern.
- *
- * @param window        W, in units of the ORDER BY key (the same units as the rates)
- * @param rates         arrival rate of each single-row variable: rows passing its own DEFINE
- *                      conditions per unit of the ORDER BY key, per partition key on average
- * @param selectivities fraction of pairs of rows that pass the conditions between two
- *                      variables (ordering constraints included); 1 when absent
- * @param kleene        each Kleene variable's rate and the variables it must be attached
- *                      below (its neighbours and every variable its condition reads)
- */
-final case class PatternStatistics(
-    window: Double,
-    rates: Map[String, Double],
-    selectivities: Map[(String, String), Double] = Map.empty,
-    kleene: Map[String, (Double, Set[String])] = Map.empty) {
-
-  def selectivity(a: String, b: String): Double =
-    selectivities.getOrElse((a, b), selectivities.getOrElse((b, a), 1.0))
-
-  /** ln(W * r): the expected rows of `v` in one window, in log space. */
-  def logWindowRows(v: String): Double = math.log(window * rates(v))
-
-  /**
-   * ln(2^(r W)): the paper's Kleene rate r' = 2^(rW)/W (§5.2) times W, i.e. the expected
-   * number of subsets of a Kleene variable's rows in one window, kept in log space because
-   * it overflows a double for a few hundred rows.
-   */
-  def logKleeneFactor(v: String): Double = kleene(v)._1 * window * math.log(2)
-}
-
-/**
  * The JQPG paper's cost functions over evaluation plans (§4.1, §4.2, §6.1).
  *
  * The paper counts partial matches that coexist in memory within a window. In Spark the
@@ -133,4 +102,36 @@ object CostModel {
   /** ln(Cost^trpt + alpha * Cost^lat), the weighted sum of §6.1 (alpha >= 0). */
   def logWeighted(logThroughput: Double, logLatency: Double, alpha: Double): Double =
     if (alpha <= 0) logThroughput else logAdd(logThroughput, math.log(alpha) + logLatency)
+
+  /**
+   * What the left-deep algorithms minimize: ln Cost_ord(O), plus alpha * Cost_ord^lat(O)
+   * when the statistics carry a latency weight (§6.1).
+   */
+  def logOrdObjective(order: Seq[String], s: PatternStatistics): Double =
+    s.latencyVariable.filter(order.contains) match {
+      case Some(last) => logWeighted(logCostOrd(order, s), logLatencyOrd(order, last, s),
+        s.latencyWeight)
+      case None => logCostOrd(order, s)
+    }
+
+  /** What the tree algorithms minimize: ln Cost_tree(T) (+ alpha * Cost_tree^lat(T)). */
+  def logTreeObjective(tree: JoinTree, s: PatternStatistics): Double =
+    s.latencyVariable.filter(tree.variables.contains) match {
+      case Some(last) => logWeighted(logCostTree(tree, s), logLatencyTree(tree, last, s),
+        s.latencyWeight)
+      case None => logCostTree(tree, s)
+    }
+
+  /**
+   * The latency part a DP adds when it joins `withLast` (the side holding the last
+   * variable) to `other`: alpha * PM(other), the rows buffered at the sibling on the last
+   * variable's path (§6.1). `-inf` (nothing) when there is no latency weight or the last
+   * variable is on neither side.
+   */
+  def logLatencyStep(withLastSide: Set[String], other: Set[String], s: PatternStatistics): Double =
+    s.latencyVariable match {
+      case Some(last) if withLastSide.contains(last) =>
+        math.log(s.latencyWeight) + logPM(other, s)
+      case _ => Double.NegativeInfinity
+    }
 }

@@ -139,9 +139,46 @@ final case class CepKleene(
  * Passes matches through, failing the query when one partition key produces more than
  * `maxMatches` matches in one task (an output explosion guard).
  */
-final case class CepMatchGuard(child: LogicalPlan, keys: Seq[Attribute], maxMatches: Long)
-    extends UnaryNode {
+final case class CepMatchGuard(child: LogicalPlan, keys: Seq[Attribute], maxMatches: Long,
+    report: JoinPlanReport) extends UnaryNode {
   override def output: Seq[Attribute] = child.output
   override def references: AttributeSet = AttributeSet(keys)
+  override def simpleString(maxFields: Int): String = s"CepMatchGuard ${report.summary}"
   override protected def withNewChildInternal(c: LogicalPlan): CepMatchGuard = copy(child = c)
+}
+
+/**
+ * How the join trees of a SKIP TILL ANY MATCH plan were chosen: `summary` is the one line
+ * EXPLAIN shows; `json` has everything (statistics, each alternative's tree and cost, and
+ * the candidates of every algorithm when asked) for `explain_pattern` in Python.
+ */
+final case class JoinPlanReport(summary: String, json: String)
+
+object JoinPlanReport {
+  def withoutStatistics(algorithm: String, trees: Seq[String]): JoinPlanReport = JoinPlanReport(
+    s"joinOrder=$algorithm ${trees.mkString("; ")}",
+    Json.obj("algorithm" -> Json.str(algorithm), "chosen" -> Json.str(algorithm),
+      "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t))))))
+}
+
+/** A few helpers to write JSON text (no library: the report is small and flat). */
+object Json {
+  def str(s: String): String = {
+    val b = new StringBuilder("\"")
+    s.foreach {
+      case '"' => b ++= "\\\""
+      case '\\' => b ++= "\\\\"
+      case '\n' => b ++= "\\n"
+      case c if c < ' ' => b ++= f"\\u${c.toInt}%04x"
+      case c => b += c
+    }
+    (b += '"').toString
+  }
+  def num(d: Double): String =
+    if (d.isNaN) "null" else if (d.isPosInfinity) "1e308" else if (d.isNegInfinity) "-1e308"
+    else d.toString
+  def bool(b: Boolean): String = b.toString
+  def arr(items: Seq[String]): String = items.mkString("[", ",", "]")
+  def obj(fields: (String, String)*): String =
+    fields.map { case (k, v) => s"${str(k)}:$v" }.mkString("{", ",", "}")
 }

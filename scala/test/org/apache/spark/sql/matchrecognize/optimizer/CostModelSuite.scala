@@ -74,4 +74,30 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(late, math.log(math.pow(2, 45) * 1000 + 1000 + 1002)))
     assert(late < early)
   }
+
+  test("the objectives add alpha times the latency of the pattern's last variable") {
+    val s = abc.copy(latencyWeight = 1.0, last = Some("C"))
+    // Orders, Cost_ord + Cost_lat: ABC 160 + 0, ACB 110 + 20 (B after C), BCA 80 + 10,
+    // CBA 65 + 30.
+    assert(close(cost(CostModel.logOrdObjective(Seq("A", "B", "C"), s)), 160))
+    assert(close(cost(CostModel.logOrdObjective(Seq("A", "C", "B"), s)), 130))
+    assert(close(cost(CostModel.logOrdObjective(Seq("B", "C", "A"), s)), 90))
+    assert(close(cost(CostModel.logOrdObjective(Seq("C", "B", "A"), s)), 95))
+    // Trees: ((A B) C) 185 + 100, ((A C) B) 135 + 20 + 10, (A (B C)) 95 + 10 + 20.
+    assert(close(cost(CostModel.logTreeObjective(JoinTree.parse("((A B) C)"), s)), 285))
+    assert(close(cost(CostModel.logTreeObjective(JoinTree.parse("((A C) B)"), s)), 165))
+    assert(close(cost(CostModel.logTreeObjective(JoinTree.parse("(A (B C))"), s)), 125))
+    // Without a weight the objectives are the plain costs.
+    assert(close(cost(CostModel.logOrdObjective(Seq("C", "B", "A"), abc)), 65))
+    assert(close(cost(CostModel.logTreeObjective(JoinTree.parse("((A B) C)"), abc)), 185))
+  }
+
+  test("a DP's latency step is alpha times PM of the side without the last variable") {
+    val s = abc.copy(latencyWeight = 2.0, last = Some("C"))
+    // Joining {B, C} with {A}: 2 * PM(A) = 20; with the last variable on neither side: none.
+    assert(close(cost(CostModel.logLatencyStep(Set("B", "C"), Set("A"), s)), 20))
+    assert(CostModel.logLatencyStep(Set("A"), Set("B"), s) == Double.NegativeInfinity)
+    assert(CostModel.logLatencyStep(Set("B", "C"), Set("A"), abc) == Double.NegativeInfinity)
+  }
 }
+

@@ -11,12 +11,27 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types._
 
-/** Limits and the choice of join tree for the plans of SKIP TILL ANY MATCH. */
+/** Limits and the choice of join trees for the plans of SKIP TILL ANY MATCH. */
 final case class CepSettings(
     maxKleeneBindings: Long,
     maxMatchesPerPartition: Long,
-    /** The join tree for alternative `i` (a simple sequence) of the pattern. */
-    treeFor: (Int, CepSequence) => JoinTree)
+    chooser: JoinTreeChooser)
+
+/** A DEFINE condition between two single-row variables: a join predicate of the pair. */
+final case class PairCondition(owner: String, other: String, expr: Expression)
+
+/**
+ * The columns of a statistics sample (see [[CepPlanBuilder.samplePlan]]): every row of
+ * the input with its partition key, its window position `lo`, each variable's cells and
+ * position, and a flag per variable telling whether the row passes its own conditions.
+ */
+final case class SampleLayout(
+    plan: LogicalPlan,
+    keys: Seq[Attribute],
+    lo: Attribute,
+    order: Map[String, Attribute],
+    flags: Map[String, Attribute],
+    columns: Map[String, Seq[Attribute]])
 
 /** A DEFINE conjunct of `owner`, rewritten over cells: it holds once `reads` are bound. */
 private final case class CepCondition(owner: String, expr: Expression, reads: Set[String],
@@ -34,15 +49,16 @@ private final case class CepCondition(owner: String, expr: Expression, reads: Se
  *
  * The plan's output is exactly the node's output (same attributes).
  */
-final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
+final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   private val options = node.options
   private val input = node.child.output
   private val partitionBy = node.partitionBy
-  private val alternatives = CepPattern.normalize(options.pattern)
+  val alternatives: Seq[CepSequence] = CepPattern.normalize(options.pattern)
   private val allRows = options.rowsPerMatch != RowsPerMatch.OneRow
 
-  private val (window, rowsWindow) = options.within match {
+  /** The window W in position units (microseconds, or rows for WITHIN n ROWS). */
+  val (window, rowsWindow) = options.within match {
     case Some(WithinClause.Interval(micros, _)) => (micros, false)
     case Some(WithinClause.Rows(n)) => (n - 1, true)
     case None => throw analysis("ANY_MATCH_WITHOUT_WITHIN",
@@ -51,7 +67,7 @@ final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
   /** Slices are long against the window, so rows are copied into two slices only rarely. */
   private val sliceLength: Long = math.max(1L, window) * 16
 
-  private val kinds: Map[String, VariableKind] = {
+  val kinds: Map[String, VariableKind] = {
     val seen = mutable.LinkedHashMap.empty[String, VariableKind]
     for (s <- alternatives; e <- s.elements) {
       val k = e match {
@@ -143,18 +159,25 @@ final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
    * The rows of variable `v`: those satisfying its own single-row conditions, with its
    * cells and positions, copied into every time slice that may need them.
    */
-  private def leaf(v: String): (LogicalPlan, MatchSpan) = {
+  private lazy val keysPresent: LogicalPlan =
+    Filter(node.orderBy.map(s => IsNotNull(s.child): Expression).reduce(And), prepared)
+
+  /** `v`'s cells and positions as aliases over the prepared input. */
+  private def columnsOf(v: String): Seq[NamedExpression] = {
     val (o, lo, hi) = rowPositions
     val pos = rewriter.positions(v)
-    val keysPresent = node.orderBy.map(s => IsNotNull(s.child): Expression).reduce(And)
+    cells.of(v).map { case (a, e) => Alias(e, a.name)(a.exprId) } ++
+      Seq(Alias(o, pos.o.name)(pos.o.exprId), Alias(lo, pos.lo.name)(pos.lo.exprId),
+        Alias(hi, pos.hi.name)(pos.hi.exprId))
+  }
+
+  private def leaf(v: String): (LogicalPlan, MatchSpan) = {
+    val (_, lo, _) = rowPositions
+    val pos = rewriter.positions(v)
     val slicesAlias = Alias(TimeSlices(lo, window, sliceLength), s"$v#slices")()
     // The variable's own conditions read its cells, so they filter after the projection
     // (Spark pushes them below it again, down to the scan where it can).
-    val projected = Project(
-      partitionBy ++ cells.of(v).map { case (a, e) => Alias(e, a.name)(a.exprId) } ++
-        Seq(Alias(o, pos.o.name)(pos.o.exprId), Alias(lo, pos.lo.name)(pos.lo.exprId),
-          Alias(hi, pos.hi.name)(pos.hi.exprId), slicesAlias),
-      Filter(keysPresent, prepared))
+    val projected = Project(partitionBy ++ columnsOf(v) :+ slicesAlias, keysPresent)
     val filtered = leafFilters.getOrElse(v, Nil).reduceOption(And)
       .map(f => Filter(f, projected): LogicalPlan).getOrElse(projected)
     val slice = AttributeReference(s"$v#slice", LongType, nullable = false)()
@@ -170,12 +193,50 @@ final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
     (shuffled, MatchSpan(partitionBy :+ slice, pos.lo, pos.hi))
   }
 
+  // ---- what the optimizer's statistics need -------------------------------------------------
+
+  /**
+   * One plan over the input for statistics: every row with a key, its position, the cells
+   * of every bound variable and whether it passes each variable's own conditions. Run on a
+   * small sample (by the optimizer), never on the whole input.
+   */
+  def samplePlan: SampleLayout = {
+    val vars = kinds.keys.toSeq.sorted
+    val columns = vars.map(v => v -> columnsOf(v))
+    val projected = Project(partitionBy ++ columns.flatMap(_._2), keysPresent)
+    val flags = vars.map { v =>
+      v -> Alias(leafFilters.getOrElse(v, Nil).reduceOption(And).getOrElse(Literal(true)),
+        s"$v#passes")()
+    }
+    val plan = Project(projected.output ++ flags.map(_._2), projected)
+    SampleLayout(plan, partitionBy, rewriter.positions(vars.head).lo,
+      vars.map(v => v -> rewriter.positions(v).o).toMap,
+      flags.map { case (v, a) => v -> a.toAttribute }.toMap,
+      columns.map { case (v, cs) => v -> cs.map(_.toAttribute) }.toMap)
+  }
+
+  /** The DEFINE conditions of alternative `s` that join exactly two single-row variables. */
+  def pairConditions(s: CepSequence): Seq[PairCondition] = {
+    val singles = s.singles.toSet
+    conditions.collect {
+      case c if singles.contains(c.owner) && c.reads.size == 1 && singles.contains(c.reads.head) &&
+        !c.readsPrevious => PairCondition(c.owner, c.reads.head, c.expr)
+    }
+  }
+
+  /** What Kleene variable `v` of `s` needs bound: its neighbours and the variables it reads. */
+  def kleeneNeeds(s: CepSequence, v: String): Set[String] = {
+    val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == v))
+    val singles = s.singles.toSet
+    (before.toSeq ++ after.toSeq).map(_.variable).toSet ++
+      conditions.filter(_.owner == v).flatMap(_.reads).filter(singles.contains)
+  }
+
   // ---- one alternative ---------------------------------------------------------------------
 
   private final case class Built(plan: LogicalPlan, span: MatchSpan, description: String)
 
-  private def buildAlternative(index: Int, s: CepSequence): Built = {
-    val tree = settings.treeFor(index, s)
+  private def buildAlternative(s: CepSequence, tree: JoinTree): Built = {
     if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
       throw analysis("INVALID_JOIN_TREE",
         s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
@@ -195,12 +256,7 @@ final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
     val singles = s.singles.toSet
 
     // What each attachment needs bound, and where it goes.
-    def kleeneRequired(v: String): Set[String] = {
-      val i = position(v)
-      val (before, after) = s.neighbours(i)
-      (before.toSeq ++ after.toSeq).map(_.variable).toSet ++
-        active.filter(_.owner == v).flatMap(_.reads).filter(singles.contains)
-    }
+    def kleeneRequired(v: String): Set[String] = kleeneNeeds(s, v)
     val kleeneAt = s.kleenes.map(k => k -> JoinTree.lowestCovering(tree, kleeneRequired(k.variable)))
     def attachedKleenes(n: JoinTree): Set[String] =
       kleeneAt.filter { case (_, at) => at.variables.subsetOf(n.variables) }.map(_._1.variable).toSet
@@ -306,7 +362,8 @@ final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
   // ---- the union of alternatives and the output --------------------------------------------
 
   def build(): LogicalPlan = {
-    val built = alternatives.zipWithIndex.map { case (s, i) => (s, buildAlternative(i, s)) }
+    val chosen = settings.chooser.choose(this)
+    val built = alternatives.zip(chosen.trees).map { case (s, t) => (s, buildAlternative(s, t)) }
     // Columns a match carries, across alternatives (absent ones are NULL).
     val matchColumns: Seq[Attribute] = {
       val cols = mutable.LinkedHashSet.empty[Attribute]
@@ -344,7 +401,7 @@ final class CepPlanBuilder(node: MatchRecognize, settings: CepSettings) {
       matches = Aggregate(keys, keys.map(_.asInstanceOf[NamedExpression]) ++ others.map(a =>
         Alias(First(a, ignoreNulls = false).toAggregateExpression(), a.name)(a.exprId)), matches)
     }
-    matches = CepMatchGuard(matches, partitionBy, settings.maxMatchesPerPartition)
+    matches = CepMatchGuard(matches, partitionBy, settings.maxMatchesPerPartition, chosen.report)
     if (node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))) {
       val order = options.patternVariables.filter(kinds.get(_).exists(_ != VariableKind.NegatedRows))
         .map(v => SortOrder(kinds(v) match {

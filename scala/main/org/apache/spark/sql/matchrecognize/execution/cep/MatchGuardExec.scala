@@ -5,10 +5,15 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+import org.apache.spark.sql.matchrecognize.plans.JoinPlanReport
 
 /** Fails the query when one partition key produces more than `maxMatches` matches in a task. */
-case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, child: SparkPlan)
-    extends UnaryExecNode {
+case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, report: JoinPlanReport,
+    child: SparkPlan) extends UnaryExecNode {
+
+  // EXPLAIN shows how the join trees below were chosen.
+  override def simpleString(maxFields: Int): String =
+    s"MatchGuard [max $maxMatches matches per key] ${report.summary}"
 
   override def output: Seq[Attribute] = child.output
   override def outputPartitioning = child.outputPartitioning

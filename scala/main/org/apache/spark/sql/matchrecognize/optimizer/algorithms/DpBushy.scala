@@ -7,7 +7,8 @@ import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatisti
  * DP_BUSHY: the tree of any shape with the least Cost_tree, by dynamic programming over
  * subsets: the best tree over S joins the best trees of some split of S into two non-empty
  * parts, and adds PM(S), which does not depend on the split. 3^n steps (cross products
- * allowed, as in the paper).
+ * allowed, as in the paper). A latency weight adds, at each node on the last variable's
+ * path, alpha * PM of the other side, which again depends only on the split.
  */
 object DpBushy extends JoinOrderAlgorithm {
   val name = "dp_bushy"
@@ -17,8 +18,11 @@ object DpBushy extends JoinOrderAlgorithm {
     val full = (1 << n) - 1
     val best = Array.fill(full + 1)(Double.PositiveInfinity)
     val split = Array.fill(full + 1)(0)
+    def setOf(mask: Int): Set[String] = vars.indices.filter(i => (mask & (1 << i)) != 0)
+      .map(vars).toSet
+    val latencyBit = stats.latencyVariable.map(v => 1 << vars.indexOf(v)).filter(_ > 0)
     for (mask <- 1 to full) {
-      val vs = vars.indices.filter(i => (mask & (1 << i)) != 0).map(vars).toSet
+      val vs = setOf(mask)
       val pm = CostModel.logPM(vs, stats)
       if (Integer.bitCount(mask) == 1) best(mask) = pm
       else {
@@ -27,7 +31,11 @@ object DpBushy extends JoinOrderAlgorithm {
         var sub = (mask - 1) & mask
         while (sub > 0) {
           if ((sub & low) != 0) {
-            val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm))
+            val latency = latencyBit.filter(b => (mask & b) != 0).map { b =>
+              val (withLast, other) = if ((sub & b) != 0) (sub, mask ^ sub) else (mask ^ sub, sub)
+              CostModel.logLatencyStep(setOf(withLast), setOf(other), stats)
+            }.getOrElse(Double.NegativeInfinity)
+            val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm, latency))
             if (c < best(mask)) { best(mask) = c; split(mask) = sub }
           }
           sub = (sub - 1) & mask

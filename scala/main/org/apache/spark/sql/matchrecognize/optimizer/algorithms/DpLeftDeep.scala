@@ -7,7 +7,10 @@ import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatisti
  * DP_LEFT_DEEP: the left-deep tree of least Cost_ord, by dynamic programming over subsets
  * (Selinger style; cross products allowed, as in the paper). Cost_ord is the sum of PM over
  * the prefixes, and PM of a prefix depends only on its set of variables, so the best order
- * of a set S ends with some v after the best order of S - {v}: 2^n * n steps.
+ * of a set S ends with some v after the best order of S - {v}: 2^n * n steps. With a
+ * latency weight, placing the last variable v after S costs alpha * W * r of every variable
+ * not yet placed (they all come after it), which depends only on S + {v}, so the DP stays
+ * exact.
  */
 object DpLeftDeep extends JoinOrderAlgorithm {
   val name = "dp_left_deep"
@@ -23,7 +26,13 @@ object DpLeftDeep extends JoinOrderAlgorithm {
     for (mask <- 1 to full) {
       val pm = CostModel.logPM(setOf(mask), stats)
       for (i <- 0 until n if (mask & (1 << i)) != 0) {
-        val c = CostModel.logSum(Seq(best(mask ^ (1 << i)), pm))
+        val latency = stats.latencyVariable match {
+          case Some(v) if v == vars(i) =>
+            math.log(stats.latencyWeight) + CostModel.logSum(vars.indices
+              .filter(j => (mask & (1 << j)) == 0).map(j => stats.logWindowRows(vars(j))))
+          case _ => Double.NegativeInfinity
+        }
+        val c = CostModel.logSum(Seq(best(mask ^ (1 << i)), pm, latency))
         if (c < best(mask)) { best(mask) = c; last(mask) = i }
       }
     }

@@ -8,8 +8,8 @@ import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatisti
 /**
  * Iterative improvement over left-deep orders (Cost_ord): from a start order, apply the
  * first move that lowers the cost — a swap of two variables, or a cycle of three — until
- * no move does (a local minimum); repeated from several starts, keeping the best. Seeded,
- * so a plan never changes between runs.
+ * no move does (a local minimum; sampled for long orders, see `improve`); repeated from
+ * several starts, keeping the best. Seeded, so a plan never changes between runs.
  */
 abstract class IterativeImprovement(val name: String, restarts: Int, seed: Long)
   extends JoinOrderAlgorithm {
@@ -19,31 +19,72 @@ abstract class IterativeImprovement(val name: String, restarts: Int, seed: Long)
 
   def plan(vars: Seq[String], stats: PatternStatistics): JoinTree = {
     val rng = new Random(seed)
-    val results = (0 until restarts).map(i => improve(start(vars, stats, i, rng).toArray, stats))
-    JoinTree.leftDeep(results.minBy(o => CostModel.logCostOrd(o, stats)))
+    val results = (0 until restarts).map(i =>
+      IterativeImprovement.improve(start(vars, stats, i, rng).toArray, stats, rng))
+    JoinTree.leftDeep(results.minBy(o => CostModel.logOrdObjective(o, stats)))
+  }
+}
+
+object IterativeImprovement {
+
+  /**
+   * GREEDY's order improved to a local minimum, then seeded random restarts for as long as
+   * `budgetNanos` allows (at least the first improvement runs): `auto` beyond its DP size.
+   */
+  def withinBudget(vars: Seq[String], stats: PatternStatistics, budgetNanos: Long,
+      seed: Long = 17L): Seq[String] = {
+    val deadline = System.nanoTime() + budgetNanos
+    val rng = new Random(seed)
+    var best = improve(GreedyOrder.plan(vars, stats).leaves.toArray, stats, rng)
+    var bestCost = CostModel.logOrdObjective(best, stats)
+    while (System.nanoTime() < deadline) {
+      val o = improve(rng.shuffle(vars).toArray, stats, rng)
+      val c = CostModel.logOrdObjective(o, stats)
+      if (c < bestCost) { best = o; bestCost = c }
+    }
+    best
   }
 
-  private def improve(order: Array[String], stats: PatternStatistics): Seq[String] = {
-    def cost = CostModel.logCostOrd(order.toSeq, stats)
-    var current = cost
-    var improved = true
+  /** Orders up to this size try their whole neighbourhood; longer ones sample it. */
+  val ExhaustiveUpTo = 6
+
+  /**
+   * First-improvement descent with swap and 3-cycle moves, to a local minimum. Up to
+   * [[ExhaustiveUpTo]] variables every move is tried before the order counts as a local
+   * minimum; beyond, moves are drawn at random (`rng`) and n^2 draws in a row without a
+   * gain end the descent (the neighbourhood has n^3 moves of O(n^3) cost each, too many to
+   * try at 20 variables; this is the classic randomized form of the algorithm).
+   */
+  def improve(order: Array[String], stats: PatternStatistics,
+      rng: Random = new Random(17L)): Seq[String] = {
     val n = order.length
-    def tryMove(apply: () => Unit, undo: () => Unit): Boolean = {
-      apply()
-      val c = cost
-      if (c < current - 1e-12) { current = c; true } else { undo(); false }
-    }
+    var current = CostModel.logOrdObjective(order.toSeq, stats)
     def swap(i: Int, j: Int): Unit = { val t = order(i); order(i) = order(j); order(j) = t }
-    while (improved) {
-      improved = false
-      // Swaps.
-      for (i <- 0 until n; j <- i + 1 until n if !improved) {
-        improved = tryMove(() => swap(i, j), () => swap(i, j))
+    /** Applies the move; keeps it if it lowers the cost, else undoes it. */
+    def tryMove(i: Int, j: Int, k: Int): Boolean = {
+      if (k < 0) swap(i, j) else { swap(i, j); swap(j, k) }
+      val c = CostModel.logOrdObjective(order.toSeq, stats)
+      if (c < current - 1e-12) { current = c; true }
+      else {
+        if (k < 0) swap(i, j) else { swap(j, k); swap(i, j) }
+        false
       }
-      // Cycles of three: i -> j -> k -> i.
-      for (i <- 0 until n; j <- 0 until n; k <- 0 until n
-           if !improved && i != j && j != k && i != k) {
-        improved = tryMove(() => { swap(i, j); swap(j, k) }, () => { swap(j, k); swap(i, j) })
+    }
+    if (n < 2) return order.toSeq
+    if (n <= ExhaustiveUpTo) {
+      val moves = (for (i <- 0 until n; j <- i + 1 until n) yield (i, j, -1)) ++
+        (for (i <- 0 until n; j <- 0 until n; k <- 0 until n if i != j && j != k && i != k)
+          yield (i, j, k))
+      while (moves.exists { case (i, j, k) => tryMove(i, j, k) }) {}
+    } else {
+      var misses = 0
+      while (misses < n * n) {
+        val i = rng.nextInt(n)
+        var j = rng.nextInt(n - 1); if (j >= i) j += 1
+        val k = if (rng.nextBoolean()) -1 else {
+          var x = rng.nextInt(n); while (x == i || x == j) x = rng.nextInt(n); x
+        }
+        if (tryMove(i, j, k)) misses = 0 else misses += 1
       }
     }
     order.toSeq

@@ -23,7 +23,10 @@ object ZStreamOrder extends JoinOrderAlgorithm {
       val pm = CostModel.logPM(order.slice(i, j + 1).toSet, stats)
       if (len == 1) best(i)(j) = pm
       else for (k <- i until j) {
-        val c = CostModel.logSum(Seq(best(i)(k), best(k + 1)(j), pm))
+        val (l, r) = (order.slice(i, k + 1).toSet, order.slice(k + 1, j + 1).toSet)
+        val latency = CostModel.logAdd(CostModel.logLatencyStep(l, r, stats),
+          CostModel.logLatencyStep(r, l, stats))
+        val c = CostModel.logSum(Seq(best(i)(k), best(k + 1)(j), pm, latency))
         if (c < best(i)(j)) { best(i)(j) = c; cut(i)(j) = k }
       }
     }

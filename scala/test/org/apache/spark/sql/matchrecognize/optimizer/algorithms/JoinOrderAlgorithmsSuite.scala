@@ -121,4 +121,40 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
       assert(IterativeImprovementRandom.plan(vs, s) == IterativeImprovementRandom.plan(vs, s))
     }
   }
+
+  test("with a latency weight the DPs trade partial matches for an earlier last variable") {
+    // CostModelSuite's objectives with alpha = 1 and C last: best order B C A (90, against
+    // C B A's 95), best tree A with (B C) (125).
+    val s = abc.copy(latencyWeight = 1.0, last = Some("C"))
+    assert(DpLeftDeep.plan(vars, s) == JoinTree.parse("(B C A)"))
+    assert(close(math.exp(CostModel.logTreeObjective(DpBushy.plan(vars, s), s)), 125))
+  }
+
+  test("the DPs reach the minimum of the weighted objective (random instances)") {
+    val rng = new scala.util.Random(99)
+    for (_ <- 1 to 40) {
+      val (vs, s0) = randomInstance(rng, 2 + rng.nextInt(4))
+      val s = s0.copy(latencyWeight = 0.1 + rng.nextDouble() * 5, last = Some(vs(rng.nextInt(vs.size))))
+      val bruteOrd = vs.permutations.map(o => CostModel.logOrdObjective(o, s)).min
+      assert(close(CostModel.logOrdObjective(DpLeftDeep.plan(vs, s).leaves, s), bruteOrd), s"$vs $s")
+      val bruteTree = allTrees(vs).map(t => CostModel.logTreeObjective(t, s)).min
+      assert(close(CostModel.logTreeObjective(DpBushy.plan(vs, s), s), bruteTree), s"$vs $s")
+      val bruteZ = allTrees(vs).filter(_.leaves == vs).map(t => CostModel.logTreeObjective(t, s)).min
+      assert(close(CostModel.logTreeObjective(ZStreamOrder.plan(vs, s), s), bruteZ), s"$vs $s")
+    }
+  }
+
+  test("auto runs dp_bushy up to its threshold, beyond it greedy improved within a budget") {
+    val auto = new AutoOrder(dpThreshold = 4, budgetMillis = 20)
+    assert(auto.delegate(4) == "dp_bushy" && auto.delegate(5) == "greedy+ii")
+    val rng = new scala.util.Random(5)
+    val (small, ss) = randomInstance(rng, 4)
+    assert(auto.plan(small, ss) == DpBushy.plan(small, ss))
+    val (large, ls) = randomInstance(rng, 9)
+    val t = auto.plan(large, ls)
+    assert(t.isLeftDeep && t.leaves.sorted == large.sorted)
+    assert(CostModel.logCostOrd(t.leaves, ls) <=
+      CostModel.logCostOrd(GreedyOrder.plan(large, ls).leaves, ls) + 1e-9)
+  }
 }
+

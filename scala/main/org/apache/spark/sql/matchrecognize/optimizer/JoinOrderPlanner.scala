@@ -1,0 +1,151 @@
+package org.apache.spark.sql.matchrecognize.optimizer
+
+import java.util.Locale
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.matchrecognize.compile.cep._
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf._
+import org.apache.spark.sql.matchrecognize.optimizer.algorithms.{AutoOrder, JoinOrderAlgorithm}
+import org.apache.spark.sql.matchrecognize.plans.{Json, JoinPlanReport}
+
+/**
+ * The cost-based choice of join trees (`spark.sql.matchRecognize.joinOrder`): samples the
+ * input for statistics (cached), runs the configured algorithm on every alternative, and
+ * writes the plan report EXPLAIN and `explain_pattern` show.
+ */
+final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinTreeChooser {
+  import JoinOrderPlanner._
+
+  private val requested = conf.getConf(JOIN_ORDER)
+  private val latencyWeight = conf.getConf(LATENCY_WEIGHT)
+  private val withCandidates = conf.getConf(EXPLAIN_CANDIDATES)
+  private val auto = new AutoOrder(conf.getConf(AUTO_DP_THRESHOLD), conf.getConf(AUTO_TIME_BUDGET_MS))
+
+  private def algorithm(name: String): JoinOrderAlgorithm =
+    if (name == "auto") auto else JoinOrderAlgorithm.named(name).get
+
+  def choose(builder: CepPlanBuilder): ChosenTrees = {
+    if (requested == "trivial" && !withCandidates) return JoinTreeChooser.patternOrder.choose(builder)
+    val sampleRows = conf.getConf(STATISTICS_SAMPLE_ROWS)
+    val seed = conf.getConf(STATISTICS_SEED)
+    val (estimates, fresh) = StatisticsCache.getOrCompute(
+      (builder.node.canonicalized, sampleRows, seed)) {
+      val sample = InputSample.draw(session, builder.node.child, sampleRows, seed)
+      val sampling = new CepPlanBuilder(builder.node.copy(child = sample.relation,
+        partitionBy = builder.node.partitionBy :+ sample.block),
+        CepSettings(Long.MaxValue, Long.MaxValue, JoinTreeChooser.patternOrder))
+      StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0)
+    }
+    estimates match {
+      case None =>
+        val trees = builder.alternatives.map(s => JoinTree.leftDeep(s.singles))
+        ChosenTrees(trees, JoinPlanReport(
+          s"joinOrder=$requested: the statistics sample is empty, pattern order " +
+            trees.map(_.sql).mkString("; "),
+          Json.obj("algorithm" -> Json.str(requested), "chosen" -> Json.str("trivial"),
+            "reason" -> Json.str("the statistics sample has no rows"),
+            "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t.sql)))))))
+      case Some(e) =>
+        val planned = builder.alternatives.zip(e.perAlternative).map { case (s, st) =>
+          plan(s, st.copy(latencyWeight = latencyWeight))
+        }
+        ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned))
+    }
+  }
+
+  private def run(name: String, s: CepSequence, stats: PatternStatistics): Candidate = {
+    val start = System.nanoTime()
+    val tree = if (s.singles.size == 1) JoinLeaf(s.singles.head)
+      else algorithm(name).plan(s.singles, stats)
+    val millis = (System.nanoTime() - start) / 1e6
+    Candidate(name, tree, CostModel.logTreeObjective(tree, stats), millis)
+  }
+
+  private def plan(s: CepSequence, stats: PatternStatistics): Planned = {
+    val chosen = run(requested, s, stats)
+    val others = if (!withCandidates) Nil
+      else ("auto" +: JoinOrderAlgorithm.all.map(_.name)).filter(_ != requested).map(run(_, s, stats))
+    Planned(s, stats, chosen.tree, chosen, (chosen +: others).sortBy(_.logCost))
+  }
+
+  // ---- the report ------------------------------------------------------------------------
+
+  private def delegate(s: CepSequence): String =
+    if (requested == "auto") s"auto→${auto.delegate(s.singles.size)}" else requested
+
+  private def fmt(d: Double): String =
+    if (d == 0 || (math.abs(d) >= 1e-3 && math.abs(d) < 1e5)) "%.3g".format(d).stripSuffix(".")
+    else "%.2e".format(d)
+
+  private def fmtLog(l: Double): String =
+    if (l < 690) fmt(math.exp(l)) else "e^%.1f".formatLocal(Locale.ROOT, l)
+
+  private def report(builder: CepPlanBuilder, e: StatisticsEstimator.Estimates, fresh: Boolean,
+      planned: Seq[Planned]): JoinPlanReport = {
+    val unit = if (builder.rowsWindow) "rows" else "microseconds"
+    val summary = planned.zipWithIndex.map { case (p, i) =>
+      val st = p.stats
+      val perWindow = p.sequence.singles.map(v => s"$v ${fmt(st.window * st.rates(v))}")
+      val sels = st.selectivities.toSeq.sortBy(_._1).map { case ((a, b), v) => s"$a~$b ${fmt(v)}" }
+      (if (planned.size > 1) s"alternative ${i + 1}: " else "") +
+        s"joinOrder=${delegate(p.sequence)} ${p.tree.sql} cost ${fmtLog(p.chosen.logCost)} | " +
+        s"rows per window: ${perWindow.mkString(", ")}" +
+        (if (sels.isEmpty) "" else s" | selectivity: ${sels.mkString(", ")}")
+    }.mkString("; ") + s" | sample ${e.sampleRows} rows in ${e.blocks} block(s)" +
+      (if (fresh) "" else ", cached")
+
+    def treeJson(t: JoinTree, pm: Map[JoinTree, Double]): String = t match {
+      case JoinLeaf(v) => Json.obj("variable" -> Json.str(v), "partial_matches" -> Json.num(math.exp(pm(t))))
+      case JoinNode(l, r) => Json.obj("left" -> treeJson(l, pm), "right" -> treeJson(r, pm),
+        "partial_matches" -> Json.num(math.exp(pm(t))))
+    }
+    def candidateJson(c: Candidate): String = Json.obj("algorithm" -> Json.str(c.algorithm),
+      "tree" -> Json.str(c.tree.sql), "shape" -> Json.str(shape(c.tree)),
+      "cost" -> Json.num(math.exp(c.logCost)), "log_cost" -> Json.num(c.logCost),
+      "planning_ms" -> Json.num(c.millis))
+    val alternatives = planned.map { p =>
+      val st = p.stats
+      Json.obj(
+        "pattern" -> Json.str(p.sequence.sql),
+        "algorithm" -> Json.str(delegate(p.sequence)),
+        "tree" -> Json.str(p.tree.sql),
+        "shape" -> Json.str(shape(p.tree)),
+        "cost" -> Json.num(math.exp(p.chosen.logCost)),
+        "log_cost" -> Json.num(p.chosen.logCost),
+        "planning_ms" -> Json.num(p.chosen.millis),
+        "plan" -> treeJson(p.tree, CostModel.logPartialMatches(p.tree, st).toMap),
+        "rates" -> Json.obj(st.rates.toSeq.sortBy(_._1).map { case (v, r) => v -> Json.num(r) }: _*),
+        "rows_per_window" -> Json.obj(st.rates.toSeq.sortBy(_._1).map { case (v, r) =>
+          v -> Json.num(r * st.window) }: _*),
+        "selectivities" -> Json.arr(st.selectivities.toSeq.sortBy(_._1).map { case ((a, b), v) =>
+          Json.obj("left" -> Json.str(a), "right" -> Json.str(b), "value" -> Json.num(v)) }),
+        "kleene" -> Json.arr(st.kleene.toSeq.sortBy(_._1).map { case (k, (r, needs)) =>
+          Json.obj("variable" -> Json.str(k), "rows_per_window" -> Json.num(r * st.window),
+            "attached_where_bound" -> Json.arr(needs.toSeq.sorted.map(Json.str))) }),
+        "candidates" -> Json.arr(p.candidates.map(candidateJson)))
+    }
+    JoinPlanReport(summary, Json.obj(
+      "semantics" -> Json.str("SKIP TILL ANY MATCH"),
+      "algorithm" -> Json.str(requested),
+      "latency_weight" -> Json.num(latencyWeight),
+      "window" -> Json.num(planned.headOption.map(_.stats.window).getOrElse(0.0)),
+      "window_unit" -> Json.str(unit),
+      "sample" -> Json.obj("rows" -> Json.num(e.sampleRows), "blocks" -> Json.num(e.blocks),
+        "rows_per_key_per_unit" -> Json.num(e.rowsPerKeyPerUnit), "cached" -> Json.bool(!fresh)),
+      "alternatives" -> Json.arr(alternatives)))
+  }
+
+  private def shape(t: JoinTree): String = t match {
+    case _: JoinLeaf => "leaf"
+    case _ if t.isLeftDeep => "left-deep"
+    case _ => "bushy"
+  }
+}
+
+object JoinOrderPlanner {
+  private final case class Candidate(algorithm: String, tree: JoinTree, logCost: Double,
+      millis: Double)
+  private final case class Planned(sequence: CepSequence, stats: PatternStatistics,
+      tree: JoinTree, chosen: Candidate, candidates: Seq[Candidate])
+}

@@ -1,0 +1,147 @@
+package org.apache.spark.sql.matchrecognize.optimizer
+
+import scala.collection.mutable
+import scala.util.Random
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, BasePredicate, JoinedRow, Predicate, UnsafeProjection}
+import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, PairCondition}
+
+/**
+ * Estimates the statistics of the JQPG cost model from a sample (see [[InputSample]]),
+ * running the pattern's own filters on it:
+ *
+ *  - rows per partition key per position unit, lambda: the rows of each (key, block) group
+ *    over the span they cover (a group of n rows spanning d covers about d * n / (n - 1);
+ *    a lone row covers its block's span);
+ *  - arrival rate of variable v: lambda times the fraction of rows passing v's own
+ *    conditions (half a row when none does, so that no rate is 0);
+ *  - selectivity of a pair of single-row variables: among pairs of their rows with the same
+ *    key within one window, the fraction in pattern order that passes the DEFINE conditions
+ *    between the two. With fewer than [[MinPairs]] such pairs, 1/2 for the order times the
+ *    conditions' pass rate on random pairs of their rows.
+ *
+ * Conditions reading three or more variables, or earlier rows of a Kleene closure, are not
+ * estimated (selectivity 1): they narrow every plan alike once evaluable.
+ */
+object StatisticsEstimator {
+
+  val MinPairs = 30
+  val MaxPairs = 100000
+  val RandomPairs = 2000
+
+  /** What the estimates came from, for the plan report. */
+  final case class Estimates(perAlternative: Seq[PatternStatistics], sampleRows: Int,
+      blocks: Int, rowsPerKeyPerUnit: Double)
+
+  def estimate(session: SparkSession, sampling: CepPlanBuilder, sampleRows: Int, blocks: Int,
+      latencyWeight: Double): Option[Estimates] = {
+    val layout = sampling.samplePlan
+    val output = layout.plan.output
+    def index(a: Attribute) = output.indexWhere(_.exprId == a.exprId)
+    val rows = session.sessionState.executePlan(layout.plan).executedPlan.executeCollect()
+    if (rows.isEmpty) return None
+
+    val keyOf = UnsafeProjection.create(layout.keys, output)
+    val loIndex = index(layout.lo)
+    val blockIndex = index(layout.keys.last)
+    val keys = rows.map(r => keyOf(r).copy())
+
+    // lambda: rows per key per position unit.
+    val blockSpan = rows.groupBy(_.getInt(blockIndex)).map { case (b, rs) =>
+      b -> math.max(1.0, (rs.map(_.getLong(loIndex)).max - rs.map(_.getLong(loIndex)).min).toDouble)
+    }
+    val groups = rows.indices.groupBy(i => keys(i))
+    val covered = groups.values.map { is =>
+      val los = is.map(i => rows(i).getLong(loIndex))
+      if (is.size < 2) blockSpan(rows(is.head).getInt(blockIndex))
+      else math.max(1.0, (los.max - los.min).toDouble * is.size / (is.size - 1))
+    }.sum
+    val lambda = rows.length / covered
+
+    val passing: Map[String, Array[Int]] = layout.flags.map { case (v, flag) =>
+      val fi = index(flag)
+      v -> rows.indices.filter(i => !rows(i).isNullAt(fi) && rows(i).getBoolean(fi)).toArray
+    }
+    def rate(v: String): Double = lambda * math.max(passing(v).length.toDouble, 0.5) / rows.length
+    val window = math.max(1.0, sampling.window.toDouble)
+
+    val pairCache = mutable.HashMap.empty[(String, String, Seq[PairCondition]), Double]
+    def selectivity(first: String, second: String, conditions: Seq[PairCondition]): Double =
+      pairCache.getOrElseUpdate((first, second, conditions), {
+        val predicate = pairPredicate(conditions, first, second, layout.columns, output)
+        val (oa, ob) = (index(layout.order(first)), index(layout.order(second)))
+        def passes(x: InternalRow, y: InternalRow): Boolean =
+          x.getLong(oa) < y.getLong(ob) && predicate.forall(p => safely(p.eval(new JoinedRow(x, y))))
+        var total = 0L
+        var pass = 0L
+        val byKeyB = passing(second).groupBy(i => keys(i))
+          .map { case (k, is) => k -> is.sortBy(i => rows(i).getLong(loIndex)) }
+        val firstRows = passing(first).iterator
+        while (firstRows.hasNext && total < MaxPairs) {
+          val i = firstRows.next()
+          byKeyB.get(keys(i)).foreach { bs =>
+            val lo = rows(i).getLong(loIndex)
+            var j = lowerBound(bs, lo - window.toLong, r => rows(r).getLong(loIndex))
+            while (j < bs.length && rows(bs(j)).getLong(loIndex) <= lo + window.toLong &&
+                total < MaxPairs) {
+              if (bs(j) != i) {
+                total += 1
+                if (passes(rows(i), rows(bs(j)))) pass += 1
+              }
+              j += 1
+            }
+          }
+        }
+        if (total >= MinPairs) math.max(pass.toDouble, 0.5) / total
+        else 0.5 * randomPassRate(predicate, passing(first), passing(second), rows)
+      })
+
+    val perAlternative = sampling.alternatives.map { s =>
+      val order = s.singles
+      val sels = for (i <- order.indices; j <- i + 1 until order.size) yield {
+        val (a, b) = (order(i), order(j))
+        val conds = sampling.pairConditions(s).filter(c => Set(c.owner, c.other) == Set(a, b))
+        (a, b) -> selectivity(a, b, conds)
+      }
+      PatternStatistics(window, order.map(v => v -> rate(v)).toMap, sels.toMap,
+        s.kleenes.map(k => k.variable -> (rate(k.variable), sampling.kleeneNeeds(s, k.variable)))
+          .toMap, latencyWeight, order.lastOption)
+    }
+    Some(Estimates(perAlternative, sampleRows, blocks, lambda))
+  }
+
+  private def safely(v: => Boolean): Boolean = try v catch { case _: RuntimeException => false }
+
+  /** The pair's conditions over (row of `first`, row of `second`), interpreted. */
+  private def pairPredicate(conditions: Seq[PairCondition], first: String, second: String,
+      columns: Map[String, Seq[Attribute]], output: Seq[Attribute]): Option[BasePredicate] =
+    conditions.map(_.expr).reduceOption(And).map { e =>
+      def side(v: String) = {
+        val own = columns(v).map(_.exprId).toSet
+        output.map(a => if (own.contains(a.exprId)) a else a.newInstance())
+      }
+      Predicate.createInterpreted(BindReferences.bindReference(e, side(first) ++ side(second)))
+    }
+
+  private def randomPassRate(predicate: Option[BasePredicate], xs: Array[Int], ys: Array[Int],
+      rows: Array[InternalRow]): Double = predicate match {
+    case Some(p) if xs.nonEmpty && ys.nonEmpty =>
+      val rng = new Random(7)
+      val passed = (0 until RandomPairs).count { _ =>
+        safely(p.eval(new JoinedRow(rows(xs(rng.nextInt(xs.length))), rows(ys(rng.nextInt(ys.length))))))
+      }
+      math.max(passed.toDouble, 0.5) / RandomPairs
+    case _ => 1.0
+  }
+
+  private def lowerBound(a: Array[Int], bound: Long, key: Int => Long): Int = {
+    var (lo, hi) = (0, a.length)
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (key(a(mid)) < bound) lo = mid + 1 else hi = mid
+    }
+    lo
+  }
+}

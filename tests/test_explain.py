@@ -1,0 +1,163 @@
+"""The join-order optimizer end to end: statistics sampled from data whose rates and
+selectivities are known by construction, the algorithm chosen by SET / conf, EXPLAIN's
+report line, and explain_pattern()'s text, SVG and PNG renderings."""
+
+from __future__ import annotations
+
+import random
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from spark_match_recognize import JOIN_ORDERS, explain_pattern
+from spark_match_recognize.sql_files import split_statements
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "sql-examples"
+ORDER = "spark.sql.matchRecognize.joinOrder"
+
+# 10 keys x 1000 minutes, one row per key and minute. kind 'a' every 10th minute (0.1 per
+# minute), 'b' on odd minutes (0.5), 'c' otherwise (0.4); x uniform in [0, 1).
+KEYS, MINUTES = 10, 1000
+
+
+@pytest.fixture(scope="module")
+def events(spark):
+    rng = random.Random(5)
+    rows = []
+    for k in range(KEYS):
+        for i in range(MINUTES):
+            kind = "a" if i % 10 == 0 else ("b" if i % 2 == 1 else "c")
+            rows.append((k, i, kind, rng.random()))
+    df = spark.createDataFrame(rows, "k INT, minute INT, kind STRING, x DOUBLE")
+    df = df.selectExpr("k", "TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, minute, 0) "
+                       "AS ts", "kind", "x").repartition(1).sortWithinPartitions("k", "ts")
+    df.createOrReplaceTempView("known_events")
+    return df
+
+
+def _query(pattern: str) -> str:
+    return f"""
+        SELECT * FROM known_events MATCH_RECOGNIZE (
+          PARTITION BY k ORDER BY ts
+          MEASURES A.ts AS a_ts
+          ONE ROW PER MATCH
+          SKIP TILL ANY MATCH
+          PATTERN ({pattern})
+          WITHIN INTERVAL '10' MINUTE
+          DEFINE A AS A.kind = 'a', B AS B.kind = 'b' AND B.x > A.x, C AS C.kind = 'c'
+        )"""
+
+
+def test_statistics_match_the_data_they_were_sampled_from(spark, events):
+    plan = explain_pattern(spark, _query("A B C"))
+    [report] = plan.reports
+    [alt] = report.alternatives
+    assert report.engine == "join tree" and report.window_unit == "microseconds"
+    assert report.window == 10 * 60 * 1_000_000
+    assert report.sample["rows"] == KEYS * MINUTES  # the default sample holds all rows
+    # Rows per 10-minute window of one key: A 1, B 5, C 4 (within sampling noise).
+    rpw = alt.rows_per_window
+    assert rpw["A"] == pytest.approx(1.0, rel=0.2), rpw
+    assert rpw["B"] == pytest.approx(5.0, rel=0.2), rpw
+    assert rpw["C"] == pytest.approx(4.0, rel=0.2), rpw
+    sel = alt.selectivities
+    # A before C: the order alone, about 1/2. A before B with B.x > A.x: about 1/4.
+    assert sel[("A", "C")] == pytest.approx(0.5, abs=0.1), sel
+    assert sel[("A", "B")] == pytest.approx(0.25, abs=0.08), sel
+    assert sel[("B", "C")] == pytest.approx(0.5, abs=0.1), sel
+
+
+def test_the_algorithms_follow_the_statistics(spark, events):
+    # Written frequent-first: trivial keeps C B A; efreq sorts by rate: A 1, B 2.5, C 4.
+    query = _query("C B A").replace("B.x > A.x", "B.x > 0.5")
+    for algorithm, expected in [("trivial", "((C ⋈ B) ⋈ A)"), ("efreq", "((A ⋈ B) ⋈ C)")]:
+        spark.conf.set(ORDER, algorithm)
+        try:
+            [report] = explain_pattern(spark, query, candidates=False).reports
+        finally:
+            spark.conf.unset(ORDER)
+        assert report.alternatives[0].tree == expected, (algorithm, report)
+
+
+def test_every_algorithm_returns_the_same_rows_and_auto_is_cheapest(spark, events):
+    query = _query("A B C")
+    expected = sorted(tuple(r) for r in spark.sql(query).collect())
+    assert len(expected) > 100
+    for algorithm in JOIN_ORDERS:
+        spark.sql(f"SET {ORDER} = {algorithm}")
+        try:
+            assert sorted(tuple(r) for r in spark.sql(query).collect()) == expected, algorithm
+        finally:
+            spark.conf.unset(ORDER)
+    [report] = explain_pattern(spark, query).reports
+    [alt] = report.alternatives
+    costs = {c.algorithm: c.cost for c in alt.candidates}
+    assert set(costs) == set(JOIN_ORDERS)
+    # auto runs dp_bushy here, which is exact over all trees: nothing is cheaper.
+    assert alt.algorithm == "auto→dp_bushy"
+    assert alt.cost == pytest.approx(min(costs.values()), rel=1e-9)
+    assert costs["dp_left_deep"] <= costs["trivial"] * (1 + 1e-9)
+
+
+def test_explain_shows_the_chosen_tree_and_statistics(spark, events):
+    spark.sql(f"SET {ORDER} = greedy")
+    try:
+        text = "\n".join(r[0] for r in spark.sql("EXPLAIN " + _query("A B C")).collect())
+    finally:
+        spark.conf.unset(ORDER)
+    line = next(x for x in text.splitlines() if "MatchGuard" in x)
+    assert "joinOrder=greedy" in line and "rows per window: A " in line, line
+    assert "selectivity: A~B " in line and "sample 10000 rows" in line, line
+
+
+def test_an_unknown_algorithm_is_refused_with_the_valid_values(spark):
+    with pytest.raises(Exception, match="dp_bushy") as e:
+        spark.sql(f"SET {ORDER} = fastest")
+    assert ORDER in str(e.value)
+
+
+def test_latency_weight_is_part_of_the_reported_cost(spark, events):
+    query = _query("A B C")
+    [plain] = explain_pattern(spark, query, candidates=False).reports
+    spark.conf.set("spark.sql.matchRecognize.latencyWeight", "5")
+    try:
+        [weighted] = explain_pattern(spark, query, candidates=False).reports
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.latencyWeight")
+    assert weighted.latency_weight == 5.0
+    assert weighted.alternatives[0].cost > plain.alternatives[0].cost
+
+
+def test_text_svg_and_png_renderings(spark, events, tmp_path):
+    plan = explain_pattern(spark, _query("A B C"))
+    text = str(plan)
+    assert "rows per window: A " in text and "candidates (cheapest first):" in text
+    assert "⋈  (" in text and "dp_left_deep" in text
+    svg = ET.fromstring(plan.to_svg())
+    rects = [e for e in svg.iter() if e.tag.endswith("rect")]
+    assert len(rects) == 5  # three leaves and two joins
+    assert plan.save(tmp_path / "plan.svg").read_text(encoding="utf-8") == plan.to_svg()
+    png = plan.save(tmp_path / "plan.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
+    with pytest.raises(ValueError, match="svg or .png"):
+        plan.save(tmp_path / "plan.txt")
+
+
+def test_standard_semantics_are_reported_as_the_automaton(spark, events):
+    query = _query("A B C").replace("SKIP TILL ANY MATCH", "").replace(
+        "WITHIN INTERVAL '10' MINUTE", "")
+    [report] = explain_pattern(spark, query).reports
+    assert report.engine == "automaton" and report.semantics == "standard"
+    assert "runs on the automaton" in str(plan := explain_pattern(spark, query))
+    assert "No join tree" in plan.to_svg()
+
+
+def test_the_fraud_example_reports_its_negation_plan(spark):
+    statements = split_statements((EXAMPLES / "fraud_chain_any_match.sql").read_text("utf-8"))
+    spark.sql(statements[0].text)
+    [report] = explain_pattern(spark, statements[-1].text).reports
+    [alt] = report.alternatives
+    # REFUND is negated: not a join input, so not in the tree.
+    assert sorted(alt.rows_per_window) == ["BIG1", "BIG2", "PROBE"]
+    assert "REFUND" not in alt.tree and alt.pattern == "PROBE !REFUND BIG1 BIG2"

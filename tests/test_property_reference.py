@@ -44,3 +44,38 @@ def test_random_patterns_match_the_reference(spark, level):
         if len(failures) >= 3:
             break
     assert not failures, "\n\n".join(failures)
+
+
+PREFILTER = "spark.sql.matchRecognize.prefilter"
+
+
+PREFILTER_CASES = int(os.environ.get("SMR_PREFILTER_CASES", "12"))
+
+
+@pytest.mark.parametrize("level", ["basic", "full", "next_match"])
+def test_random_patterns_with_the_prefilter_forced_on_match_the_reference(spark, level):
+    """Random cases on which the join prefilter applies (forced on, so it is used wherever
+    the pattern allows it): the ranges and start flags must never change a result. Seeds
+    are drawn until PREFILTER_CASES cases used it; the others are the test above's."""
+    failures, applied, seed = [], 0, SEED_BASE
+    spark.conf.set(PREFILTER, "on")
+    try:
+        while applied < PREFILTER_CASES and seed < SEED_BASE + 60 * PREFILTER_CASES:
+            seed += 1
+            case = generate(seed, level)
+            if case.expect_error:
+                continue
+            plan = spark.sql(case.sql)._jdf.queryExecution().optimizedPlan().toString()
+            if "prefilter: anchor" not in plan:
+                continue
+            applied += 1
+            try:
+                _check(spark, case)
+            except AssertionError as e:
+                failures.append(f"seed {seed} (prefilter on): {e}")
+            if len(failures) >= 3:
+                break
+    finally:
+        spark.conf.unset(PREFILTER)
+    assert not failures, "\n\n".join(failures)
+    assert applied == PREFILTER_CASES, f"only {applied} cases could use the prefilter"

@@ -173,6 +173,7 @@ OPTIONS: Mapping[str, Option] = _table(
     Option("statistics_sample_rows", _P + "statistics.sampleRows", _int_between(10, 10_000_000), "Input rows sampled to estimate arrival rates and selectivities for join ordering (default 20000)."),  # noqa: E501
     Option("statistics_seed", _P + "statistics.seed", _long(-_LONG_MAX), "Seed of the statistics sample, so plans are reproducible."),  # noqa: E501
     Option("explain_candidates", _P + "explainCandidates", _boolean(), "Also plan every pattern with every algorithm and record their trees and costs for explain_pattern (default False)."),  # noqa: E501
+    Option("prefilter", _P + "prefilter", _choice("auto", "on", "off"), "The join prefilter for standard-semantics patterns: runs the automaton only on the row ranges around rows of a selective variable every match contains (default auto: when a sample shows it pays)."),  # noqa: E501
     Option("max_kleene_bindings", _P + "maxKleeneBindings", _long(1), "The most bindings a Kleene closure may produce for one pair of neighbouring rows under SKIP TILL ANY MATCH (default 100000)."),  # noqa: E501
     Option("max_matches_per_partition", _P + "maxMatchesPerPartition", _long(1), "The most SKIP TILL ANY MATCH matches one partition key may produce in one task (default 100000000)."),  # noqa: E501
 )

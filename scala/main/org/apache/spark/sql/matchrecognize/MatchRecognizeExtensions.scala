@@ -5,6 +5,7 @@ import org.apache.spark.sql.matchrecognize.analysis.ResolveMatchRecognize
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeStrategy
 import org.apache.spark.sql.matchrecognize.optimizer.PlanAnyMatchPatterns
+import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
 
 /**
@@ -23,6 +24,8 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     // SKIP TILL ANY MATCH becomes a join-tree plan while the optimizer can still prune and
     // push down around it; the rule fires once per node (the node disappears).
     extensions.injectOptimizerRule(session => PlanAnyMatchPatterns(session))
+    // Standard semantics: the join prefilter in front of the automaton, where it applies.
+    extensions.injectOptimizerRule(session => PrefilterStandardPatterns(session))
     // The resolved node, and the join-tree nodes, run on the project's own operators.
     extensions.injectPlannerStrategy(_ => MatchRecognizeStrategy)
   }

@@ -109,6 +109,19 @@ object MatchRecognizeConf {
       .booleanConf
       .createWithDefault(false)
 
+  val PREFILTER: ConfigEntry[String] =
+    buildConf("spark.sql.matchRecognize.prefilter")
+      .doc("The join prefilter for standard-semantics patterns (docs/optimizer.md): finds the " +
+        "row ranges around rows of a variable every match contains and runs the automaton " +
+        "on those ranges only. `auto`: when the pattern allows it and a sample says the " +
+        "ranges hold at most half of the rows; `on`: whenever the pattern allows it; `off`: " +
+        "never. EXPLAIN says which and why. The result is the same either way.")
+      .version("0.1.0")
+      .stringConf
+      .transform(_.toLowerCase(java.util.Locale.ROOT))
+      .checkValues(Set("auto", "on", "off"))
+      .createWithDefault("auto")
+
   val MAX_KLEENE_BINDINGS: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.maxKleeneBindings")
       .doc("Under SKIP TILL ANY MATCH, the most bindings a Kleene closure (B+, B*, B{n,m}) may " +
@@ -145,7 +158,7 @@ object MatchRecognizeConf {
   /** Every public entry, for documentation and for the Python option table. */
   def entries: Seq[ConfigEntry[_]] =
     Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, LATENCY_WEIGHT, AUTO_DP_THRESHOLD,
-      AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED, EXPLAIN_CANDIDATES,
+      AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED, EXPLAIN_CANDIDATES, PREFILTER,
       MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
 
   /** Registers every entry, internal ones included (initializing this object does it). */

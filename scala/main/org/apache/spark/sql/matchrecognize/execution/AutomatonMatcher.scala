@@ -152,6 +152,8 @@ final class AutomatonMatcher(
     clearAttempts()
   }
 
+  private val startFlag = spec.startFlagOrdinal
+
   // Variables a match can start with, when the pattern cannot match empty (else null).
   private val startLabels: Array[Int] =
     if (spec.canMatchEmpty) null else spec.startLabels.toArray
@@ -162,8 +164,10 @@ final class AutomatonMatcher(
    * where it is no are not given an attempt at all (most rows, for selective patterns).
    */
   private def mayStartAt(pos: Long): Boolean = {
-    if (startLabels == null) return true
     val input = buffer.get(pos)
+    // The prefilter marks the rows no match can start at (outside every candidate range).
+    if (startFlag >= 0 && (input.isNullAt(startFlag) || !input.getBoolean(startFlag))) return false
+    if (startLabels == null) return true
     var i = 0
     while (i < startLabels.length) {
       if (holdsAtStart(startLabels(i), pos, input)) return true

@@ -39,7 +39,9 @@ case class MatchRecognizeExec(
 
   /** Remaining orderable columns, ascending, break ties on the ORDER BY keys. */
   private def tieBreakers: Seq[SortOrder] = {
-    val keys = AttributeSet(partitionBy ++ orderBy.flatMap(_.references))
+    // The prefilter's flag is not data: tied rows keep the order the prefilter saw.
+    val keys = AttributeSet(partitionBy ++ orderBy.flatMap(_.references) ++
+      options.prefilter.flatMap(_.startFlag))
     child.output.filter(a => !keys.contains(a) && RowOrdering.isOrderable(a.dataType))
       .map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
   }
@@ -60,6 +62,7 @@ case class MatchRecognizeExec(
       s"PATTERN (${options.pattern.sql}), ${options.rowsPerMatch.sql}, " +
       options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
       options.within.map(w => s", ${w.sql}").getOrElse("") +
+      options.prefilter.map(d => s", prefilter: ${d.note}").getOrElse("") +
       s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
   }
 

@@ -42,6 +42,9 @@ object MatchRecognizeStrategy extends SparkStrategy {
    */
   private def prunedInput(m: MatchRecognize): LogicalPlan = {
     if (m.options.rowsPerMatch != RowsPerMatch.OneRow) return m.child
+    // With the prefilter, ties keep the full order the prefilter's ranges were computed in
+    // (its window below already shuffled and sorted every column).
+    if (m.options.prefilter.exists(_.startFlag.isDefined)) return m.child
     val read = AttributeSet((m.partitionBy ++ m.orderBy ++ m.measures ++ m.defines)
       .flatMap(_.references))
     val kept = m.child.output.filter(read.contains)

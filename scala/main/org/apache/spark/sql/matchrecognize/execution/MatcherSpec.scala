@@ -50,6 +50,13 @@ final case class MatcherSpec(
     maxLiveThreads: Long,
     maxBufferedRows: Long) {
 
+  /**
+   * The ordinal of the prefilter's boolean input column (rows where it is false may not
+   * start a match), or -1 without a prefilter.
+   */
+  val startFlagOrdinal: Int = options.prefilter.flatMap(_.startFlag)
+    .map(f => inputAttributes.indexWhere(_.exprId == f.exprId)).getOrElse(-1)
+
   def labels: IndexedSeq[String] = program.labels
   def rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute
 

@@ -90,7 +90,8 @@ final case class MatchRecognize(
       options.afterMatchSkip.map(_.sql),
       options.strategy.map(_.sql),
       Some(s"PATTERN (${options.pattern.sql})"),
-      options.within.map(_.sql)).flatten
+      options.within.map(_.sql),
+      options.prefilter.map(d => s"prefilter: ${d.note}")).flatten
     s"MatchRecognize ${parts.mkString(", ")}"
   }
 

@@ -62,7 +62,9 @@ final case class MatchRecognizeOptions(
     /** Variables named in DEFINE, in order; aligned with the node's `defines`. */
     definedVariables: Seq[String],
     /** PATTERN variables that were written back-quoted (their case is significant). */
-    quotedVariables: Set[String] = Set.empty) {
+    quotedVariables: Set[String] = Set.empty,
+    /** Set by the optimizer: whether the join prefilter runs in front of the automaton. */
+    prefilter: Option[PrefilterDecision] = None) {
 
   /** Primary pattern variables in order of first appearance in PATTERN. */
   def patternVariables: Seq[String] = pattern.variables
@@ -71,3 +73,12 @@ final case class MatchRecognizeOptions(
 
   def subsetMembers(name: String): Option[Seq[String]] = subsets.find(_.name == name).map(_.members)
 }
+
+/**
+ * The optimizer's decision on the join prefilter of a standard-semantics pattern: when
+ * applied, `startFlag` is the input column that tells the automaton which rows may start a
+ * match (rows inside a candidate range); `note` says what was done or why not (EXPLAIN).
+ */
+final case class PrefilterDecision(startFlag: Option[org.apache.spark.sql.catalyst.expressions.Attribute],
+    note: String)
+

@@ -1,0 +1,170 @@
+package org.apache.spark.sql.matchrecognize.optimizer.prefilter
+
+import java.time.Duration
+import java.util.Locale
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Left => _, Right => _, _}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Count, Max}
+import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.execution.MatcherSpec
+import org.apache.spark.sql.matchrecognize.optimizer.InputSample
+import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.{DateType, IntegerType}
+
+/**
+ * The join prefilter for standard-semantics MATCH_RECOGNIZE (`spark.sql.matchRecognize.
+ * prefilter`): when [[PrefilterConditions]] allows it, the input gets two window columns,
+ * computed in the same shuffle and sort the automaton needs anyway —
+ *
+ *  - `#in_range`: some row of the anchor variable (its DEFINE holds) lies within the
+ *    match span (WITHIN, or the pattern's length) of this row: the candidate ranges, the
+ *    band self-join of the anchor's rows with the input expressed as a window count;
+ *  - `#keep`: some in-range row lies within the PREV/NEXT offsets the pattern uses;
+ *
+ * rows without `#keep` are dropped, and the automaton may start a match only at `#in_range`
+ * rows. The anchor is the candidate variable whose ranges cover the fewest rows of a
+ * sample of the input; under `auto` the prefilter is used when they cover at most
+ * [[PrefilterStandardPatterns.MaxKeptFraction]] of it.
+ */
+case class PrefilterStandardPatterns(session: SparkSession) extends Rule[LogicalPlan] {
+  import PrefilterStandardPatterns._
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case m: MatchRecognize if m.options.prefilter.isEmpty &&
+        !m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) => decide(m)
+  }
+
+  private def note(m: MatchRecognize, text: String): MatchRecognize =
+    m.copy(options = m.options.copy(prefilter = Some(PrefilterDecision(None, text))))
+
+  private def decide(m: MatchRecognize): MatchRecognize = {
+    val mode = conf.getConf(MatchRecognizeConf.PREFILTER)
+    if (mode == "off") return note(m, "off")
+    PrefilterConditions.check(m) match {
+      case Left(reason) => note(m, reason)
+      case Right(app) =>
+        ranges(m, app) match {
+          case Left(reason) => note(m, reason)
+          case Right(candidates) =>
+            val fractions = sampleFractions(m, candidates)
+            val (best, fraction) = candidates.zip(fractions).minBy(_._2)
+            val pct = fraction.map(f => "%.1f%%".formatLocal(Locale.ROOT, f * 100))
+              .getOrElse("unknown (empty sample)")
+            if (mode == "auto" && !fraction.exists(_ <= MaxKeptFraction)) {
+              note(m, s"not used: the ranges around ${best.anchor} hold $pct of the sampled " +
+                s"rows (auto uses it up to ${(MaxKeptFraction * 100).toInt}%)")
+            } else {
+              val decision = PrefilterDecision(Some(best.inRange),
+                s"anchor ${best.anchor} ± ${best.spanText}, ranges hold $pct of the sampled rows")
+              m.copy(child = best.plan,
+                options = m.options.copy(prefilter = Some(decision)),
+                hiddenInput = m.hiddenInput :+ best.inRange)
+            }
+        }
+    }
+  }
+
+  /** The rewritten input of one anchor choice, and what the sample measures on it. */
+  private case class Candidate(anchor: String, plan: LogicalPlan, inRange: Attribute,
+      spanText: String, build: LogicalPlan => (LogicalPlan, Attribute))
+
+  private def ranges(m: MatchRecognize, app: PrefilterConditions.Applicable)
+      : Either[String, Seq[Candidate]] = {
+    val input = m.child.output
+    val keyAttrs = AttributeSet(m.partitionBy ++ m.orderBy.flatMap(_.references))
+    val allOrderable = input.forall(a => RowOrdering.isOrderable(a.dataType))
+    val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
+      m.options, m.output, 1L, 1L)
+    val behind = spec.maxLookBehind
+    val ahead = math.max(spec.defineLookAhead, spec.measureLookAhead)
+    val positional = app.span match {
+      case MatchSpanBound.Rows(_, true) => true
+      case _ => false
+    }
+    if ((positional || behind > 0 || ahead > 0) && !allOrderable) {
+      return Left("not applicable: rows cannot be totally ordered (a column type is not " +
+        "orderable) and the pattern navigates by position")
+    }
+    val firstKey = m.orderBy.head.child
+    if (app.span.isInstanceOf[MatchSpanBound.Interval] && firstKey.dataType == DateType) {
+      return Left("not applicable: WITHIN INTERVAL over a DATE key")
+    }
+    // The automaton's total order: ORDER BY keys, then the other columns ascending.
+    val totalOrder = m.orderBy ++ input.filter(a => !keyAttrs.contains(a) &&
+      RowOrdering.isOrderable(a.dataType)).map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
+
+    def build(anchorExpr: Expression, partitionBy: Seq[Expression])(child: LogicalPlan)
+        : (LogicalPlan, Attribute) = {
+      val isAnchor = If(Coalesce(Seq(anchorExpr, Literal(false))), Literal(1), Literal(0))
+      val (frameOrder, frame) = app.span match {
+        case MatchSpanBound.Interval(micros) =>
+          val w = Literal(Duration.ofNanos(micros * 1000L))
+          (Seq(SortOrder(firstKey, Ascending)),
+            SpecifiedWindowFrame(RangeFrame, UnaryMinus(w), w))
+        case MatchSpanBound.Rows(n, _) =>
+          (totalOrder, SpecifiedWindowFrame(RowFrame, Literal(-(n - 1).toInt), Literal((n - 1).toInt)))
+      }
+      val anchors = Alias(WindowExpression(Max(isAnchor).toAggregateExpression(),
+        WindowSpecDefinition(partitionBy, frameOrder, frame)), "#anchors")()
+      val withAnchors = Window(Seq(anchors), partitionBy, frameOrder, child)
+      // Rows with a NULL first key are kept and may start: the window says nothing of them.
+      val inRange = Alias(Or(EqualTo(anchors.toAttribute, Literal(1)), IsNull(firstKey)),
+        "#in_range")()
+      val flagged = Project(child.output :+ inRange, withAnchors)
+      val filtered = if (behind == 0 && ahead == 0) Filter(inRange.toAttribute, flagged)
+      else {
+        val near = Alias(WindowExpression(Max(If(inRange.toAttribute, Literal(1), Literal(0)))
+          .toAggregateExpression(), WindowSpecDefinition(partitionBy, totalOrder,
+          SpecifiedWindowFrame(RowFrame, Literal(-ahead), Literal(behind)))), "#keep")()
+        Project(flagged.output, Filter(EqualTo(near.toAttribute, Literal(1)),
+          Window(Seq(near), partitionBy, totalOrder, flagged)))
+      }
+      (filtered, inRange.toAttribute)
+    }
+
+    val spanText = app.span match {
+      case MatchSpanBound.Interval(micros) => s"${micros / 1000000.0}s"
+      case MatchSpanBound.Rows(n, fromPattern) =>
+        s"${n - 1} rows" + (if (fromPattern) " (pattern length)" else "")
+    }
+    Right(app.anchors.map { case (v, e) =>
+      val b = build(e, m.partitionBy) _
+      val (plan, flag) = b(m.child)
+      Candidate(v, plan, flag, spanText, (c: LogicalPlan) => build(e, m.partitionBy)(c))
+    })
+  }
+
+  /**
+   * For each candidate, the fraction of a sample's rows its prefilter keeps (None when the
+   * sample is empty). The sample is contiguous blocks of the input; each block counts as
+   * its own partition, so ranges never join rows of different blocks.
+   */
+  private def sampleFractions(m: MatchRecognize, cs: Seq[Candidate]): Seq[Option[Double]] = {
+    val sample = InputSample.draw(session, m.child,
+      conf.getConf(MatchRecognizeConf.STATISTICS_SAMPLE_ROWS),
+      conf.getConf(MatchRecognizeConf.STATISTICS_SEED))
+    if (sample.rows == 0) return cs.map(_ => None)
+    cs.map { c =>
+      val local = sample.relation
+      // The same construction over the sample, partitioned by block too.
+      val (kept, _) = c.build(local)
+      val keyed = kept.transformUp {
+        case w: Window => w.copy(partitionSpec = w.partitionSpec :+ sample.block,
+          windowExpressions = w.windowExpressions.map(_.transform {
+            case s: WindowSpecDefinition => s.copy(partitionSpec = s.partitionSpec :+ sample.block)
+          }.asInstanceOf[NamedExpression]))
+      }
+      val count = Aggregate(Nil, Seq(Alias(Count(Literal(1)).toAggregateExpression(), "n")()), keyed)
+      val n = session.sessionState.executePlan(count).executedPlan.executeCollect().head.getLong(0)
+      Some(n.toDouble / sample.rows)
+    }
+  }
+}
+
+object PrefilterStandardPatterns {
+  /** `auto` uses the prefilter when its ranges hold at most this share of the rows. */
+  val MaxKeptFraction = 0.5
+}

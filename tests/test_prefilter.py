@@ -1,0 +1,142 @@
+"""The join prefilter for standard semantics, end to end: when it applies (EXPLAIN says so
+and why not otherwise), and that it never changes a result: the same rows with it off, on
+and auto, including PREV/NEXT reaching outside the candidate ranges and ALL ROWS PER MATCH.
+(Random patterns under the prefilter: tests/test_property_reference.py.)"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from spark_match_recognize import configure
+
+PREFILTER = "spark.sql.matchRecognize.prefilter"
+
+
+@pytest.fixture(scope="module")
+def reports(spark):
+    # Crime-report style data: 8 areas, one report a second (each area's every 8 s);
+    # burglaries (A) are rare, alarms (B) and arrests (C) less so; the rest is noise.
+    spark.sql("""
+        CREATE OR REPLACE TEMPORARY VIEW reports AS
+        SELECT id % 8 AS area,
+               TIMESTAMP '2026-03-01 00:00:00' + make_dt_interval(0, 0, 0, id) AS ts,
+               CASE WHEN pmod(hash(id, 1), 500) = 0 THEN 'burglary'
+                    WHEN pmod(hash(id, 2), 9) = 0 THEN 'alarm'
+                    WHEN pmod(hash(id, 3), 11) = 0 THEN 'arrest'
+                    ELSE 'noise' END AS category,
+               pmod(hash(id, 4), 100) AS severity
+        FROM range(8 * 60 * 48)""")
+    return "reports"
+
+
+DEFINES = {
+    "A": "A AS category = 'burglary'",
+    "B": "B AS category = 'alarm'",
+    "C": "C AS category = 'arrest' AND C.severity > PREV(C.severity)",
+    "N": "N AS TRUE",
+}
+
+
+def _query(body: str, rows: str = "ONE ROW PER MATCH", within: str = "WITHIN INTERVAL '30' MINUTE",
+           measures: str = "FIRST(A.ts) AS a_ts, LAST(C.ts) AS c_ts, count(*) AS n",
+           **defines: str) -> str:
+    used = [v for v in DEFINES if re.search(rf"\b{v}\b", body)]
+    define = ", ".join(defines.get(v, DEFINES[v]) for v in used)
+    return f"""
+        SELECT * FROM reports MATCH_RECOGNIZE (
+          PARTITION BY area ORDER BY ts
+          MEASURES {measures}
+          {rows}
+          AFTER MATCH SKIP PAST LAST ROW
+          PATTERN ({body})
+          {within}
+          DEFINE {define}
+        )"""
+
+
+def _plan(spark, sql: str) -> str:
+    return spark.sql(sql)._jdf.queryExecution().optimizedPlan().toString()
+
+
+def _rows(spark, sql: str, mode: str) -> list[tuple]:
+    spark.conf.set(PREFILTER, mode)
+    try:
+        return sorted(tuple(r) for r in spark.sql(sql).collect())
+    finally:
+        spark.conf.unset(PREFILTER)
+
+
+def test_selective_pattern_uses_the_prefilter_and_keeps_the_rows(spark, reports):
+    sql = _query("A N* B N* C", measures="FIRST(A.ts) AS a_ts, LAST(C.ts) AS c_ts, "
+                 "NEXT(LAST(C.severity), 2) AS after_c, count(*) AS n")
+    plan = _plan(spark, sql)
+    assert "prefilter: anchor A" in plan, plan
+    off = _rows(spark, sql, "off")
+    assert len(off) >= 10  # the pattern really matches
+    assert _rows(spark, sql, "on") == off
+    assert _rows(spark, sql, "auto") == off
+    # NEXT(.., 2) after the match and PREV in C's DEFINE read rows the ranges widen for.
+    assert any(r[3] is not None for r in off)
+
+
+def test_all_rows_per_match_output_hides_the_range_flag(spark, reports):
+    sql = _query("A N* B", rows="ALL ROWS PER MATCH", measures="CLASSIFIER() AS label",
+                 N="N AS category = 'noise'")
+    df = spark.sql(sql)
+    assert df.columns == ["area", "ts", "label", "category", "severity"]
+    assert "prefilter: anchor A" in _plan(spark, sql)
+    assert _rows(spark, sql, "on") == _rows(spark, sql, "off")
+
+
+def test_pattern_length_bounds_the_ranges_without_within(spark, reports):
+    sql = _query("A B? C", within="")
+    plan = _plan(spark, sql)
+    assert "prefilter: anchor A ± 2 rows (pattern length)" in plan, plan
+    assert _rows(spark, sql, "on") == _rows(spark, sql, "off")
+
+
+@pytest.mark.parametrize(
+    ("body", "rows", "within", "reason"),
+    [
+        ("A B+ C", "ONE ROW PER MATCH", "", "no WITHIN, and the pattern has no length bound"),
+        ("A B", "ALL ROWS PER MATCH WITH UNMATCHED ROWS", "WITHIN INTERVAL '30' MINUTE",
+         "WITH UNMATCHED ROWS outputs every row"),
+        ("^ A B", "ONE ROW PER MATCH", "WITHIN INTERVAL '30' MINUTE",
+         "the pattern has a ^ or $ anchor"),
+        ("A? B?", "ONE ROW PER MATCH", "WITHIN INTERVAL '30' MINUTE",
+         "the pattern can match empty"),
+        ("C B", "ONE ROW PER MATCH", "WITHIN INTERVAL '30' MINUTE",
+         "no variable that every match contains has a DEFINE reading only the current row"),
+    ],
+)
+def test_explain_says_why_the_prefilter_does_not_apply(spark, reports, body, rows, within,
+                                                        reason):
+    # In the last case C's DEFINE reads PREV and B's reads C: neither can anchor.
+    sql = _query(body, rows=rows, within=within,
+                 measures="CLASSIFIER() AS label" if "ALL ROWS" in rows else "count(*) AS n",
+                 B="B AS B.severity > C.severity" if body == "C B" else DEFINES["B"])
+    plan = _plan(spark, sql)
+    assert f"prefilter: not applicable: {reason}" in plan, plan
+    assert _rows(spark, sql, "on") == _rows(spark, sql, "off")
+
+
+def test_off_and_not_worth_it_are_reported(spark, reports):
+    sql = _query("A N* B", measures="count(*) AS n", A="A AS category <> 'burglary'")
+    spark.conf.set(PREFILTER, "off")
+    try:
+        assert "prefilter: off" in _plan(spark, sql)
+    finally:
+        spark.conf.unset(PREFILTER)
+    # A matches almost every row: its ranges cover everything, so auto leaves it out.
+    assert "prefilter: not used: the ranges around A hold" in _plan(spark, sql)
+
+
+def test_prefilter_is_a_configure_option_and_a_checked_conf(spark):
+    from pyspark.sql import SparkSession
+
+    builder = configure(SparkSession.builder, prefilter="ON")
+    assert builder._options[PREFILTER] == "on"
+    with pytest.raises(Exception, match="auto, on, off|on, off"):
+        spark.sql(f"SET {PREFILTER} = sometimes")

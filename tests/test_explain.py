@@ -149,7 +149,9 @@ def test_standard_semantics_are_reported_as_the_automaton(spark, events):
         "WITHIN INTERVAL '10' MINUTE", "")
     [report] = explain_pattern(spark, query).reports
     assert report.engine == "automaton" and report.semantics == "standard"
+    assert report.note is not None and report.note.startswith(("anchor", "not "))
     assert "runs on the automaton" in str(plan := explain_pattern(spark, query))
+    assert "join prefilter: " in str(plan)
     assert "No join tree" in plan.to_svg()
 
 

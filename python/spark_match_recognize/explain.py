@@ -8,7 +8,8 @@ with the estimated partial matches at each node, its cost, and - unless
 the result gives a text tree; in a notebook it renders as SVG; :meth:`PatternPlan.save`
 writes SVG or PNG (PNG needs matplotlib).
 
-Other strategies run on the automaton; their report says so.
+Other strategies run on the automaton; their report says so, and what the join prefilter
+does in front of it (``note``).
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ class PatternReport:
     @staticmethod
     def from_json(d: dict[str, Any]) -> PatternReport:
         if d.get("engine") == "automaton":
-            return PatternReport(d["semantics"], "automaton", pattern=d.get("pattern"))
+            return PatternReport(d["semantics"], "automaton", pattern=d.get("pattern"),
+                                 note=d.get("prefilter"))
         alternatives = [
             AlternativePlan(
                 pattern=a.get("pattern", ""),
@@ -224,6 +226,8 @@ class PatternPlan:
             if r.engine == "automaton":
                 lines.append(f"MATCH_RECOGNIZE {i}: {r.semantics} semantics, PATTERN "
                              f"({r.pattern}) runs on the automaton (one pass per partition).")
+                if r.note:
+                    lines.append(f"  join prefilter: {r.note}")
                 continue
             s = r.sample
             lines.append(

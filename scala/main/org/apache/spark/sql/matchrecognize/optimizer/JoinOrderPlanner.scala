@@ -29,8 +29,8 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
     if (requested == "trivial" && !withCandidates) return JoinTreeChooser.patternOrder.choose(builder)
     val sampleRows = conf.getConf(STATISTICS_SAMPLE_ROWS)
     val seed = conf.getConf(STATISTICS_SEED)
-    val (estimates, fresh) = StatisticsCache.getOrCompute(
-      (builder.node.canonicalized, sampleRows, seed)) {
+    val (estimates, fresh) = StatisticsCache.getOrCompute[Option[StatisticsEstimator.Estimates]](
+      ("join statistics", builder.node.canonicalized, sampleRows, seed)) {
       val sample = InputSample.draw(session, builder.node.child, sampleRows, seed)
       val sampling = new CepPlanBuilder(builder.node.copy(child = sample.relation,
         partitionBy = builder.node.partitionBy :+ sample.block),

@@ -31,6 +31,7 @@ object PlanReports {
       "semantics" -> Json.str(m.options.strategy.map(_.sql).getOrElse("standard")),
       "engine" -> Json.str("automaton"),
       "pattern" -> Json.str(m.options.pattern.sql),
+      "prefilter" -> Json.str(m.options.prefilter.map(_.note).getOrElse("not decided")),
       "partition_by" -> Json.arr(m.partitionBy.map(a => Json.str(a.name))))
   }
 }

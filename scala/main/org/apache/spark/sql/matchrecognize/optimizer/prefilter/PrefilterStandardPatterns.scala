@@ -10,9 +10,11 @@ import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.MatcherSpec
-import org.apache.spark.sql.matchrecognize.optimizer.InputSample
+import org.apache.spark.sql.matchrecognize.optimizer.{InputSample, StatisticsCache}
 import org.apache.spark.sql.matchrecognize.plans._
-import org.apache.spark.sql.types.{DateType, IntegerType}
+import org.apache.spark.sql.matchrecognize.plans.KeyMicros
+import org.apache.spark.sql.catalyst.plans.LeftSemi
+import org.apache.spark.sql.types.{DateType, DoubleType, LongType}
 
 /**
  * The join prefilter for standard-semantics MATCH_RECOGNIZE (`spark.sql.matchRecognize.
@@ -49,7 +51,10 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
         ranges(m, app) match {
           case Left(reason) => note(m, reason)
           case Right(candidates) =>
-            val fractions = sampleFractions(m, candidates)
+            val (fractions, _) = StatisticsCache.getOrCompute[Seq[Option[Double]]](
+              ("prefilter coverage", m.canonicalized,
+                conf.getConf(MatchRecognizeConf.STATISTICS_SAMPLE_ROWS),
+                conf.getConf(MatchRecognizeConf.STATISTICS_SEED)))(sampleFractions(m, candidates))
             val (best, fraction) = candidates.zip(fractions).minBy(_._2)
             val pct = fraction.map(f => "%.1f%%".formatLocal(Locale.ROOT, f * 100))
               .getOrElse("unknown (empty sample)")
@@ -69,7 +74,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
 
   /** The rewritten input of one anchor choice, and what the sample measures on it. */
   private case class Candidate(anchor: String, plan: LogicalPlan, inRange: Attribute,
-      spanText: String, build: LogicalPlan => (LogicalPlan, Attribute))
+      spanText: String, build: (LogicalPlan, Seq[Expression]) => (LogicalPlan, Attribute))
 
   private def ranges(m: MatchRecognize, app: PrefilterConditions.Applicable)
       : Either[String, Seq[Candidate]] = {
@@ -97,6 +102,17 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       RowOrdering.isOrderable(a.dataType)).map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
 
     def build(anchorExpr: Expression, partitionBy: Seq[Expression])(child: LogicalPlan)
+        : (LogicalPlan, Attribute) = app.span match {
+      case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 =>
+        semiJoin(anchorExpr, partitionBy, firstKey, micros, child)
+      case _ => windowed(anchorExpr, partitionBy, child)
+    }
+
+    /**
+     * Ranges by window columns over the automaton's own sort: for row-count spans and for
+     * patterns that navigate by position (the ranges are widened by those offsets).
+     */
+    def windowed(anchorExpr: Expression, partitionBy: Seq[Expression], child: LogicalPlan)
         : (LogicalPlan, Attribute) = {
       val isAnchor = If(Coalesce(Seq(anchorExpr, Literal(false))), Literal(1), Literal(0))
       val (frameOrder, frame) = app.span match {
@@ -130,11 +146,59 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       case MatchSpanBound.Rows(n, fromPattern) =>
         s"${n - 1} rows" + (if (fromPattern) " (pattern length)" else "")
     }
+    val how = app.span match {
+      case _: MatchSpanBound.Interval if behind == 0 && ahead == 0 => "semi join on time ranges"
+      case _ => "window ranges"
+    }
     Right(app.anchors.map { case (v, e) =>
-      val b = build(e, m.partitionBy) _
-      val (plan, flag) = b(m.child)
-      Candidate(v, plan, flag, spanText, (c: LogicalPlan) => build(e, m.partitionBy)(c))
+      val (plan, flag) = build(e, m.partitionBy)(m.child)
+      Candidate(v, plan, flag, s"$spanText ($how)",
+        (c: LogicalPlan, keys: Seq[Expression]) => build(e, keys)(c))
     })
+  }
+
+  /**
+   * Ranges by a join, before the automaton's shuffle (the paper's plan): the anchor rows
+   * (few, filtered at the scan) become time ranges [t - W, t + W] per partition key, put in
+   * the buckets of width W they touch and broadcast; the input keeps the rows that fall in a
+   * range of their key (a left semi join on key and bucket, then the range test), so only
+   * those rows are shuffled and sorted for the automaton. Rows with a NULL first key are
+   * kept too. Every kept row is inside a range, so every kept row may start a match.
+   */
+  private def semiJoin(anchorExpr: Expression, partitionBy: Seq[Expression], firstKey: Expression,
+      micros: Long, child: LogicalPlan): (LogicalPlan, Attribute) = {
+    val w = math.max(1L, micros)
+    def bucket(t: Expression): Expression =
+      Cast(Floor(Divide(Cast(t, DoubleType), Literal(w.toDouble))), LongType)
+    // The anchor side, with fresh attributes (the same input read twice).
+    val fresh = child.output.map(a => Alias(a, a.name)())
+    val renamed = Project(fresh, child)
+    val rewrite = AttributeMap(child.output.zip(fresh.map(_.toAttribute)))
+    def onAnchorSide(e: Expression): Expression = e.transform { case a: Attribute => rewrite.getOrElse(a, a) }
+    val aKey = onAnchorSide(firstKey)
+    val anchorTime = Alias(KeyMicros(aKey), "#anchor_t")()
+    val anchorKeys = partitionBy.zipWithIndex.map { case (p, i) => Alias(onAnchorSide(p), s"#anchor_p$i")() }
+    val anchorRows = Project(anchorKeys :+ anchorTime,
+      Filter(And(IsNotNull(aKey), onAnchorSide(anchorExpr)), renamed))
+    // Each range lies in its own bucket and touches the ones before and after: one scan of
+    // the anchors, three bucket rows each.
+    val rangeBucket = AttributeReference("#anchor_bucket", LongType, nullable = false)()
+    val b = bucket(anchorTime.toAttribute)
+    val ranges = Generate(Explode(CreateArray(Seq(Subtract(b, Literal(1L)), b, Add(b, Literal(1L))))),
+      unrequiredChildIndex = Nil, outer = false, qualifier = None,
+      generatorOutput = Seq(rangeBucket), child = anchorRows)
+    val t = KeyMicros(firstKey)
+    val condition = (partitionBy.zip(anchorKeys).map { case (p, a) =>
+      EqualNullSafe(p, a.toAttribute): Expression
+    } ++ Seq(EqualTo(bucket(t), rangeBucket),
+      LessThanOrEqual(Abs(Subtract(t, anchorTime.toAttribute)), Literal(w)))).reduce(And)
+    // The hint goes on the join itself: the optimizer has already turned hint nodes into
+    // join hints when this rule runs.
+    val inRange = Join(child, ranges, LeftSemi, Some(condition),
+      JoinHint(None, Some(HintInfo(strategy = Some(BROADCAST)))))
+    val kept = Union(inRange, Filter(IsNull(firstKey), child))
+    val flag = Alias(Literal(true), "#in_range")()
+    (Project(child.output :+ flag, kept), flag.toAttribute)
   }
 
   /**
@@ -148,16 +212,9 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       conf.getConf(MatchRecognizeConf.STATISTICS_SEED))
     if (sample.rows == 0) return cs.map(_ => None)
     cs.map { c =>
-      val local = sample.relation
       // The same construction over the sample, partitioned by block too.
-      val (kept, _) = c.build(local)
-      val keyed = kept.transformUp {
-        case w: Window => w.copy(partitionSpec = w.partitionSpec :+ sample.block,
-          windowExpressions = w.windowExpressions.map(_.transform {
-            case s: WindowSpecDefinition => s.copy(partitionSpec = s.partitionSpec :+ sample.block)
-          }.asInstanceOf[NamedExpression]))
-      }
-      val count = Aggregate(Nil, Seq(Alias(Count(Literal(1)).toAggregateExpression(), "n")()), keyed)
+      val (kept, _) = c.build(sample.relation, m.partitionBy :+ sample.block)
+      val count = Aggregate(Nil, Seq(Alias(Count(Literal(1)).toAggregateExpression(), "n")()), kept)
       val n = session.sessionState.executePlan(count).executedPlan.executeCollect().head.getLong(0)
       Some(n.toDouble / sample.rows)
     }

@@ -28,17 +28,17 @@ abstract class IterativeImprovement(val name: String, restarts: Int, seed: Long)
 object IterativeImprovement {
 
   /**
-   * GREEDY's order improved to a local minimum, then seeded random restarts for as long as
-   * `budgetNanos` allows (at least the first improvement runs): `auto` beyond its DP size.
+   * GREEDY's order improved towards a local minimum, then seeded random restarts, for as
+   * long as `budgetNanos` allows (never worse than GREEDY): `auto` beyond its DP size.
    */
   def withinBudget(vars: Seq[String], stats: PatternStatistics, budgetNanos: Long,
       seed: Long = 17L): Seq[String] = {
     val deadline = System.nanoTime() + budgetNanos
     val rng = new Random(seed)
-    var best = improve(GreedyOrder.plan(vars, stats).leaves.toArray, stats, rng)
+    var best = improve(GreedyOrder.plan(vars, stats).leaves.toArray, stats, rng, deadline)
     var bestCost = CostModel.logOrdObjective(best, stats)
     while (System.nanoTime() < deadline) {
-      val o = improve(rng.shuffle(vars).toArray, stats, rng)
+      val o = improve(rng.shuffle(vars).toArray, stats, rng, deadline)
       val c = CostModel.logOrdObjective(o, stats)
       if (c < bestCost) { best = o; bestCost = c }
     }
@@ -56,7 +56,7 @@ object IterativeImprovement {
    * try at 20 variables; this is the classic randomized form of the algorithm).
    */
   def improve(order: Array[String], stats: PatternStatistics,
-      rng: Random = new Random(17L)): Seq[String] = {
+      rng: Random = new Random(17L), deadline: Long = Long.MaxValue): Seq[String] = {
     val n = order.length
     var current = CostModel.logOrdObjective(order.toSeq, stats)
     def swap(i: Int, j: Int): Unit = { val t = order(i); order(i) = order(j); order(j) = t }
@@ -78,7 +78,7 @@ object IterativeImprovement {
       while (moves.exists { case (i, j, k) => tryMove(i, j, k) }) {}
     } else {
       var misses = 0
-      while (misses < n * n) {
+      while (misses < n * n && System.nanoTime() < deadline) {
         val i = rng.nextInt(n)
         var j = rng.nextInt(n - 1); if (j >= i) j += 1
         val k = if (rng.nextBoolean()) -1 else {

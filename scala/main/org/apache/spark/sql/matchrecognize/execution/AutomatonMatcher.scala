@@ -164,6 +164,7 @@ final class AutomatonMatcher(
    * where it is no are not given an attempt at all (most rows, for selective patterns).
    */
   private def mayStartAt(pos: Long): Boolean = {
+    if (startFlag < 0 && startLabels == null) return true
     val input = buffer.get(pos)
     // The prefilter marks the rows no match can start at (outside every candidate range).
     if (startFlag >= 0 && (input.isNullAt(startFlag) || !input.getBoolean(startFlag))) return false

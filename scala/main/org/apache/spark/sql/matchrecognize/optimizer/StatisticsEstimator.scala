@@ -72,8 +72,9 @@ object StatisticsEstimator {
       pairCache.getOrElseUpdate((first, second, conditions), {
         val predicate = pairPredicate(conditions, first, second, layout.columns, output)
         val (oa, ob) = (index(layout.order(first)), index(layout.order(second)))
+        val pair = new JoinedRow()
         def passes(x: InternalRow, y: InternalRow): Boolean =
-          x.getLong(oa) < y.getLong(ob) && predicate.forall(p => safely(p.eval(new JoinedRow(x, y))))
+          x.getLong(oa) < y.getLong(ob) && predicate.forall(p => safely(p.eval(pair(x, y))))
         var total = 0L
         var pass = 0L
         val byKeyB = passing(second).groupBy(i => keys(i))

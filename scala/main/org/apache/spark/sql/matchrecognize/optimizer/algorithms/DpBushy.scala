@@ -18,12 +18,11 @@ object DpBushy extends JoinOrderAlgorithm {
     val full = (1 << n) - 1
     val best = Array.fill(full + 1)(Double.PositiveInfinity)
     val split = Array.fill(full + 1)(0)
-    def setOf(mask: Int): Set[String] = vars.indices.filter(i => (mask & (1 << i)) != 0)
-      .map(vars).toSet
+    val pmOf = SubsetCosts.logPMByMask(vars, stats)
     val latencyBit = stats.latencyVariable.map(v => 1 << vars.indexOf(v)).filter(_ > 0)
+    val logAlpha = math.log(stats.latencyWeight)
     for (mask <- 1 to full) {
-      val vs = setOf(mask)
-      val pm = CostModel.logPM(vs, stats)
+      val pm = pmOf(mask)
       if (Integer.bitCount(mask) == 1) best(mask) = pm
       else {
         // Each split once: the left part holds the lowest variable of the set.
@@ -31,9 +30,9 @@ object DpBushy extends JoinOrderAlgorithm {
         var sub = (mask - 1) & mask
         while (sub > 0) {
           if ((sub & low) != 0) {
+            // CostModel.logLatencyStep: alpha * PM of the side without the last variable.
             val latency = latencyBit.filter(b => (mask & b) != 0).map { b =>
-              val (withLast, other) = if ((sub & b) != 0) (sub, mask ^ sub) else (mask ^ sub, sub)
-              CostModel.logLatencyStep(setOf(withLast), setOf(other), stats)
+              logAlpha + pmOf(if ((sub & b) != 0) mask ^ sub else sub)
             }.getOrElse(Double.NegativeInfinity)
             val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm, latency))
             if (c < best(mask)) { best(mask) = c; split(mask) = sub }

@@ -21,10 +21,9 @@ object DpLeftDeep extends JoinOrderAlgorithm {
     val best = Array.fill(full + 1)(Double.PositiveInfinity)
     val last = Array.fill(full + 1)(-1)
     best(0) = Double.NegativeInfinity // ln 0: the empty prefix costs nothing
-    def setOf(mask: Int): Set[String] = vars.indices.filter(i => (mask & (1 << i)) != 0)
-      .map(vars).toSet
+    val pmOf = SubsetCosts.logPMByMask(vars, stats)
     for (mask <- 1 to full) {
-      val pm = CostModel.logPM(setOf(mask), stats)
+      val pm = pmOf(mask)
       for (i <- 0 until n if (mask & (1 << i)) != 0) {
         val latency = stats.latencyVariable match {
           case Some(v) if v == vars(i) =>

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.execution
 import org.apache.spark.sql.execution.SparkStrategy
 import org.apache.spark.sql.catalyst.expressions.AttributeSet
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
 import org.apache.spark.sql.matchrecognize.execution.cep._
 import org.apache.spark.sql.matchrecognize.plans._
 
@@ -19,7 +19,8 @@ object MatchRecognizeStrategy extends SparkStrategy {
         planLater(prunedInput(m))) :: Nil
     case j: CepSequenceJoin =>
       SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,
-        j.description, j.output, planLater(j.left), planLater(j.right)) :: Nil
+        j.description, j.output, planLater(j.left), planLater(j.right), j.rightAfter,
+        j.rightBefore) :: Nil
     case n: CepNegation =>
       NegationExec(n.leftSpan, n.rightSpan, n.rightOrder, n.lower, n.upper, n.condition,
         n.window, n.description, planLater(n.left), planLater(n.right)) :: Nil
@@ -28,6 +29,8 @@ object MatchRecognizeStrategy extends SparkStrategy {
         k.previous, k.min, k.max, k.outputs, k.firstOrder, k.lastOrder, k.window, k.outLo,
         k.outHi, k.maxBindings, k.description, k.output, planLater(k.left),
         planLater(k.right)) :: Nil
+    case r: CepRowsOf =>
+      FilterExec(r.flag, planLater(r.child)) :: Nil
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
     case _ => Nil

@@ -17,6 +17,12 @@ final case class MatchSpan(keys: Seq[Attribute], lo: Attribute, hi: Attribute) {
  * the window, under `condition` (ordering of the variables in the pattern and the DEFINE
  * conditions that become evaluable here). Output: the left columns, the right variable
  * columns, and the new span `outLo`/`outHi`.
+ *
+ * `rightAfter` / `rightBefore` are left columns (positions of left variables) that the
+ * pattern order puts at or before / at or after the right side's first row: the right
+ * side's `lo` lies between the greatest of the first and the least of the second, which
+ * narrows the rows the join tests. A non-empty `rightAfter` also means the output keeps
+ * the left side's order by `lo`.
  */
 final case class CepSequenceJoin(
     left: LogicalPlan,
@@ -27,7 +33,9 @@ final case class CepSequenceJoin(
     window: Long,
     outLo: Attribute,
     outHi: Attribute,
-    description: String) extends BinaryNode {
+    description: String,
+    rightAfter: Seq[Attribute] = Nil,
+    rightBefore: Seq[Attribute] = Nil) extends BinaryNode {
 
   override def output: Seq[Attribute] =
     left.output.filterNot(a => a == leftSpan.lo || a == leftSpan.hi) ++
@@ -35,9 +43,9 @@ final case class CepSequenceJoin(
 
   override def producedAttributes: AttributeSet = AttributeSet(Seq(outLo, outHi))
 
-  // The spans are read too, though they are not expressions of the node.
+  // The spans and band bounds are read too, though they are not expressions of the node.
   override def references: AttributeSet =
-    condition.references ++ AttributeSet(leftSpan.all ++ rightSpan.all)
+    condition.references ++ AttributeSet(leftSpan.all ++ rightSpan.all ++ rightAfter ++ rightBefore)
 
   override def simpleString(maxFields: Int): String = s"CepSequenceJoin $description"
 
@@ -133,6 +141,21 @@ final case class CepKleene(
   override def simpleString(maxFields: Int): String = s"CepKleene $description"
   override protected def withNewChildrenInternal(l: LogicalPlan, r: LogicalPlan): CepKleene =
     copy(left = l, right = r)
+}
+
+/**
+ * The rows of one pattern variable out of the input all variables share (`flag` tells
+ * which rows pass the variable's own conditions). Spark's optimizer does not look through
+ * this node, so every variable's input stays the same plan, which Spark then runs once:
+ * one scan and one shuffle for all the leaves of a join tree.
+ */
+final case class CepRowsOf(variable: String, flag: Attribute, child: LogicalPlan)
+  extends UnaryNode {
+  override def output: Seq[Attribute] = child.output
+  // Every column is read, so column pruning keeps the shared input whole under each leaf.
+  override def references: AttributeSet = child.outputSet
+  override def simpleString(maxFields: Int): String = s"CepRowsOf $variable"
+  override protected def withNewChildInternal(c: LogicalPlan): CepRowsOf = copy(child = c)
 }
 
 /**

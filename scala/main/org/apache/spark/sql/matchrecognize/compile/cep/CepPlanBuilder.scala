@@ -106,6 +106,11 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     else if (node.orderBy.size == 1) (time, time, time)
     else (Cast(rank, LongType), time, time)
 
+  private def positionsAreWindowPositions: Boolean = {
+    val (o, lo, _) = rowPositions
+    o.semanticEquals(lo)
+  }
+
   private lazy val rowId: Attribute = cells.windowColumn("#row_id", RowNumber(),
     SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow), cells.physicalOrder)
 
@@ -155,10 +160,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     conditions.filter(c => c.reads.isEmpty && !c.readsPrevious).groupBy(_.owner)
       .map { case (v, cs) => v -> cs.map(_.expr) }
 
-  /**
-   * The rows of variable `v`: those satisfying its own single-row conditions, with its
-   * cells and positions, copied into every time slice that may need them.
-   */
+  /** The input rows that have every ORDER BY key. */
   private lazy val keysPresent: LogicalPlan =
     Filter(node.orderBy.map(s => IsNotNull(s.child): Expression).reduce(And), prepared)
 
@@ -171,16 +173,31 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
         Alias(hi, pos.hi.name)(pos.hi.exprId))
   }
 
-  private def leaf(v: String): (LogicalPlan, MatchSpan) = {
+  /**
+   * The input every leaf reads: the rows passing some variable's own conditions, with a
+   * flag per variable, the input columns the variables' cells are computed from, copied
+   * into every time slice that may need them and shuffled by partition key and slice.
+   * Every leaf is a filter on its flag over this one plan, so Spark scans and shuffles the
+   * input once for the whole tree (it reuses the identical exchange) instead of once per
+   * variable; the variable's cells are computed after the shuffle, so columns two
+   * variables share travel once.
+   */
+  private lazy val sharedLeafInput: (LogicalPlan, Map[String, Attribute], Attribute) = {
     val (_, lo, _) = rowPositions
-    val pos = rewriter.positions(v)
-    val slicesAlias = Alias(TimeSlices(lo, window, sliceLength), s"$v#slices")()
-    // The variable's own conditions read its cells, so they filter after the projection
-    // (Spark pushes them below it again, down to the scan where it can).
-    val projected = Project(partitionBy ++ columnsOf(v) :+ slicesAlias, keysPresent)
-    val filtered = leafFilters.getOrElse(v, Nil).reduceOption(And)
-      .map(f => Filter(f, projected): LogicalPlan).getOrElse(projected)
-    val slice = AttributeReference(s"$v#slice", LongType, nullable = false)()
+    val vars = kinds.keys.toSeq.sorted
+    val flags = vars.map { v =>
+      val defined = columnsOf(v).collect { case a: Alias => a.exprId -> a.child }.toMap
+      val own = leafFilters.getOrElse(v, Nil).reduceOption(And).getOrElse(Literal(true))
+        .transform { case a: Attribute if defined.contains(a.exprId) => defined(a.exprId) }
+      v -> Alias(own, s"$v#rows")()
+    }
+    val read = AttributeSet(partitionBy.flatMap(_.references) ++
+      vars.flatMap(columnsOf).flatMap(_.references))
+    val slicesAlias = Alias(TimeSlices(lo, window, sliceLength), "#slices")()
+    val projected = Project(keysPresent.output.filter(read.contains) ++ flags.map(_._2) :+
+      slicesAlias, keysPresent)
+    val filtered = Filter(flags.map(_._2.toAttribute: Expression).reduce(Or), projected)
+    val slice = AttributeReference("#slice", LongType, nullable = false)()
     val generated = Generate(Explode(slicesAlias.toAttribute),
       unrequiredChildIndex = Seq(filtered.output.length - 1), outer = false, qualifier = None,
       generatorOutput = Seq(slice), child = filtered)
@@ -190,7 +207,21 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     // to AQE, one task would do all the joins on one core.
     val shuffled = RepartitionByExpression(partitionBy :+ slice, generated,
       Some(SQLConf.get.numShufflePartitions))
-    (shuffled, MatchSpan(partitionBy :+ slice, pos.lo, pos.hi))
+    (shuffled, flags.map { case (v, a) => v -> a.toAttribute }.toMap, slice)
+  }
+
+  /**
+   * The rows of variable `v` with its cells and positions, by partition key and slice;
+   * with `owning`, only in the slice that owns them as first rows of matches.
+   */
+  private def leaf(v: String, owning: Boolean = false): (LogicalPlan, MatchSpan) = {
+    val pos = rewriter.positions(v)
+    val (shared, flags, sharedSlice) = sharedLeafInput
+    val slice = Alias(sharedSlice, s"$v#slice")()
+    val projected = Project(partitionBy ++ columnsOf(v) :+ slice, CepRowsOf(v, flags(v), shared))
+    val plan = if (!owning) projected
+      else Filter(EqualTo(OwningSlice(pos.lo, sliceLength), slice.toAttribute), projected)
+    (plan, MatchSpan(partitionBy :+ slice.toAttribute, pos.lo, pos.hi))
   }
 
   // ---- what the optimizer's statistics need -------------------------------------------------
@@ -276,15 +307,38 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val joinConditions = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
       c.reads.nonEmpty && !postConditions.contains(c))
 
+    // Left variables the pattern order puts before every element of the right subtree
+    // (its single rows and the Kleene rows attached in it), and left variables after some
+    // single row of the right subtree: the right side's first row lies strictly between
+    // them. The join's ordering conjuncts enforce both for every pair across the two
+    // sides. Only when ORDER BY positions are window positions (`o` = `lo`), so they
+    // bound `lo`.
+    def bandBounds(l: JoinTree, r: JoinTree): (Seq[Attribute], Seq[Attribute]) =
+      if (!positionsAreWindowPositions) (Nil, Nil)
+      else {
+        val rightElements = r.leaves ++ attachedKleenes(r)
+        val after = l.leaves.filter(x => rightElements.forall(y => position(x) < position(y)))
+        val before = l.leaves.filter(x => r.leaves.exists(y => position(y) < position(x)))
+        (after.map(rewriter.positions(_).o), before.map(rewriter.positions(_).o))
+      }
+
+    // A match starts with its first element's row: when that is a single row, only the
+    // slice that owns the row needs it as a first row, and no other slice's match is kept.
+    val firstSingle = s.elements.headOption.collect { case Single(v) => v }
+
     def build(t: JoinTree): Built = {
       val base = t match {
         case JoinLeaf(v) =>
-          val (plan, span) = leaf(v)
+          val (plan, span) = leaf(v, owning = firstSingle.contains(v))
           Built(plan, span, v)
         case JoinNode(l, r) =>
           val left = build(l)
           val right = build(r)
-          val ordering = for (x <- l.leaves; y <- r.leaves) yield {
+          val (after, before) = bandBounds(l, r)
+          // Against a lone right variable the band bounds are exactly the order conjuncts.
+          val bandIsOrder = (after.nonEmpty || before.nonEmpty) && r.isInstanceOf[JoinLeaf] &&
+            attachedKleenes(r).isEmpty
+          val ordering = if (bandIsOrder) Nil else for (x <- l.leaves; y <- r.leaves) yield {
             val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
             LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
           }
@@ -295,7 +349,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
           val desc = s"(${left.description} ⋈ ${right.description})"
           Built(CepSequenceJoin(left.plan, right.plan, left.span, right.span,
             (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)), window, outLo, outHi,
-            desc), MatchSpan(left.span.keys, outLo, outHi), desc)
+            desc, after, before), MatchSpan(left.span.keys, outLo, outHi), desc)
       }
       var built = base
       kleeneAt.filter(_._2 == t).foreach { case (k, _) => built = attachKleene(built, s, k, active) }
@@ -306,9 +360,13 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       built
     }
     val out = build(tree)
-    // Each match is kept only by the slice of its first row.
-    val slice = out.span.keys.last
-    out.copy(plan = Filter(EqualTo(OwningSlice(out.span.lo, sliceLength), slice), out.plan))
+    // Each match is kept only by the slice of its first row (filtered at the first
+    // variable's leaf when the pattern starts with a single row).
+    if (firstSingle.isDefined) out
+    else {
+      val slice = out.span.keys.last
+      out.copy(plan = Filter(EqualTo(OwningSlice(out.span.lo, sliceLength), slice), out.plan))
+    }
   }
 
   private def attachKleene(m: Built, s: CepSequence, k: Kleene, active: Seq[CepCondition]): Built = {

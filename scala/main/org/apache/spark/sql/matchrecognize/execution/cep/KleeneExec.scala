@@ -140,7 +140,7 @@ case class KleeneExec(
         // match, in ORDER BY order.
         val band = sweep.band(l, lo - w, lo + w)
         val candidates = ArrayBuffer.empty[UnsafeRow]
-        val it = band.iterator()
+        val it = band.iterator
         while (it.hasNext) {
           val r = it.next()
           val o = r.getLong(rOrder)

@@ -30,23 +30,32 @@ case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, report: JoinPl
       // row's key, so that counter is tried before the map.
       var lastKey: UnsafeRow = null
       var lastCount: Array[Long] = null
-      rows.map { row =>
+      if (ks.isEmpty) { // one stream: one counter
+        var n = 0L
+        rows.map { row =>
+          n += 1
+          if (n > limit) throw MatchGuardExec.tooMany(limit)
+          row
+        }
+      } else rows.map { row =>
         val key = keyOf(row)
         var c = if (lastKey != null && lastKey == key) lastCount else counts.get(key)
         if (c == null) { c = Array(0L); lastKey = key.copy(); counts.put(lastKey, c) }
         else if (c ne lastCount) lastKey = key.copy()
         lastCount = c
         c(0) += 1
-        if (c(0) > limit) {
-          throw new MatchRecognizeLimitException(
-            s"SKIP TILL ANY MATCH produced more than $limit matches for one partition key in one " +
-              "task; raise spark.sql.matchRecognize.maxMatchesPerPartition or narrow the pattern " +
-              "(WITHIN, DEFINE conditions).")
-        }
+        if (c(0) > limit) throw MatchGuardExec.tooMany(limit)
         row
       }
     }
   }
 
   override protected def withNewChildInternal(c: SparkPlan): MatchGuardExec = copy(child = c)
+}
+
+object MatchGuardExec {
+  private def tooMany(limit: Long) = new MatchRecognizeLimitException(
+    s"SKIP TILL ANY MATCH produced more than $limit matches for one partition key in one " +
+      "task; raise spark.sql.matchRecognize.maxMatchesPerPartition or narrow the pattern " +
+      "(WITHIN, DEFINE conditions).")
 }

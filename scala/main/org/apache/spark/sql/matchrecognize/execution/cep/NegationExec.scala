@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution.cep
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, JoinedRow, Predicate, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, JoinedRow, Predicate, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -24,6 +24,9 @@ case class NegationExec(
     right: SparkPlan) extends CepBinaryExec {
 
   override def output: Seq[Attribute] = left.output
+
+  // A filter of the left side: its order is kept.
+  override def outputOrdering: Seq[SortOrder] = left.outputOrdering
 
   override def simpleString(maxFields: Int): String =
     s"Negation $description" + condition.map(c => s", condition: ${c.sql}").getOrElse("")
@@ -56,7 +59,7 @@ case class NegationExec(
           val until = if (hasUpper) b.getLong(1) else Long.MaxValue
           val band = sweep.band(l, lo, lo + w)
           var negated = false
-          val it = band.iterator()
+          val it = band.iterator
           while (!negated && it.hasNext) {
             val d = it.next()
             val o = d.getLong(rOrder)

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution.cep
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, Greatest, JoinedRow, Least, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, Greatest, JoinedRow, Least, Literal, Predicate, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -10,7 +10,10 @@ import org.apache.spark.sql.matchrecognize.plans.MatchSpan
  * The sequence join of SKIP TILL ANY MATCH: a band join of two sets of partial matches on
  * their start within each partition key and time slice. For each left partial match, the
  * right ones starting within a window of it are tested for the combined window, the order
- * of the variables and the DEFINE conditions evaluable here.
+ * of the variables and the DEFINE conditions evaluable here. Where the pattern order puts
+ * the right side after (before) some left variables, only right rows starting strictly
+ * after (before) them are tested: a binary search in the band rather than a predicate
+ * per row.
  */
 case class SequenceJoinExec(
     leftSpan: MatchSpan,
@@ -22,7 +25,14 @@ case class SequenceJoinExec(
     description: String,
     output: Seq[Attribute],
     left: SparkPlan,
-    right: SparkPlan) extends CepBinaryExec {
+    right: SparkPlan,
+    rightAfter: Seq[Attribute] = Nil,
+    rightBefore: Seq[Attribute] = Nil) extends CepBinaryExec {
+
+  // The right side starts after a left variable, so each left row's output starts where
+  // it does: the output keeps the left side's order, and the next join needs no sort.
+  override def outputOrdering: Seq[SortOrder] =
+    if (rightAfter.isEmpty) Nil else (leftSpan.keys :+ outLo).map(SortOrder(_, Ascending))
 
   override def producedAttributes: AttributeSet = AttributeSet(Seq(outLo, outHi))
 
@@ -44,9 +54,13 @@ case class SequenceJoinExec(
     val m = metrics
     val spec = sweepSpec
     val cond = condition
+    val after = rightAfter.map(a => left.output.indexWhere(_.exprId == a.exprId)).toArray
+    val before = rightBefore.map(a => left.output.indexWhere(_.exprId == a.exprId)).toArray
+    require(!(after ++ before).contains(-1), s"band bounds of $description not in the left input")
     left.execute().zipPartitions(right.execute()) { (lIter, rIter) =>
-      val predicate = Predicate.create(cond, inputSchema)
-      predicate.initialize(0)
+      // Often the band bounds are the whole condition (order only, no DEFINE between them).
+      val predicate = if (cond == Literal.TrueLiteral) null else Predicate.create(cond, inputSchema)
+      if (predicate != null) predicate.initialize(0)
       val project = UnsafeProjection.create(projectionExprs, inputSchema)
       val joined = new JoinedRow
       val sweep = spec.open(lIter, rIter)
@@ -59,23 +73,32 @@ case class SequenceJoinExec(
       new Iterator[InternalRow] {
         private var l: InternalRow = _
         private var lo, hi = 0L
-        private var band: java.util.Iterator[UnsafeRow] =
-          java.util.Collections.emptyIterator()
+        private var band: BandBuffer = _
+        private var i, end = 0 // the rows of `band` still to test for `l`
         private var nextRow: InternalRow = _
         private var finished = false
 
         private def advance(): Unit = {
           while (nextRow == null && !finished) {
-            if (band.hasNext) {
-              val r = band.next()
+            if (i < end) {
+              val r = band(i)
+              i += 1
               val span = math.max(hi, r.getLong(rHi)) - math.min(lo, r.getLong(rLo))
-              if (span <= w && predicate.eval(joined(l, r))) nextRow = project(joined(l, r))
+              if (span <= w && (predicate == null || predicate.eval(joined(l, r)))) nextRow = project(joined(l, r))
             } else if (lIter.hasNext) {
               l = lIter.next()
               leftRows += 1
               lo = l.getLong(lLo)
               hi = l.getLong(lHi)
-              band = sweep.band(l, lo - w, lo + w).iterator()
+              band = sweep.band(l, lo - w, lo + w)
+              var from = lo - w
+              var to = lo + w
+              var k = 0
+              while (k < after.length) { from = math.max(from, l.getLong(after(k)) + 1); k += 1 }
+              k = 0
+              while (k < before.length) { to = math.min(to, l.getLong(before(k)) - 1); k += 1 }
+              i = band.firstAtLeast(from)
+              end = if (to < from) i else band.endAtMost(to)
             } else {
               finished = true
               peak.set(sweep.peakBuffered.toDouble)

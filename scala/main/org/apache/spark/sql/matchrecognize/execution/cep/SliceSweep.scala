@@ -1,7 +1,5 @@
 package org.apache.spark.sql.matchrecognize.execution.cep
 
-import java.util.ArrayDeque
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.GenerateOrdering
@@ -31,7 +29,7 @@ final class SliceSweep(
     }, leftKeys)
 
   private val rightIn = right.buffered
-  private val buffer = new ArrayDeque[UnsafeRow]()
+  private val buffer = new BandBuffer
   private var currentKey: UnsafeRow = _
   private var peak = 0
 
@@ -42,7 +40,7 @@ final class SliceSweep(
    * Moves the band to [from, to] for the slice of `leftRow` and returns the buffered right
    * rows (sorted by `lo`); rows before `from` are dropped for good.
    */
-  def band(leftRow: InternalRow, from: Long, to: Long): ArrayDeque[UnsafeRow] = {
+  def band(leftRow: InternalRow, from: Long, to: Long): BandBuffer = {
     val key = leftKeyOf(leftRow)
     if (currentKey == null || keyOrdering.compare(key, currentKey) != 0) {
       currentKey = key.copy()
@@ -52,19 +50,19 @@ final class SliceSweep(
         rightIn.next()
       }
     }
-    while (!buffer.isEmpty && buffer.peekFirst().getLong(rightLo) < from) buffer.removeFirst()
+    while (!buffer.isEmpty && buffer.lo(0) < from) buffer.removeFirst()
     var more = true
     while (more && rightIn.hasNext) {
       val r = rightIn.head
       if (keyOrdering.compare(rightKeyOf(r), currentKey) != 0) more = false
       else if (r.getLong(rightLo) > to) more = false
       else {
-        val row = r.asInstanceOf[UnsafeRow].copy()
+        val lo = r.getLong(rightLo)
+        if (lo >= from) buffer.addLast(r.asInstanceOf[UnsafeRow].copy(), lo)
         rightIn.next()
-        if (row.getLong(rightLo) >= from) buffer.addLast(row)
       }
     }
-    if (buffer.size() > peak) peak = buffer.size()
+    if (buffer.size > peak) peak = buffer.size
     buffer
   }
 

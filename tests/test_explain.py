@@ -163,3 +163,63 @@ def test_the_fraud_example_reports_its_negation_plan(spark):
     # REFUND is negated: not a join input, so not in the tree.
     assert sorted(alt.rows_per_window) == ["BIG1", "BIG2", "PROBE"]
     assert "REFUND" not in alt.tree and alt.pattern == "PROBE !REFUND BIG1 BIG2"
+
+
+@pytest.fixture(scope="module")
+def scattered_events(spark):
+    """The rows of `known_events` x 4 (4,000 minutes), stored grouped by kind and in random
+    time order within a kind, as a table written symbol by symbol would be."""
+    rng = random.Random(9)
+    rows = []
+    for k in range(KEYS):
+        for i in range(4 * MINUTES):
+            kind = "a" if i % 10 == 0 else ("b" if i % 2 == 1 else "c")
+            rows.append((kind, rng.random(), k, i, rng.random()))
+    rows.sort()
+    df = spark.createDataFrame(rows, "kind STRING, shuffle DOUBLE, k INT, minute INT, x DOUBLE")
+    df = df.selectExpr("k", "TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, minute, 0) "
+                       "AS ts", "kind", "x").coalesce(2)
+    df.createOrReplaceTempView("scattered_events")
+    df.orderBy("k", "ts").createOrReplaceTempView("scattered_events_in_order")
+    return df
+
+
+def test_statistics_of_an_input_not_stored_in_time_order(spark, events, scattered_events):
+    # A block of this input holds one kind only, spread over the whole time range: its own
+    # density would say almost nothing arrives per window. The sampler sees the disorder,
+    # takes the density from the whole input and a sample spread over it.
+    query = _query("A B C").replace("known_events", "scattered_events")
+    [report] = explain_pattern(spark, query).reports
+    [alt] = report.alternatives
+    assert report.sample["density_from"] == "input"
+    rpw = alt.rows_per_window
+    assert rpw["A"] == pytest.approx(1.0, rel=0.25), rpw
+    assert rpw["B"] == pytest.approx(5.0, rel=0.25), rpw
+    assert rpw["C"] == pytest.approx(4.0, rel=0.25), rpw
+    assert "over the whole input (not stored in time order)" in str(explain_pattern(spark, query))
+    # The time-ordered copy keeps the blocks' own density.
+    [ordered] = explain_pattern(spark, _query("A B C")).reports
+    assert ordered.sample["density_from"] == "sample"
+    # The same rows as from the same data stored in time order.
+    in_order = query.replace("scattered_events", "scattered_events_in_order")
+    assert sorted(spark.sql(query).collect()) == sorted(spark.sql(in_order).collect())
+
+
+def test_join_tree_plans_scan_once_and_do_not_resort_between_joins(spark, events):
+    spark.conf.set(ORDER, "trivial")
+    try:
+        df = spark.sql(_query("A B C"))
+        explained = "\n".join(r[0] for r in spark.sql("EXPLAIN " + _query("A B C")).collect())
+        df.collect()
+        executed = df._jdf.queryExecution().executedPlan().toString()
+    finally:
+        spark.conf.unset(ORDER)
+    # Each join tests only the band rows the pattern order allows, and says which.
+    assert "SequenceJoin (A ⋈ B) within 600000000, right after A#o" in explained, explained
+    assert "SequenceJoin ((A ⋈ B) ⋈ C) within 600000000, right after A#o, B#o" in explained
+    # Three leaves, one shuffle of the input: the other two reuse it.
+    assert executed.count("ReusedExchange") == 2, executed
+    # The leaves are sorted by slice and time; the output of a join is already in the
+    # order the next join needs (the only other sort is the fixture's own).
+    slice_sorts = [line for line in explained.splitlines() if "Sort [" in line and "#slice" in line]
+    assert len(slice_sorts) == 3, explained

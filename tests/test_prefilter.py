@@ -140,3 +140,31 @@ def test_prefilter_is_a_configure_option_and_a_checked_conf(spark):
     assert builder._options[PREFILTER] == "on"
     with pytest.raises(Exception, match="auto, on, off|on, off"):
         spark.sql(f"SET {PREFILTER} = sometimes")
+
+
+def test_coverage_of_an_input_not_stored_in_time_order(spark):
+    # One area, a report a minute, the anchor on 2% of the rows: a +-30 minute range holds
+    # an anchor for about 1 - e^-1.2 = 70% of the rows, too many for auto. Stored in random
+    # order, a sample's rows are far apart in time and would see almost no neighbours;
+    # the estimate must come out near 70% all the same, and auto must leave the prefilter out.
+    spark.sql("""
+        CREATE OR REPLACE TEMPORARY VIEW scattered_reports AS
+        SELECT area, ts, category FROM (
+          SELECT 1 AS area,
+                 TIMESTAMP '2026-03-01 00:00:00' + make_dt_interval(0, 0, id, 0) AS ts,
+                 CASE WHEN pmod(hash(id, 5), 50) = 0 THEN 'burglary' ELSE 'noise' END AS category,
+                 hash(id, 6) AS scramble
+          FROM range(100000)) ORDER BY scramble""")
+    query = """
+        SELECT * FROM scattered_reports MATCH_RECOGNIZE (
+          PARTITION BY area ORDER BY ts
+          MEASURES A.ts AS a_ts, B.ts AS b_ts
+          ONE ROW PER MATCH
+          PATTERN (A N* B)
+          WITHIN INTERVAL '30' MINUTE
+          DEFINE A AS category = 'burglary', B AS category = 'burglary', N AS TRUE)"""
+    plan = "\n".join(r[0] for r in spark.sql("EXPLAIN " + query).collect())
+    found = re.search(r"around \w+ hold ([0-9.]+)% of the sampled rows", plan)
+    assert found, plan
+    assert 55 <= float(found.group(1)) <= 85, plan
+    assert "not used" in plan

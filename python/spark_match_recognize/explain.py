@@ -238,6 +238,9 @@ class PatternPlan:
             if s:
                 lines.append(f"  statistics from a sample of {int(s.get('rows', 0))} rows in "
                              f"{int(s.get('blocks', 0))} block(s)"
+                             + (", rows per key per time unit over the whole input (not "
+                                "stored in time order)" if s.get("density_from") == "input"
+                                else "")
                              + (" (cached)" if s.get("cached") else "")
                              + f"; window {_num(r.window or 0)} {r.window_unit}")
             for j, a in enumerate(r.alternatives, 1):

@@ -7,7 +7,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.compile.cep._
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf._
 import org.apache.spark.sql.matchrecognize.optimizer.algorithms.{AutoOrder, JoinOrderAlgorithm}
-import org.apache.spark.sql.matchrecognize.plans.{Json, JoinPlanReport}
+import org.apache.spark.sql.matchrecognize.plans.{Json, JoinPlanReport, KeyMicros}
 
 /**
  * The cost-based choice of join trees (`spark.sql.matchRecognize.joinOrder`): samples the
@@ -31,11 +31,15 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
     val seed = conf.getConf(STATISTICS_SEED)
     val (estimates, fresh) = StatisticsCache.getOrCompute[Option[StatisticsEstimator.Estimates]](
       ("join statistics", builder.node.canonicalized, sampleRows, seed)) {
-      val sample = InputSample.draw(session, builder.node.child, sampleRows, seed)
+      // Time windows measure rows per microsecond, which a block gives only when the input
+      // is stored in time order; otherwise one aggregate over the input gives it.
+      val time = if (builder.rowsWindow) None else Some(KeyMicros(builder.node.orderBy.head.child))
+      val (sample, density) = InputSample.forStatistics(session, builder.node.child,
+        builder.node.partitionBy, sampleRows, seed, time)
       val sampling = new CepPlanBuilder(builder.node.copy(child = sample.relation,
         partitionBy = builder.node.partitionBy :+ sample.block),
         CepSettings(Long.MaxValue, Long.MaxValue, JoinTreeChooser.patternOrder))
-      StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0)
+      StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0, density)
     }
     estimates match {
       case None =>
@@ -93,6 +97,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
         s"rows per window: ${perWindow.mkString(", ")}" +
         (if (sels.isEmpty) "" else s" | selectivity: ${sels.mkString(", ")}")
     }.mkString("; ") + s" | sample ${e.sampleRows} rows in ${e.blocks} block(s)" +
+      (if (e.densityFromInput) ", density over the input (not stored in ORDER BY order)" else "") +
       (if (fresh) "" else ", cached")
 
     def treeJson(t: JoinTree, pm: Map[JoinTree, Double]): String = t match {
@@ -132,7 +137,9 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       "window" -> Json.num(planned.headOption.map(_.stats.window).getOrElse(0.0)),
       "window_unit" -> Json.str(unit),
       "sample" -> Json.obj("rows" -> Json.num(e.sampleRows), "blocks" -> Json.num(e.blocks),
-        "rows_per_key_per_unit" -> Json.num(e.rowsPerKeyPerUnit), "cached" -> Json.bool(!fresh)),
+        "rows_per_key_per_unit" -> Json.num(e.rowsPerKeyPerUnit),
+        "density_from" -> Json.str(if (e.densityFromInput) "input" else "sample"),
+        "cached" -> Json.bool(!fresh)),
       "alternatives" -> Json.arr(alternatives)))
   }
 

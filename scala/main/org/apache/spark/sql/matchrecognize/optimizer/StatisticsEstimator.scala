@@ -33,10 +33,15 @@ object StatisticsEstimator {
 
   /** What the estimates came from, for the plan report. */
   final case class Estimates(perAlternative: Seq[PatternStatistics], sampleRows: Int,
-      blocks: Int, rowsPerKeyPerUnit: Double)
+      blocks: Int, rowsPerKeyPerUnit: Double, densityFromInput: Boolean = false)
 
+  /**
+   * `density`: rows per key per position unit measured over the whole input, used instead
+   * of the blocks' own (when the input is not stored in ORDER BY order, see
+   * [[InputSample.density]]).
+   */
   def estimate(session: SparkSession, sampling: CepPlanBuilder, sampleRows: Int, blocks: Int,
-      latencyWeight: Double): Option[Estimates] = {
+      latencyWeight: Double, density: Option[Double] = None): Option[Estimates] = {
     val layout = sampling.samplePlan
     val output = layout.plan.output
     def index(a: Attribute) = output.indexWhere(_.exprId == a.exprId)
@@ -58,7 +63,7 @@ object StatisticsEstimator {
       if (is.size < 2) blockSpan(rows(is.head).getInt(blockIndex))
       else math.max(1.0, (los.max - los.min).toDouble * is.size / (is.size - 1))
     }.sum
-    val lambda = rows.length / covered
+    val lambda = density.getOrElse(rows.length / covered)
 
     val passing: Map[String, Array[Int]] = layout.flags.map { case (v, flag) =>
       val fi = index(flag)
@@ -110,7 +115,7 @@ object StatisticsEstimator {
         s.kleenes.map(k => k.variable -> (rate(k.variable), sampling.kleeneNeeds(s, k.variable)))
           .toMap, latencyWeight, order.lastOption)
     }
-    Some(Estimates(perAlternative, sampleRows, blocks, lambda))
+    Some(Estimates(perAlternative, sampleRows, blocks, lambda, density.isDefined))
   }
 
   private def safely(v: => Boolean): Boolean = try v catch { case _: RuntimeException => false }

@@ -313,14 +313,23 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     // them. The join's ordering conjuncts enforce both for every pair across the two
     // sides. Only when ORDER BY positions are window positions (`o` = `lo`), so they
     // bound `lo`.
-    def bandBounds(l: JoinTree, r: JoinTree): (Seq[Attribute], Seq[Attribute]) =
+    def bandBounds(l: JoinTree, r: JoinTree): (Seq[String], Seq[String]) =
       if (!positionsAreWindowPositions) (Nil, Nil)
       else {
         val rightElements = r.leaves ++ attachedKleenes(r)
         val after = l.leaves.filter(x => rightElements.forall(y => position(x) < position(y)))
         val before = l.leaves.filter(x => r.leaves.exists(y => position(y) < position(x)))
-        (after.map(rewriter.positions(_).o), before.map(rewriter.positions(_).o))
+        (after, before)
       }
+
+    // The ordering conjuncts the band already guarantees: x before every right element
+    // (x < right's first row <= y), and y before x when y is the right side's first row.
+    def impliedByBand(l: JoinTree, r: JoinTree, x: String, y: String): Boolean = {
+      val (after, before) = bandBounds(l, r)
+      val first = (r.leaves ++ attachedKleenes(r)).minBy(position)
+      if (position(x) < position(y)) after.contains(x)
+      else before.contains(x) && first == y
+    }
 
     // A match starts with its first element's row: when that is a single row, only the
     // slice that owns the row needs it as a first row, and no other slice's match is kept.
@@ -335,10 +344,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
           val left = build(l)
           val right = build(r)
           val (after, before) = bandBounds(l, r)
-          // Against a lone right variable the band bounds are exactly the order conjuncts.
-          val bandIsOrder = (after.nonEmpty || before.nonEmpty) && r.isInstanceOf[JoinLeaf] &&
-            attachedKleenes(r).isEmpty
-          val ordering = if (bandIsOrder) Nil else for (x <- l.leaves; y <- r.leaves) yield {
+          val ordering = for (x <- l.leaves; y <- r.leaves if !impliedByBand(l, r, x, y)) yield {
             val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
             LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
           }
@@ -349,7 +355,8 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
           val desc = s"(${left.description} ⋈ ${right.description})"
           Built(CepSequenceJoin(left.plan, right.plan, left.span, right.span,
             (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)), window, outLo, outHi,
-            desc, after, before), MatchSpan(left.span.keys, outLo, outHi), desc)
+            desc, after.map(rewriter.positions(_).o), before.map(rewriter.positions(_).o)),
+            MatchSpan(left.span.keys, outLo, outHi), desc)
       }
       var built = base
       kleeneAt.filter(_._2 == t).foreach { case (k, _) => built = attachKleene(built, s, k, active) }
@@ -442,12 +449,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
         }
       cols.toSeq
     }
-    val commonLo = AttributeReference("#match_lo", LongType)()
+    // Alternatives line up their columns for the union (absent variables are NULL). One
+    // alternative with ONE ROW PER MATCH needs no such projection: the measures' projection
+    // reads what it needs, and the rows are not copied once more on their way there.
     val branches = built.map { case (_, b) =>
       val available = b.plan.outputSet
-      Project(partitionBy ++ matchColumns.map { a =>
+      if (built.size == 1 && !allRows && matchColumns.forall(available.contains)) b.plan
+      else Project(partitionBy ++ matchColumns.map { a =>
         if (available.contains(a)) a else Alias(Literal.create(null, a.dataType), a.name)(a.exprId)
-      } :+ Alias(b.span.lo, commonLo.name)(commonLo.exprId), b.plan): LogicalPlan
+      }, b.plan): LogicalPlan
     }
     var matches: LogicalPlan = if (branches.size == 1) branches.head else Union(branches)
     if (needsIds) {

@@ -37,7 +37,10 @@ case class SequenceJoinExec(
   override def producedAttributes: AttributeSet = AttributeSet(Seq(outLo, outHi))
 
   override def simpleString(maxFields: Int): String =
-    s"SequenceJoin $description within $window, condition: ${condition.sql}"
+    s"SequenceJoin $description within $window" +
+      (if (rightAfter.isEmpty) "" else s", right after ${rightAfter.map(_.name).mkString(", ")}") +
+      (if (rightBefore.isEmpty) "" else s", right before ${rightBefore.map(_.name).mkString(", ")}") +
+      s", condition: ${condition.sql}"
 
   override protected def doExecute(): RDD[InternalRow] = {
     val inputSchema = left.output ++ right.output

@@ -74,7 +74,8 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
 
   /** The rewritten input of one anchor choice, and what the sample measures on it. */
   private case class Candidate(anchor: String, plan: LogicalPlan, inRange: Attribute,
-      spanText: String, build: (LogicalPlan, Seq[Expression]) => (LogicalPlan, Attribute))
+      spanText: String, build: (LogicalPlan, Seq[Expression]) => (LogicalPlan, Attribute),
+      anchorCondition: Expression, interval: Option[(Expression, Long)])
 
   private def ranges(m: MatchRecognize, app: PrefilterConditions.Applicable)
       : Either[String, Seq[Candidate]] = {
@@ -153,7 +154,10 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
     Right(app.anchors.map { case (v, e) =>
       val (plan, flag) = build(e, m.partitionBy)(m.child)
       Candidate(v, plan, flag, s"$spanText ($how)",
-        (c: LogicalPlan, keys: Seq[Expression]) => build(e, keys)(c))
+        (c: LogicalPlan, keys: Seq[Expression]) => build(e, keys)(c), e, app.span match {
+          case MatchSpanBound.Interval(micros) => Some((KeyMicros(firstKey), micros))
+          case _ => None
+        })
     })
   }
 
@@ -207,10 +211,24 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
    * its own partition, so ranges never join rows of different blocks.
    */
   private def sampleFractions(m: MatchRecognize, cs: Seq[Candidate]): Seq[Option[Double]] = {
-    val sample = InputSample.draw(session, m.child,
+    val time = cs.headOption.flatMap(_.interval).map(_._1)
+    val (sample, density) = InputSample.forStatistics(session, m.child, m.partitionBy,
       conf.getConf(MatchRecognizeConf.STATISTICS_SAMPLE_ROWS),
-      conf.getConf(MatchRecognizeConf.STATISTICS_SEED))
+      conf.getConf(MatchRecognizeConf.STATISTICS_SEED), time)
     if (sample.rows == 0) return cs.map(_ => None)
+    // Time ranges over a sample of an input not stored in time order hold far fewer of the
+    // sampled rows than of the input's: each row of a block is alone in its time. Then the
+    // share is computed: anchors of a key arrive at rate `rho` per microsecond (the input's
+    // density times the anchor's share of the sample), so a row has one within +-W with
+    // probability 1 - exp(-2 W rho).
+    def count(plan: LogicalPlan): Long = session.sessionState.executePlan(
+      Aggregate(Nil, Seq(Alias(Count(Literal(1)).toAggregateExpression(), "n")()), plan))
+      .executedPlan.executeCollect().head.getLong(0)
+    if (density.isDefined) return cs.map { c =>
+      val anchors = count(Filter(c.anchorCondition, sample.relation)).toDouble / sample.rows
+      val micros = c.interval.get._2.toDouble
+      Some(1 - math.exp(-2 * micros * density.get * anchors))
+    }
     cs.map { c =>
       // The same construction over the sample, partitioned by block too.
       val (kept, _) = c.build(sample.relation, m.partitionBy :+ sample.block)

@@ -439,18 +439,28 @@ final class AutomatonMatcher(
     case _ => null
   }
 
+  // The WITHIN clause, unpacked once: this test runs per attempt and row.
+  private val withinRows: Long = spec.options.within match {
+    case Some(WithinClause.Rows(n)) => n
+    case _ => -1L
+  }
+  private val withinMicros: Long = spec.options.within match {
+    case Some(WithinClause.Interval(micros, _)) => micros
+    case _ => -1L
+  }
+  private val (windowOrdinal, windowType) = spec.windowKey.getOrElse((-1, null))
+
   private def withinWindow(a: Attempt, pos: Long, input: InternalRow): Boolean =
-    spec.options.within match {
-      case None => true
-      case Some(WithinClause.Rows(n)) => pos - a.start < n
-      case Some(WithinClause.Interval(micros, _)) =>
-        val (ordinal, dataType) = spec.windowKey.get
-        val first = buffer.get(a.start)
-        if (input.isNullAt(ordinal) || first.isNullAt(ordinal)) false
-        else {
-          MatcherSpec.windowKeyMicros(input.get(ordinal, dataType), dataType) -
-            MatcherSpec.windowKeyMicros(first.get(ordinal, dataType), dataType) <= micros
-        }
+    if (withinRows >= 0) pos - a.start < withinRows
+    else if (withinMicros < 0) true
+    else {
+      val first = buffer.get(a.start)
+      if (input.isNullAt(windowOrdinal) || first.isNullAt(windowOrdinal)) false
+      else {
+        MatcherSpec.windowKeyMicros(input.get(windowOrdinal, windowType), windowType) -
+          MatcherSpec.windowKeyMicros(first.get(windowOrdinal, windowType), windowType) <=
+          withinMicros
+      }
     }
 
   /** Does the DEFINE condition of `label` hold for `t` extended by the row at `pos`? */

@@ -24,6 +24,13 @@ final class PartitionProcessor(
   private val writer = new MatchOutputWriter(spec, buffer, out)
   private val matcher = new AutomatonMatcher(spec, buffer, writer.add, partitionIndex)
   private val keyOf = UnsafeProjection.create(partitionKeys, inputSchema)
+  // Fixed-width key columns are compared in place with the previous row's (their 8-byte
+  // words and null bits), which is most of the per-row cost of finding partition ends.
+  private val keyOrdinals: Array[Int] = partitionKeys.map(k =>
+    inputSchema.indexWhere(_.exprId == k.exprId)).toArray
+  private val keysFixedWidth: Boolean = keyOrdinals.forall(_ >= 0) &&
+    partitionKeys.forall(k => UnsafeRow.isFixedLength(k.dataType))
+  private var previous: UnsafeRow = _
 
   private var currentKey: UnsafeRow = _
   private var processed = 0L
@@ -50,14 +57,27 @@ final class PartitionProcessor(
     }
   }
 
+  private def sameKey(row: UnsafeRow): Boolean =
+    if (keysFixedWidth) {
+      var i = 0
+      var same = true
+      while (same && i < keyOrdinals.length) {
+        val o = keyOrdinals(i)
+        val n = row.isNullAt(o)
+        same = n == previous.isNullAt(o) && (n || row.getLong(o) == previous.getLong(o))
+        i += 1
+      }
+      same
+    } else keyOf(row) == currentKey
+
   private def add(row: UnsafeRow): Unit = {
     inputRows += 1
-    val key = keyOf(row)
-    if (currentKey == null || key != currentKey) {
+    if (currentKey == null || !sameKey(row)) {
       if (currentKey != null) endPartition()
-      currentKey = key.copy()
+      currentKey = keyOf(row).copy()
     }
     buffer.append(row)
+    previous = buffer.get(buffer.end - 1)
     while (processed + spec.defineLookAhead < buffer.end) {
       matcher.process(processed)
       processed += 1

@@ -149,7 +149,7 @@ final case class CepKleene(
  * this node, so every variable's input stays the same plan, which Spark then runs once:
  * one scan and one shuffle for all the leaves of a join tree.
  */
-final case class CepRowsOf(variable: String, flag: Attribute, child: LogicalPlan)
+final case class CepRowsOf(variable: String, flag: Expression, child: LogicalPlan)
   extends UnaryNode {
   override def output: Seq[Attribute] = child.output
   // Every column is read, so column pruning keeps the shared input whole under each leaf.

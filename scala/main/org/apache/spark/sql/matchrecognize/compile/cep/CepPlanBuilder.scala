@@ -175,28 +175,37 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   /**
    * The input every leaf reads: the rows passing some variable's own conditions, with a
-   * flag per variable, the input columns the variables' cells are computed from, copied
-   * into every time slice that may need them and shuffled by partition key and slice.
-   * Every leaf is a filter on its flag over this one plan, so Spark scans and shuffles the
-   * input once for the whole tree (it reuses the identical exchange) instead of once per
-   * variable; the variable's cells are computed after the shuffle, so columns two
-   * variables share travel once.
+   * bit per variable telling which, the input columns the variables' cells are computed
+   * from, copied into every time slice that may need them and shuffled by partition key
+   * and slice. Every leaf is a filter on its bit over this one plan, so Spark scans and
+   * shuffles the input once for the whole tree (it reuses the identical exchange) instead
+   * of once per variable; the variable's cells are computed after the shuffle, so columns
+   * two variables share travel once. The bits are packed into one long column per 62
+   * variables rather than a Boolean column each: Spark's constraint propagation rewrites
+   * a filter's conditions with every combination of the aliases that name their parts,
+   * 2^n for n flags, and would spend minutes planning a union of a few alternatives.
    */
-  private lazy val sharedLeafInput: (LogicalPlan, Map[String, Attribute], Attribute) = {
+  private lazy val sharedLeafInput: (LogicalPlan, Map[String, Expression], Attribute) = {
     val (_, lo, _) = rowPositions
     val vars = kinds.keys.toSeq.sorted
-    val flags = vars.map { v =>
+    def own(v: String): Expression = {
       val defined = columnsOf(v).collect { case a: Alias => a.exprId -> a.child }.toMap
-      val own = leafFilters.getOrElse(v, Nil).reduceOption(And).getOrElse(Literal(true))
+      leafFilters.getOrElse(v, Nil).reduceOption(And).getOrElse(Literal(true))
         .transform { case a: Attribute if defined.contains(a.exprId) => defined(a.exprId) }
-      v -> Alias(own, s"$v#rows")()
+    }
+    val groups = vars.grouped(62).toSeq
+    val masks = groups.indices.map { g =>
+      Alias(groups(g).zipWithIndex.map { case (v, b) =>
+        If(Coalesce(Seq(own(v), Literal(false))), Literal(1L << b), Literal(0L)): Expression
+      }.reduce(BitwiseOr), s"#rows$g")()
     }
     val read = AttributeSet(partitionBy.flatMap(_.references) ++
       vars.flatMap(columnsOf).flatMap(_.references))
     val slicesAlias = Alias(TimeSlices(lo, window, sliceLength), "#slices")()
-    val projected = Project(keysPresent.output.filter(read.contains) ++ flags.map(_._2) :+
-      slicesAlias, keysPresent)
-    val filtered = Filter(flags.map(_._2.toAttribute: Expression).reduce(Or), projected)
+    val projected = Project(keysPresent.output.filter(read.contains) ++ masks :+ slicesAlias,
+      keysPresent)
+    val filtered = Filter(masks.map(m => Not(EqualTo(m.toAttribute, Literal(0L))): Expression)
+      .reduce(Or), projected)
     val slice = AttributeReference("#slice", LongType, nullable = false)()
     val generated = Generate(Explode(slicesAlias.toAttribute),
       unrequiredChildIndex = Seq(filtered.output.length - 1), outer = false, qualifier = None,
@@ -207,7 +216,12 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     // to AQE, one task would do all the joins on one core.
     val shuffled = RepartitionByExpression(partitionBy :+ slice, generated,
       Some(SQLConf.get.numShufflePartitions))
-    (shuffled, flags.map { case (v, a) => v -> a.toAttribute }.toMap, slice)
+    val bitOf = groups.indices.flatMap { g =>
+      groups(g).zipWithIndex.map { case (v, b) =>
+        v -> (Not(EqualTo(BitwiseAnd(masks(g).toAttribute, Literal(1L << b)), Literal(0L))): Expression)
+      }
+    }.toMap
+    (shuffled, bitOf, slice)
   }
 
   /**

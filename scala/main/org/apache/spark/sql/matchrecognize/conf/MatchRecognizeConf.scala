@@ -85,9 +85,12 @@ object MatchRecognizeConf {
 
   val STATISTICS_SAMPLE_ROWS: ConfigEntry[Int] =
     buildConf("spark.sql.matchRecognize.statistics.sampleRows")
-      .doc("Rows read to estimate arrival rates and selectivities for join ordering: " +
-        "contiguous blocks from up to 4 input partitions chosen by a seeded draw. Estimates " +
-        "are cached per query shape, so EXPLAIN and the run share them.")
+      .doc("Rows read to estimate arrival rates and selectivities for join ordering (and the " +
+        "prefilter's coverage): contiguous blocks from up to 4 input partitions chosen by a " +
+        "seeded draw; when those blocks show the input is not stored in ORDER BY order, a " +
+        "seeded sample spread over the whole input instead, with the density from one " +
+        "aggregate over it. Estimates are cached per query shape, so EXPLAIN and the run " +
+        "share them.")
       .version("0.1.0")
       .intConf
       .checkValue(n => n >= 10 && n <= 10000000, "must be between 10 and 10000000")

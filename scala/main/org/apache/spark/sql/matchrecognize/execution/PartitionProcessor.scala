@@ -77,7 +77,7 @@ final class PartitionProcessor(
       currentKey = keyOf(row).copy()
     }
     buffer.append(row)
-    previous = buffer.get(buffer.end - 1)
+    if (keysFixedWidth) previous = buffer.get(buffer.end - 1)
     while (processed + spec.defineLookAhead < buffer.end) {
       matcher.process(processed)
       processed += 1

@@ -41,14 +41,17 @@ object InputSample {
     val parts = rdd.getNumPartitions
     val chosen = new Random(seed).shuffle((0 until parts).toList).take(MaxBlocks)
     val perBlock = if (chosen.isEmpty) 0 else (rows + chosen.size - 1) / chosen.size
-    val sc = session.sparkContext
-    val previous = sc.getLocalProperty("spark.job.description")
-    sc.setJobDescription(s"MATCH_RECOGNIZE statistics: sample of $rows rows")
-    val blocks = try {
+    val blocks = withDescription(session, s"MATCH_RECOGNIZE statistics: sample of $rows rows") {
       if (chosen.isEmpty) Array.empty[Array[InternalRow]]
-      else sc.runJob(rdd, (it: Iterator[InternalRow]) => it.take(perBlock).map(_.copy()).toArray,
-        chosen)
-    } finally sc.setJobDescription(previous)
+      else session.sparkContext.runJob(rdd,
+        (it: Iterator[InternalRow]) => it.take(perBlock).map(_.copy()).toArray, chosen)
+    }
+    asSample(child, blocks.toSeq, order.map(inOrder(blocks, _, child)).getOrElse(1.0))
+  }
+
+  /** Blocks of `child`'s rows as a local relation with the block number as a column. */
+  private def asSample(child: LogicalPlan, blocks: Seq[Array[InternalRow]],
+      inOrder: Double): Sampled = {
     val block = AttributeReference("#block", IntegerType, nullable = false)()
     val columns = child.output.zipWithIndex.map { case (a, i) =>
       BoundReference(i, a.dataType, a.nullable)
@@ -57,8 +60,8 @@ object InputSample {
       val project = UnsafeProjection.create(columns :+ Literal(b))
       rs.map(r => project(r).copy(): InternalRow)
     }
-    Sampled(LocalRelation(child.output :+ block, data.toSeq), block, data.length,
-      blocks.count(_.nonEmpty), order.map(inOrder(blocks, _, child)).getOrElse(1.0))
+    Sampled(LocalRelation(child.output :+ block, data), block, data.length,
+      blocks.count(_.nonEmpty), inOrder)
   }
 
   /**
@@ -141,14 +144,7 @@ object InputSample {
       "spread over the input") {
       session.sessionState.executePlan(plan).executedPlan.executeCollect()
     }
-    val block = AttributeReference("#block", IntegerType, nullable = false)()
-    val columns = child.output.zipWithIndex.map { case (a, i) =>
-      BoundReference(i, a.dataType, a.nullable)
-    }
-    val project = UnsafeProjection.create(columns :+ Literal(0))
-    val out = data.map(r => project(r).copy(): InternalRow)
-    Sampled(LocalRelation(child.output :+ block, out.toSeq), block, out.length,
-      if (out.isEmpty) 0 else 1, inOrder = 0.0)
+    asSample(child, Seq(data), inOrder = 0.0)
   }
 
   private def withDescription[T](session: SparkSession, text: String)(body: => T): T = {

@@ -38,7 +38,7 @@ object StatisticsEstimator {
   /**
    * `density`: rows per key per position unit measured over the whole input, used instead
    * of the blocks' own (when the input is not stored in ORDER BY order, see
-   * [[InputSample.density]]).
+   * [[InputSample.inputStats]]).
    */
   def estimate(session: SparkSession, sampling: CepPlanBuilder, sampleRows: Int, blocks: Int,
       latencyWeight: Double, density: Option[Double] = None): Option[Estimates] = {

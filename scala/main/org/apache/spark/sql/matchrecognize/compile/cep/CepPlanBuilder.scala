@@ -338,12 +338,10 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
     // The ordering conjuncts the band already guarantees: x before every right element
     // (x < right's first row <= y), and y before x when y is the right side's first row.
-    def impliedByBand(l: JoinTree, r: JoinTree, x: String, y: String): Boolean = {
-      val (after, before) = bandBounds(l, r)
-      val first = (r.leaves ++ attachedKleenes(r)).minBy(position)
+    def impliedByBand(after: Seq[String], before: Seq[String], rightFirst: String,
+        x: String, y: String): Boolean =
       if (position(x) < position(y)) after.contains(x)
-      else before.contains(x) && first == y
-    }
+      else before.contains(x) && rightFirst == y
 
     // A match starts with its first element's row: when that is a single row, only the
     // slice that owns the row needs it as a first row, and no other slice's match is kept.
@@ -358,7 +356,9 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
           val left = build(l)
           val right = build(r)
           val (after, before) = bandBounds(l, r)
-          val ordering = for (x <- l.leaves; y <- r.leaves if !impliedByBand(l, r, x, y)) yield {
+          val rightFirst = (r.leaves ++ attachedKleenes(r)).minBy(position)
+          val ordering = for (x <- l.leaves; y <- r.leaves
+              if !impliedByBand(after, before, rightFirst, x, y)) yield {
             val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
             LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
           }

@@ -232,9 +232,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
     cs.map { c =>
       // The same construction over the sample, partitioned by block too.
       val (kept, _) = c.build(sample.relation, m.partitionBy :+ sample.block)
-      val count = Aggregate(Nil, Seq(Alias(Count(Literal(1)).toAggregateExpression(), "n")()), kept)
-      val n = session.sessionState.executePlan(count).executedPlan.executeCollect().head.getLong(0)
-      Some(n.toDouble / sample.rows)
+      Some(count(kept).toDouble / sample.rows)
     }
   }
 }

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.execution
 
-import java.util.{ArrayDeque, HashSet}
+import java.util.HashSet
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BasePredicate, JoinedRow, Predicate}
@@ -42,7 +42,7 @@ final class AutomatonMatcher(
   private val fingerprintSlots: Array[Slot] =
     spec.defines.flatten.filterNot(_.historyFree).flatMap(_.slots).distinct.toArray
 
-  private val attempts = new ArrayDeque[Attempt]()
+  private val attempts = new AttemptQueue
   private var nextStart = 0L
   private var matchCount = 0L
   private var liveThreads = 0L
@@ -126,9 +126,10 @@ final class AutomatonMatcher(
     var more = true
     while (more) {
       beginStep()
-      val it = attempts.iterator()
-      while (it.hasNext) {
-        val a = it.next()
+      var k = 0
+      while (k < attempts.size) {
+        val a = attempts.get(k)
+        k += 1
         if (!a.finished) {
           if (!spec.shareAcrossStarts) beginStep()
           closure(a, end, atEnd = true)
@@ -182,10 +183,15 @@ final class AutomatonMatcher(
   private val noRegisters = Array.fill(registerCount)(-1L)
 
   private def holdsAtStart(label: Int, pos: Long, input: InternalRow): Boolean =
-    conditions.holds(label, pos, input, {
-      view.reset(pos, null, noLabels, noFirsts, matchCount + 1, label, pos)
-      view
-    })
+    conditions.holds(label, pos, input, startView)
+
+  // A match starting at the tested row: nothing mapped before it.
+  private val startView = new ViewSource {
+    def view(label: Int, pos: Long): MatchView = {
+      AutomatonMatcher.this.view.reset(pos, null, noLabels, noFirsts, matchCount + 1, label, pos)
+      AutomatonMatcher.this.view
+    }
+  }
 
   // DEFINE conditions that navigate by variable need each thread's first/last row per label.
   private val trackLabels: Boolean = spec.defines.exists(_.exists(_.slots.exists {
@@ -195,9 +201,10 @@ final class AutomatonMatcher(
   }))
 
   // Decided attempts are reused (with their thread lists), so starting one allocates little.
-  private val pool = new java.util.ArrayDeque[Attempt]()
+  private val pool = new Array[Attempt](64)
+  private var pooled = 0
 
-  private def recycle(a: Attempt): Unit = if (pool.size() < 64) pool.push(a)
+  private def recycle(a: Attempt): Unit = if (pooled < pool.length) { pool(pooled) = a; pooled += 1 }
 
   private def isDead(a: Attempt): Boolean = a.finished && a.candidate == null
 
@@ -206,8 +213,9 @@ final class AutomatonMatcher(
   }
 
   private def newAttempt(start: Long): Attempt = {
-    val a = if (pool.isEmpty) new Attempt(start, matchCount + 1) else {
-      val reused = pool.pop()
+    val a = if (pooled == 0) new Attempt(start, matchCount + 1) else {
+      pooled -= 1
+      val reused = pool(pooled)
       reused.reset(start, matchCount + 1)
       reused
     }
@@ -232,9 +240,10 @@ final class AutomatonMatcher(
   private def step(pos: Long): Unit = {
     beginStep()
     liveThreads = 0
-    val it = attempts.iterator()
-    while (it.hasNext) {
-      val a = it.next()
+    var k = 0
+    while (k < attempts.size) {
+      val a = attempts.get(k)
+      k += 1
       if (!a.finished) {
         if (!spec.shareAcrossStarts) beginStep()
         closure(a, pos, atEnd = false)
@@ -251,9 +260,10 @@ final class AutomatonMatcher(
     }
     val input = buffer.get(pos)
     var someDied = false
-    val it2 = attempts.iterator()
-    while (it2.hasNext) {
-      val a = it2.next()
+    k = 0
+    while (k < attempts.size) {
+      val a = attempts.get(k)
+      k += 1
       if (!a.finished) {
         val next = a.nextGeneration()
         val inWindow = withinWindow(a, pos, input)
@@ -267,7 +277,7 @@ final class AutomatonMatcher(
             } else {
               val label = program(t.pc).asInstanceOf[MatchLabel].label
               if (holds(label, t, pos, input)) {
-                t.consume(pos, label, trackLabels)
+                t.consume(pos, label, trackLabels, changesFingerprint(label))
                 t.pc += 1
                 next.add(t)
               }
@@ -292,24 +302,8 @@ final class AutomatonMatcher(
    */
   private def dropDeadAttempts(): Unit = {
     // The newest attempts die most often (a start that goes nowhere): take them off the end.
-    while (attempts.size() > 1 && isDead(attempts.peekLast())) recycle(attempts.removeLast())
-    if (attempts.size() <= 1) return
-    val head = attempts.peekFirst()
-    var dead = false
-    val it = attempts.iterator()
-    while (it.hasNext && !dead) {
-      val a = it.next()
-      dead = a.finished && a.candidate == null && (a ne head)
-    }
-    if (dead) {
-      val n = attempts.size()
-      var i = 0
-      while (i < n) { // rotate once, keeping the live attempts in order
-        val a = attempts.removeFirst()
-        if (a.finished && a.candidate == null && (a ne head)) recycle(a) else attempts.addLast(a)
-        i += 1
-      }
-    }
+    while (attempts.size > 1 && isDead(attempts.peekLast())) recycle(attempts.removeLast())
+    if (attempts.size > 2) attempts.removeDeadAfterFirst(recycle)
   }
 
   /**
@@ -399,9 +393,13 @@ final class AutomatonMatcher(
   private val collisionStamp = new Array[Int](spec.program.size * 2)
 
   private def stateKey(t: MatchThread, registers: Array[Long], pc: Int, skip: Boolean): StateKey = {
-    if (keyedByHistory && t.fingerprint == null) t.fingerprint = fingerprint(t)
+    if (keyedByHistory && t.fingerprint == null) {
+      t.fingerprint = fingerprint(t)
+      t.fingerprintHash = java.util.Arrays.hashCode(t.fingerprint)
+    }
     val start = if (spec.shareAcrossStarts) -1L else t.attempt.start
-    new StateKey(pc, skip, start, if (registerCount == 0) null else registers, t.fingerprint)
+    new StateKey(pc, skip, start, if (registerCount == 0) null else registers, t.fingerprint,
+      t.fingerprintHash)
   }
 
   /** Positions (and labels) of the rows that history-dependent DEFINE slots would read. */
@@ -433,6 +431,26 @@ final class AutomatonMatcher(
     scratch.toArray
   }
   private val scratch = new LongBuffer
+
+  /**
+   * Labels whose rows the fingerprint reads: consuming a row of another label leaves it as
+   * it was (in `A B* C` with C reading A.x, the B rows do not change it).
+   */
+  private val changesFingerprint: Array[Boolean] = {
+    val all = Array.fill(labelCount)(true)
+    val some = new Array[Boolean](labelCount)
+    def mark(vars: Option[Seq[Int]]): Boolean = vars match {
+      case Some(vs) => vs.foreach(some(_) = true); false
+      case None => true
+    }
+    val anyLabel = fingerprintSlots.exists {
+      // A classifier read after the navigated row sees later rows of any label.
+      case s: NavigationSlot => mark(s.vars) || (s.readsClassifier && s.physicalOffset > 0)
+      case s: AggregateSlot => mark(s.vars)
+      case MatchNumberSlot => false
+    }
+    if (anyLabel) all else some
+  }
   private val fingerprintVars: Array[Array[Int]] = fingerprintSlots.map {
     case s: NavigationSlot => s.vars.map(_.toArray).orNull
     case s: AggregateSlot => s.vars.map(_.toArray).orNull
@@ -464,12 +482,21 @@ final class AutomatonMatcher(
     }
 
   /** Does the DEFINE condition of `label` hold for `t` extended by the row at `pos`? */
-  private def holds(label: Int, t: MatchThread, pos: Long, input: InternalRow): Boolean =
-    conditions.holds(label, pos, input, {
-      view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel, t.attempt.matchNumber,
-        label, pos)
-      view
-    })
+  private def holds(label: Int, t: MatchThread, pos: Long, input: InternalRow): Boolean = {
+    threadView.thread = t
+    conditions.holds(label, pos, input, threadView)
+  }
+
+  // The thread being tested; set before each test rather than captured in a closure.
+  private object threadView extends ViewSource {
+    var thread: MatchThread = _
+    def view(label: Int, pos: Long): MatchView = {
+      val t = thread
+      AutomatonMatcher.this.view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel,
+        t.attempt.matchNumber, label, pos)
+      AutomatonMatcher.this.view
+    }
+  }
 
   /**
    * Decides attempts in start order and reports their matches. Returns true when a match
@@ -636,6 +663,64 @@ private final class MutableThreadView extends MatchView {
   }
 }
 
+
+/** The live attempts in start order: a ring with indexed access, so steps allocate no iterator. */
+private final class AttemptQueue {
+  private var items = new Array[Attempt](16)
+  private var head = 0
+  private var count = 0
+
+  def size: Int = count
+  def isEmpty: Boolean = count == 0
+  def get(i: Int): Attempt = items((head + i) & (items.length - 1))
+  def peekFirst(): Attempt = get(0)
+  def peekLast(): Attempt = get(count - 1)
+
+  def addLast(a: Attempt): Unit = {
+    if (count == items.length) {
+      val bigger = new Array[Attempt](items.length * 2)
+      var i = 0
+      while (i < count) { bigger(i) = get(i); i += 1 }
+      items = bigger
+      head = 0
+    }
+    items((head + count) & (items.length - 1)) = a
+    count += 1
+  }
+
+  def removeFirst(): Attempt = {
+    val a = items(head)
+    items(head) = null
+    head = (head + 1) & (items.length - 1)
+    count -= 1
+    a
+  }
+
+  def removeLast(): Attempt = {
+    val i = (head + count - 1) & (items.length - 1)
+    val a = items(i)
+    items(i) = null
+    count -= 1
+    a
+  }
+
+  /** Drops the finished attempts without a match, except the first, keeping the order. */
+  def removeDeadAfterFirst(dropped: Attempt => Unit): Unit = {
+    var kept = 1
+    var i = 1
+    while (i < count) {
+      val a = get(i)
+      if (a.finished && a.candidate == null) dropped(a)
+      else {
+        items((head + kept) & (items.length - 1)) = a
+        kept += 1
+      }
+      i += 1
+    }
+    while (i > kept) { i -= 1; items((head + i) & (items.length - 1)) = null }
+    count = kept
+  }
+}
 
 /** The work list of a closure: (thread, program position, parked-to-skip) entries, LIFO. */
 private final class ClosureStack {

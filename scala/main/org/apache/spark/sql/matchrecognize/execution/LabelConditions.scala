@@ -15,9 +15,12 @@ private[execution] final class LabelConditions(
     buffer: RowBuffer,
     partitionIndex: Int) {
 
-  private val conditions: Array[Condition] = spec.defines.map(_.map(compile).orNull).toArray
-  private val filters: Array[Condition] =
-    spec.defines.map(_.flatMap(_.rowFilter).map(compile).orNull).toArray
+  private val conditions: Array[Condition] = spec.defines.zipWithIndex.map {
+    case (d, label) => d.map(new Condition(_, label)).orNull
+  }.toArray
+  private val filters: Array[Condition] = spec.defines.zipWithIndex.map {
+    case (d, label) => d.flatMap(_.rowFilter).map(new Condition(_, label)).orNull
+  }.toArray
 
   // Results of the conditions that depend on the row only, valid for the row at `cachedAt`.
   private val cached = new Array[Boolean](conditions.length * 2)
@@ -26,18 +29,21 @@ private[execution] final class LabelConditions(
   /** Forgets cached results (positions start again at 0 in the next partition). */
   def reset(): Unit = java.util.Arrays.fill(cachedAt, -1L)
 
-  /** Does the DEFINE condition of `label` hold for the row at `pos`, seen from `view`? */
-  def holds(label: Int, pos: Long, input: InternalRow, view: => MatchView): Boolean = {
+  /**
+   * Does the DEFINE condition of `label` hold for the row at `pos`, seen from the view
+   * `views` gives? The view is asked for only when the condition reads the match (most
+   * conditions are answered from the row or the per-row cache), and without a closure
+   * allocated per call: this runs for every thread at every row.
+   */
+  def holds(label: Int, pos: Long, input: InternalRow, views: ViewSource): Boolean = {
     val condition = conditions(label)
     if (condition == null) return true
     val filter = filters(label)
-    if (filter != null && !filter.holds(label * 2 + 1, pos, input, view)) false
-    else condition.holds(label * 2, pos, input, view)
+    if (filter != null && !filter.holds(label * 2 + 1, pos, input, views)) false
+    else condition.holds(label * 2, pos, input, views)
   }
 
-  private def compile(d: DefineSpec): Condition = new Condition(d)
-
-  private final class Condition(d: DefineSpec) {
+  private final class Condition(d: DefineSpec, label: Int) {
     private val rowOnly = d.historyFree && !d.usesMatchNumber
     private val neighbourPredicate: BasePredicate = d.neighbourCondition.map(create).orNull
     private val neighbours: NeighbourRows =
@@ -55,19 +61,24 @@ private[execution] final class LabelConditions(
       p
     }
 
-    def holds(cacheSlot: Int, pos: Long, input: InternalRow, view: => MatchView): Boolean = {
+    def holds(cacheSlot: Int, pos: Long, input: InternalRow, views: ViewSource): Boolean = {
       if (rowOnly && cachedAt(cacheSlot) == pos) return cached(cacheSlot)
       val result =
         if (neighbourPredicate != null) neighbourPredicate.eval(neighbours.at(pos, input))
         else if (slots == null) predicate.eval(input)
         else {
-          val v = view
+          val v = views.view(label, pos)
           predicate.eval(joined(input, slots.fill(v, v)))
         }
       if (rowOnly) { cached(cacheSlot) = result; cachedAt(cacheSlot) = pos }
       result
     }
   }
+}
+
+/** Supplies the view of the match a DEFINE condition of `label` reads, with the row at `pos` tentatively mapped to it. */
+private[execution] trait ViewSource {
+  def view(label: Int, pos: Long): MatchView
 }
 
 /**

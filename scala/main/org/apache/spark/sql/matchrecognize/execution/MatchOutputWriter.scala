@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.execution
 import java.util.ArrayDeque
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, JoinedRow, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, GenericInternalRow, JoinedRow, UnsafeProjection}
 import org.apache.spark.sql.matchrecognize.plans.RowsPerMatch
 
 /**
@@ -22,12 +22,22 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
   private val slots = new SlotEvaluator(spec.measureSlots, spec.rowAttributes, spec.labels, buffer)
   private val measureProjection = UnsafeProjection.create(spec.measureExpressions)
   private val outputProjection = UnsafeProjection.create(spec.outputExpressions)
+  // The output columns with the measures computed in place, over (current row, slots): one
+  // projection per output row instead of two. The input columns ONE ROW PER MATCH outputs
+  // are the partition keys, equal on every row of the match.
+  private val fusedProjection = {
+    val width = spec.inputAttributes.length
+    UnsafeProjection.create(spec.outputExpressions.map(_.transformUp { // not into the measures
+      case b: BoundReference if b.ordinal >= width => spec.measureExpressions(b.ordinal - width)
+    }))
+  }
   private val nullInput = new GenericInternalRow(spec.inputAttributes.length)
   private val nullMeasures = new GenericInternalRow(spec.measureExpressions.length)
   private val joined = new JoinedRow
   private val joinedOut = new JoinedRow
   private val finalAggregates = new Array[Any](spec.measureSlots.length)
   private val runningAggregates = new Array[Any](spec.measureSlots.length)
+  private val runningCounts = new Array[Long](spec.measureSlots.length)
 
   private val pending = new ArrayDeque[CompletedMatch]()
   /** Rows up to this position have been written or covered by a match. */
@@ -85,8 +95,8 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
   private def write(m: CompletedMatch): Unit = {
     if (!allRows) {
       m.setCurrent(m.end)
-      emit(buffer.get(m.start), measures(m, if (m.isEmpty) nullInput else buffer.get(m.end),
-        slots.fill(m, m)))
+      if (m.isEmpty) emit(buffer.get(m.start), measures(m, nullInput, slots.fill(m, m)))
+      else emitMeasured(buffer.get(m.end), slots.fill(m, m))
     } else if (m.isEmpty) {
       if (rowsPerMatch != RowsPerMatch.AllRowsOmitEmpty) {
         m.setCurrent(m.start - 1)
@@ -101,11 +111,16 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
     val kinds = slots.slotKinds
     val vars = slots.slotVars
     val runners = slots.aggregateRunners
+    val counts = slots.slotCountsRows
     // FINAL aggregates: one pass over the whole match.
     var i = 0
     while (i < kinds.length) {
       kinds(i) match {
-        case s: AggregateSlot =>
+        case _: AggregateSlot if counts(i) =>
+          m.setCurrent(m.end)
+          finalAggregates(i) = m.countRows(vars(i))
+          runningCounts(i) = 0L
+        case _: AggregateSlot =>
           val r = runners(i)
           r.reset()
           m.setCurrent(m.end)
@@ -116,6 +131,7 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
       }
       i += 1
     }
+    val whole = wholeMatch(m)
     var off = 0
     while (off < m.length) {
       val pos = m.start + off
@@ -125,18 +141,22 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
       while (i < kinds.length) {
         kinds(i) match {
           case s: AggregateSlot =>
-            if (vars(i) == null || (label >= 0 && MatchView.inSet(vars(i), label))) {
-              runners(i).update(slots.rowWithLabel(pos, label))
-            }
-            runningAggregates(i) = if (s.isFinal) finalAggregates(i) else runners(i).result
+            val counted = vars(i) == null || (label >= 0 && MatchView.inSet(vars(i), label))
+            runningAggregates(i) =
+              if (s.isFinal) finalAggregates(i)
+              else if (counts(i)) {
+                if (counted) runningCounts(i) += 1
+                runningCounts(i)
+              } else {
+                if (counted) runners(i).update(slots.rowWithLabel(pos, label))
+                runners(i).result
+              }
           case _ =>
         }
         i += 1
       }
       if (!m.excluded(off) && label >= 0) {
-        val input = buffer.get(pos)
-        emit(input, measures(m, input, slots.fillNavigationsAndNumber(m, wholeMatch(m),
-          runningAggregates)))
+        emitMeasured(buffer.get(pos), slots.fillNavigationsAndNumber(m, whole, runningAggregates))
       }
       off += 1
     }
@@ -163,6 +183,12 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
 
   private def emit(input: InternalRow, measureRow: InternalRow): Unit = {
     out.addLast(outputProjection(joinedOut(input, measureRow)).copy())
+    rowsOut += 1
+  }
+
+  /** The output row of a match's row `current`, its measures computed from `slotRow`. */
+  private def emitMeasured(current: InternalRow, slotRow: InternalRow): Unit = {
+    out.addLast(fusedProjection(joined(current, slotRow)).copy())
     rowsOut += 1
   }
 }

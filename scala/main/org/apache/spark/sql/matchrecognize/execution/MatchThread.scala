@@ -20,13 +20,18 @@ final class MatchThread(
     /** The last row this thread consumed was skipped. */
     var afterSkip: Boolean) {
 
-  /** Cached [[StateKey]] fingerprint; valid until the thread consumes another row. */
+  /**
+   * Cached [[StateKey]] fingerprint and its hash; valid until the thread consumes a row of
+   * a variable the fingerprint reads.
+   */
   var fingerprint: Array[Long] = _
+  var fingerprintHash: Int = 0
 
   def fork(): MatchThread = {
     val t = new MatchThread(attempt, pc, head, lastByLabel, firstByLabel, registers, exclusion,
       skipping, afterSkip)
     t.fingerprint = fingerprint
+    t.fingerprintHash = fingerprintHash
     t
   }
 
@@ -34,9 +39,10 @@ final class MatchThread(
 
   /**
    * Maps the row at `pos` to `label`. With `track`, the per-label first and last rows are
-   * kept up to date (needed only when DEFINE conditions navigate by variable).
+   * kept up to date (needed only when DEFINE conditions navigate by variable). `changesKey`:
+   * the fingerprint reads rows of `label`, so it must be computed again.
    */
-  def consume(pos: Long, label: Int, track: Boolean): Unit = {
+  def consume(pos: Long, label: Int, track: Boolean, changesKey: Boolean): Unit = {
     if (track) {
       val node = new LabelNode(pos, label, exclusion > 0, head, lastByLabel(label))
       head = node
@@ -51,7 +57,7 @@ final class MatchThread(
     }
     afterSkip = false
     skipping = false
-    fingerprint = null
+    if (changesKey) fingerprint = null
   }
 
   def consumeSkipped(pos: Long): Unit = {
@@ -112,17 +118,18 @@ final class StateKey(
     val skipping: Boolean,
     val start: Long,
     val registers: Array[Long],
-    val fingerprint: Array[Long]) {
+    val fingerprint: Array[Long],
+    fingerprintHash: Int) {
 
-  override def hashCode(): Int = {
+  override val hashCode: Int = {
     var h = pc * 31 + (if (skipping) 1 else 0)
     h = h * 31 + java.lang.Long.hashCode(start)
     h = h * 31 + Arrays.hashCode(registers)
-    h * 31 + Arrays.hashCode(fingerprint)
+    h * 31 + fingerprintHash
   }
 
   override def equals(o: Any): Boolean = o match {
-    case k: StateKey => k.pc == pc && k.skipping == skipping && k.start == start &&
+    case k: StateKey => k.hashCode == hashCode && k.pc == pc && k.skipping == skipping && k.start == start &&
       Arrays.equals(k.registers, registers) && Arrays.equals(k.fingerprint, fingerprint)
     case _ => false
   }
@@ -151,7 +158,8 @@ final class ThreadList {
   def clear(): Unit = count = 0
 
   def release(): Unit = {
-    java.util.Arrays.fill(items.asInstanceOf[Array[AnyRef]], 0, used, null)
+    var i = 0
+    while (i < used) { items(i) = null; i += 1 } // mostly one or two: cheaper than a fill call
     count = 0
     used = 0
   }

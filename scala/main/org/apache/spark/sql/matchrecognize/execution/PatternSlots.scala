@@ -184,6 +184,8 @@ final class SlotEvaluator(
   }
 
   def slotKinds: Array[Slot] = kinds
+  /** Which slots are count(*) / count(v.*): a number of rows, no aggregate needed. */
+  def slotCountsRows: Array[Boolean] = countsRows
   def slotVars: Array[Array[Int]] = navVars
   def aggregateRunners: Array[AggregateRunner] = runners
 

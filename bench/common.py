@@ -76,6 +76,24 @@ def timed_count(
     return statistics.median(times), times, n
 
 
+def timed_rounds(
+    spark, sqls: dict[str, str], runs: int = 5
+) -> dict[str, tuple[float, list[float]]]:
+    """Median wall times of several sides run in interleaved rounds (one warm-up each, then
+    `runs` rounds of every side in turn), so that a slow spell of the machine, which on a
+    shared 2-core host can stretch one run by a third, falls on every side alike instead of
+    on whichever side happened to be running."""
+    for sql in sqls.values():
+        spark.sql(sql).write.format("noop").mode("overwrite").save()  # warm-up
+    times: dict[str, list[float]] = {name: [] for name in sqls}
+    for _ in range(runs):
+        for name, sql in sqls.items():
+            t0 = time.perf_counter()
+            spark.sql(sql).write.format("noop").mode("overwrite").save()
+            times[name].append(time.perf_counter() - t0)
+    return {name: (statistics.median(ts), ts) for name, ts in times.items()}
+
+
 def count(spark, sql: str) -> int:
     return spark.sql(f"SELECT count(*) AS n FROM ({sql})").collect()[0][0]
 

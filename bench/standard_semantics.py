@@ -2,7 +2,8 @@
 
 The floor is the same shuffle and sort with trivial per-row work:
     SELECT sum(lag_x) FROM (SELECT LAG(x) OVER (PARTITION BY k ORDER BY ts) AS lag_x FROM data)
-Each pattern query runs side by side with it on the same generated data, in one process.
+Each pattern query runs side by side with it on the same generated data, in one process,
+in interleaved rounds (floor, then each query, five times; the median of each side).
 
     .venv/bin/python bench/standard_semantics.py                 # 10M rows (the recorded figures)
     .venv/bin/python bench/standard_semantics.py --rows 1000000  # a quick profile
@@ -15,7 +16,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from common import cached_parquet, count, count_and_metrics, report, session, timed
+from common import cached_parquet, count, count_and_metrics, report, session, timed, timed_rounds
 
 
 def generate_sql(rows: int, partitions: int) -> str:
@@ -61,12 +62,14 @@ PATTERNS = ("v_shape", "selective_seq", "all_rows")
 def run_suite(spark, rows: int, partitions: int, label: str, names=PATTERNS) -> list[dict]:
     view = cached_parquet(spark, f"std-{rows}-{partitions}", generate_sql(rows, partitions))
     qs = queries(view)
-    floor, _ = timed(spark, qs["floor"])
+    timings = timed_rounds(spark, {q: qs[q] for q in ("floor", *names)})
+    floor = timings["floor"][0]
     results = [
         {
             "data": label,
             "query": "floor (LAG)",
             "seconds": round(floor, 2),
+            "runs": " ".join(f"{x:.1f}" for x in timings["floor"][1]),
             "ratio": 1.0,
             "out rows": 1,
             "peak live (sum over tasks)": "-",
@@ -74,13 +77,14 @@ def run_suite(spark, rows: int, partitions: int, label: str, names=PATTERNS) -> 
         }
     ]
     for name in names:
-        t, _ = timed(spark, qs[name])
+        t = timings[name][0]
         n, metrics = count_and_metrics(spark, qs[name])
         results.append(
             {
                 "data": label,
                 "query": name,
                 "seconds": round(t, 2),
+                "runs": " ".join(f"{x:.1f}" for x in timings[name][1]),
                 "ratio": round(t / floor, 2),
                 "out rows": n,
                 "peak live (sum over tasks)": metrics.get("peakLivePartialMatches", "?"),
@@ -93,6 +97,7 @@ def run_suite(spark, rows: int, partitions: int, label: str, names=PATTERNS) -> 
             "data": label,
             "query": "geometric mean",
             "seconds": "-",
+            "runs": "-",
             "ratio": round(math.prod(ratios) ** (1 / len(ratios)), 2),
             "out rows": "-",
             "peak live (sum over tasks)": "-",
@@ -164,7 +169,11 @@ def main() -> None:
     results = []
     for n in a.partitions:
         results += run_suite(spark, a.rows, n, f"{a.rows:,} rows / {n} partition(s)", a.only)
-    report("Standard semantics vs the floor (median of 3 warm runs, noop sink)", results, a.json)
+    report(
+        "Standard semantics vs the floor (median of 5 interleaved rounds, noop sink)",
+        results,
+        a.json,
+    )
 
 
 if __name__ == "__main__":

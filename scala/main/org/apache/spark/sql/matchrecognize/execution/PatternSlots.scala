@@ -3,7 +3,8 @@ package org.apache.spark.sql.matchrecognize.execution
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BindReferences, Expression, GenericInternalRow, JoinedRow}
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BindReferences, BoundReference, Expression, GenericInternalRow, JoinedRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{DataType, StringType}
@@ -123,6 +124,17 @@ final class SlotEvaluator(
     case s: NavigationSlot => BindReferences.bindReference(s.rowExpr, rowAttributes)
     case _ => null
   }.toArray
+  // A navigation to a plain input column (`LAST(A.ts)`, the usual case) reads the column
+  // straight from the row: no joined row with the classifier, no generic evaluation.
+  private val navColumn: Array[Int] = navExprs.map {
+    case b: BoundReference if b.ordinal < rowAttributes.length - 1 => b.ordinal
+    case _ => -1
+  }
+  private val navRead: Array[(SpecializedGetters, Int) => Any] = navExprs.map {
+    case b: BoundReference => InternalRow.getAccessor(b.dataType, nullable = true)
+    case _ => null
+  }
+
   private val navVars: Array[Array[Int]] = slots.map {
     case s: NavigationSlot => s.vars.map(_.toArray).orNull
     case s: AggregateSlot => s.vars.map(_.toArray).orNull
@@ -157,7 +169,7 @@ final class SlotEvaluator(
     while (i < n) {
       row.update(i, kinds(i) match {
         case s: NavigationSlot =>
-          navigate(s, navExprs(i), navVars(i), readsLabel(i), if (s.isFinal) whole else view)
+          navigate(s, i, if (s.isFinal) whole else view)
         case s: AggregateSlot =>
           val v = if (s.isFinal) whole else view
           if (countsRows(i)) v.countRows(navVars(i)) else aggregate(runners(i), navVars(i), v)
@@ -174,7 +186,7 @@ final class SlotEvaluator(
     while (i < n) {
       row.update(i, kinds(i) match {
         case s: NavigationSlot =>
-          navigate(s, navExprs(i), navVars(i), readsLabel(i), if (s.isFinal) whole else view)
+          navigate(s, i, if (s.isFinal) whole else view)
         case _: AggregateSlot => aggregates(i)
         case MatchNumberSlot => view.matchNumber
       })
@@ -189,14 +201,16 @@ final class SlotEvaluator(
   def slotVars: Array[Array[Int]] = navVars
   def aggregateRunners: Array[AggregateRunner] = runners
 
-  private def navigate(s: NavigationSlot, expr: Expression, vars: Array[Int], label: Boolean,
-      view: MatchView): Any = {
+  private def navigate(s: NavigationSlot, i: Int, view: MatchView): Any = {
+    val vars = navVars(i)
     val target = if (s.fromFirst) view.firstOf(vars, s.logicalOffset) else view.lastOf(vars, s.logicalOffset)
     if (target < 0) return null
     val pos = target + s.physicalOffset
     val input = buffer.get(pos)
     if (input == null) return null
-    expr.eval(joined(input, classifier(if (label) view.labelAt(pos) else -1)))
+    val column = navColumn(i)
+    if (column >= 0) navRead(i)(input, column)
+    else navExprs(i).eval(joined(input, classifier(if (readsLabel(i)) view.labelAt(pos) else -1)))
   }
 
   private def aggregate(runner: AggregateRunner, vars: Array[Int], view: MatchView): Any = {

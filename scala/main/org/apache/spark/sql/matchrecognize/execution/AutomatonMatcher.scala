@@ -206,6 +206,8 @@ final class AutomatonMatcher(
 
   private def recycle(a: Attempt): Unit = if (pooled < pool.length) { pool(pooled) = a; pooled += 1 }
 
+  private val recycler: Attempt => Unit = recycle // one function object, not one per call
+
   private def isDead(a: Attempt): Boolean = a.finished && a.candidate == null
 
   private def clearAttempts(): Unit = {
@@ -303,7 +305,7 @@ final class AutomatonMatcher(
   private def dropDeadAttempts(): Unit = {
     // The newest attempts die most often (a start that goes nowhere): take them off the end.
     while (attempts.size > 1 && isDead(attempts.peekLast())) recycle(attempts.removeLast())
-    if (attempts.size > 2) attempts.removeDeadAfterFirst(recycle)
+    if (attempts.size > 2) attempts.removeDeadAfterFirst(recycler)
   }
 
   /**
@@ -437,7 +439,6 @@ final class AutomatonMatcher(
    * it was (in `A B* C` with C reading A.x, the B rows do not change it).
    */
   private val changesFingerprint: Array[Boolean] = {
-    val all = Array.fill(labelCount)(true)
     val some = new Array[Boolean](labelCount)
     def mark(vars: Option[Seq[Int]]): Boolean = vars match {
       case Some(vs) => vs.foreach(some(_) = true); false
@@ -449,7 +450,7 @@ final class AutomatonMatcher(
       case s: AggregateSlot => mark(s.vars)
       case MatchNumberSlot => false
     }
-    if (anyLabel) all else some
+    if (anyLabel) Array.fill(labelCount)(true) else some
   }
   private val fingerprintVars: Array[Array[Int]] = fingerprintSlots.map {
     case s: NavigationSlot => s.vars.map(_.toArray).orNull

@@ -76,7 +76,10 @@ private[execution] final class LabelConditions(
   }
 }
 
-/** Supplies the view of the match a DEFINE condition of `label` reads, with the row at `pos` tentatively mapped to it. */
+/**
+ * Supplies the view of the match a DEFINE condition of `label` reads, with the row at `pos`
+ * tentatively mapped to it.
+ */
 private[execution] trait ViewSource {
   def view(label: Int, pos: Long): MatchView
 }

@@ -129,8 +129,9 @@ final class StateKey(
   }
 
   override def equals(o: Any): Boolean = o match {
-    case k: StateKey => k.hashCode == hashCode && k.pc == pc && k.skipping == skipping && k.start == start &&
-      Arrays.equals(k.registers, registers) && Arrays.equals(k.fingerprint, fingerprint)
+    case k: StateKey => k.hashCode == hashCode && k.pc == pc && k.skipping == skipping &&
+      k.start == start && Arrays.equals(k.registers, registers) &&
+      Arrays.equals(k.fingerprint, fingerprint)
     case _ => false
   }
 }

@@ -57,15 +57,7 @@ def timed_count(
     A side whose warm-up alone takes longer than `slow` seconds (the naive self-join at
     scale) is not run three more times: the warm-up's time is its figure, reported as one
     run. For a run of minutes the warm-up costs (JIT, file cache) are a few seconds."""
-    from pyspark.sql import Observation
-    from pyspark.sql import functions as F
-
-    observed = Observation("bench_rows")
-    t0 = time.perf_counter()
-    df = spark.sql(sql).observe(observed, F.count(F.lit(1)).alias("n"))
-    df.write.format("noop").mode("overwrite").save()  # warm-up
-    first = time.perf_counter() - t0
-    n = observed.get["n"]
+    n, first = observed_count(spark, sql)  # the warm-up
     if first > slow:
         return first, [first], n
     times = []
@@ -77,14 +69,15 @@ def timed_count(
 
 
 def timed_rounds(
-    spark, sqls: dict[str, str], runs: int = 5
+    spark, sqls: dict[str, str], runs: int = 5, warmups: int = 1
 ) -> dict[str, tuple[float, list[float]]]:
-    """Median wall times of several sides run in interleaved rounds (one warm-up each, then
-    `runs` rounds of every side in turn), so that a slow spell of the machine, which on a
-    shared 2-core host can stretch one run by a third, falls on every side alike instead of
-    on whichever side happened to be running."""
-    for sql in sqls.values():
-        spark.sql(sql).write.format("noop").mode("overwrite").save()  # warm-up
+    """Median wall times of several sides run in interleaved rounds (`warmups` runs of each,
+    then `runs` rounds of every side in turn), so that a slow spell of the machine, which on
+    a shared 2-core host can stretch one run by a third, falls on every side alike instead
+    of on whichever side happened to be running."""
+    for _ in range(warmups):
+        for sql in sqls.values():
+            spark.sql(sql).write.format("noop").mode("overwrite").save()
     times: dict[str, list[float]] = {name: [] for name in sqls}
     for _ in range(runs):
         for name, sql in sqls.items():
@@ -92,6 +85,19 @@ def timed_rounds(
             spark.sql(sql).write.format("noop").mode("overwrite").save()
             times[name].append(time.perf_counter() - t0)
     return {name: (statistics.median(ts), ts) for name, ts in times.items()}
+
+
+def observed_count(spark, sql: str) -> tuple[int, float]:
+    """Rows `sql` returns, counted on the way into the noop sink, and that run's time."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    observed = Observation("bench_rows")
+    t0 = time.perf_counter()
+    spark.sql(sql).observe(observed, F.count(F.lit(1)).alias("n")).write.format("noop").mode(
+        "overwrite"
+    ).save()
+    return observed.get["n"], time.perf_counter() - t0
 
 
 def count(spark, sql: str) -> int:

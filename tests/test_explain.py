@@ -223,3 +223,51 @@ def test_join_tree_plans_scan_once_and_do_not_resort_between_joins(spark, events
     # order the next join needs (the only other sort is the fixture's own).
     slice_sorts = [line for line in explained.splitlines() if "Sort [" in line and "#slice" in line]
     assert len(slice_sorts) == 3, explained
+
+
+def test_join_tree_plans_filter_the_scan_once_and_write_measures_in_the_top_join(
+    spark, events, tmp_path
+):
+    events.write.parquet(str(tmp_path / "events"))
+    spark.read.parquet(str(tmp_path / "events")).createOrReplaceTempView("events_on_disk")
+    query = _query("A B C").replace(
+        "MEASURES A.ts AS a_ts", "MEASURES A.ts AS a_ts, C.x - A.x AS rise"
+    )
+    spark.conf.set(ORDER, "trivial")
+    try:
+        on_disk = query.replace("known_events", "events_on_disk")
+        explained = "\n".join(r[0] for r in spark.sql("EXPLAIN " + on_disk).collect())
+        rows = sorted(spark.sql(on_disk).collect())
+        expected = sorted(spark.sql(query).collect())
+    finally:
+        spark.conf.unset(ORDER)
+    assert rows == expected and rows
+    lines = explained.splitlines()
+    # The variables' own conditions reach the file scan, as one disjunction.
+    [scan] = {line[line.index("FileScan") :] for line in lines if "FileScan parquet" in line}
+    assert "PushedFilters: [IsNotNull(ts), Or(" in scan and "EqualTo(kind,a)" in scan, scan
+    # Each condition is evaluated once per input row: the filter tests the conditions
+    # themselves, and only the rows it keeps get the per-variable bits.
+    filters = [line for line in lines if "+- Filter" in line and "kind#" in line]
+    assert filters and not any("coalesce" in line for line in filters), explained
+    # The top join computes the measures as it builds each match: no projection between
+    # it and the guard.
+    guard = next(i for i, line in enumerate(lines) if "MatchGuard" in line)
+    assert "SequenceJoin ((A ⋈ B) ⋈ C)" in lines[guard + 1], explained
+    assert "output: k, a_ts, rise" in lines[guard + 1], explained
+
+
+def test_measures_with_a_subquery_stay_in_their_own_projection(spark, events):
+    query = _query("A B C").replace(
+        "MEASURES A.ts AS a_ts",
+        "MEASURES A.ts AS a_ts, B.x > (SELECT avg(x) FROM known_events) AS above_average",
+    )
+    explained = "\n".join(r[0] for r in spark.sql("EXPLAIN " + query).collect())
+    rows = spark.sql(query).collect()
+    mean = spark.sql("SELECT avg(x) FROM known_events").collect()[0][0]
+    plain = _query("A B C").replace(
+        "MEASURES A.ts AS a_ts", "MEASURES A.ts AS a_ts, B.x AS bx"
+    )
+    expected = sorted((r.k, r.a_ts, r.bx > mean) for r in spark.sql(plain).collect())
+    assert sorted((r.k, r.a_ts, r.above_average) for r in rows) == expected and expected
+    assert "output: k, a_ts, above_average" not in explained, explained

@@ -17,10 +17,10 @@ object MatchRecognizeStrategy extends SparkStrategy {
       MatchRecognizeExec(m.partitionBy, m.orderBy, m.measures, m.measureOutput, m.defines,
         m.options, m.output,
         planLater(prunedInput(m))) :: Nil
-    case j: CepSequenceJoin =>
-      SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,
-        j.description, j.output, planLater(j.left), planLater(j.right), j.rightAfter,
-        j.rightBefore) :: Nil
+    case Project(list, j: CepSequenceJoin) if SequenceJoinExec.canProject(list) =>
+      // The join writes each match's projected row directly, not its columns and then a copy.
+      sequenceJoin(j).copy(output = list.map(_.toAttribute), projection = list) :: Nil
+    case j: CepSequenceJoin => sequenceJoin(j) :: Nil
     case n: CepNegation =>
       NegationExec(n.leftSpan, n.rightSpan, n.rightOrder, n.lower, n.upper, n.condition,
         n.window, n.description, planLater(n.left), planLater(n.right)) :: Nil
@@ -35,6 +35,11 @@ object MatchRecognizeStrategy extends SparkStrategy {
       MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
     case _ => Nil
   }
+
+  private def sequenceJoin(j: CepSequenceJoin): SequenceJoinExec =
+    SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,
+      j.description, j.output, planLater(j.left), planLater(j.right), j.rightAfter,
+      j.rightBefore)
 
   /**
    * The input columns the operator needs. Ties on the ORDER BY keys are broken by the other

@@ -164,14 +164,21 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   private lazy val keysPresent: LogicalPlan =
     Filter(node.orderBy.map(s => IsNotNull(s.child): Expression).reduce(And), prepared)
 
-  /** `v`'s cells and positions as aliases over the prepared input. */
+  /**
+   * `v`'s cells and positions as aliases over the prepared input. Positions and the cells
+   * of ORDER BY keys are never null here (rows without a key are filtered out first);
+   * saying so lets the joins' generated code skip the null checks on every output row.
+   */
   private def columnsOf(v: String): Seq[NamedExpression] = {
     val (o, lo, hi) = rowPositions
     val pos = rewriter.positions(v)
-    cells.of(v).map { case (a, e) => Alias(e, a.name)(a.exprId) } ++
-      Seq(Alias(o, pos.o.name)(pos.o.exprId), Alias(lo, pos.lo.name)(pos.lo.exprId),
-        Alias(hi, pos.hi.name)(pos.hi.exprId))
+    def notNull(e: Expression, a: Attribute): Alias = Alias(KnownNotNull(e), a.name)(a.exprId)
+    cells.of(v).map { case (a, e) =>
+      if (orderKeys.exists(_.semanticEquals(e))) notNull(e, a) else Alias(e, a.name)(a.exprId)
+    } ++ Seq(notNull(o, pos.o), notNull(lo, pos.lo), notNull(hi, pos.hi))
   }
+
+  private val orderKeys: Seq[Expression] = node.orderBy.map(_.child)
 
   /**
    * The input every leaf reads: the rows passing some variable's own conditions, with a
@@ -202,10 +209,12 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val read = AttributeSet(partitionBy.flatMap(_.references) ++
       vars.flatMap(columnsOf).flatMap(_.references))
     val slicesAlias = Alias(TimeSlices(lo, window, sliceLength), "#slices")()
-    val projected = Project(keysPresent.output.filter(read.contains) ++ masks :+ slicesAlias,
-      keysPresent)
-    val filtered = Filter(masks.map(m => Not(EqualTo(m.toAttribute, Literal(0L))): Expression)
-      .reduce(Or), projected)
+    // The rows no variable wants are dropped before the bits are computed: a filter on the
+    // bits themselves would be pushed below their projection with the aliases inlined, and
+    // every condition would run twice on every input row.
+    val wanted = Filter(vars.map(own).reduce(Or), keysPresent)
+    val filtered = Project(keysPresent.output.filter(read.contains) ++ masks :+ slicesAlias,
+      wanted)
     val slice = AttributeReference("#slice", LongType, nullable = false)()
     val generated = Generate(Explode(slicesAlias.toAttribute),
       unrequiredChildIndex = Seq(filtered.output.length - 1), outer = false, qualifier = None,
@@ -483,8 +492,11 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       matches = Aggregate(keys, keys.map(_.asInstanceOf[NamedExpression]) ++ others.map(a =>
         Alias(First(a, ignoreNulls = false).toAggregateExpression(), a.name)(a.exprId)), matches)
     }
-    matches = CepMatchGuard(matches, partitionBy, settings.maxMatchesPerPartition, chosen.report)
-    if (node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))) {
+    def guarded(plan: LogicalPlan): LogicalPlan =
+      CepMatchGuard(plan, partitionBy, settings.maxMatchesPerPartition, chosen.report)
+    val numbered = node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))
+    if (numbered || allRows) matches = guarded(matches)
+    if (numbered) {
       val order = options.patternVariables.filter(kinds.get(_).exists(_ != VariableKind.NegatedRows))
         .map(v => SortOrder(kinds(v) match {
           case VariableKind.KleeneRows => rewriter.kleeneBounds(v)._1
@@ -499,9 +511,12 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
         matches)
     }
     if (!allRows) {
-      Project(partitionBy ++ node.measureOutput.zip(measures).map { case (a, e) =>
+      val projected = Project(partitionBy ++ node.measureOutput.zip(measures).map { case (a, e) =>
         Alias(e, a.name)(a.exprId)
       }, matches)
+      // The guard counts the projected rows (one per match): with the projection directly
+      // over the top join, the join can compute the measures as it builds each match.
+      if (numbered) projected else guarded(projected)
     } else allRowsOutput(matches)
   }
 

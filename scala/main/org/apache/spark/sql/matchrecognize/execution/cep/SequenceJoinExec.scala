@@ -1,8 +1,10 @@
 package org.apache.spark.sql.matchrecognize.execution.cep
 
+import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, Greatest, JoinedRow, Least, Literal, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, Greatest, JoinedRow, Least, Literal, NamedExpression, Predicate, SortOrder, SubqueryExpression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -27,12 +29,20 @@ case class SequenceJoinExec(
     left: SparkPlan,
     right: SparkPlan,
     rightAfter: Seq[Attribute] = Nil,
-    rightBefore: Seq[Attribute] = Nil) extends CepBinaryExec {
+    rightBefore: Seq[Attribute] = Nil,
+    projection: Seq[NamedExpression] = Nil) extends CepBinaryExec {
 
   // The right side starts after a left variable, so each left row's output starts where
   // it does: the output keeps the left side's order, and the next join needs no sort.
   override def outputOrdering: Seq[SortOrder] =
-    if (rightAfter.isEmpty) Nil else (leftSpan.keys :+ outLo).map(SortOrder(_, Ascending))
+    if (rightAfter.isEmpty || !(leftSpan.keys :+ outLo).forall(outputSet.contains)) Nil
+    else (leftSpan.keys :+ outLo).map(SortOrder(_, Ascending))
+
+  // A projection may drop the key and slice columns the rows are partitioned by.
+  override def outputPartitioning: Partitioning = left.outputPartitioning match {
+    case p: Expression if !p.references.subsetOf(outputSet) => UnknownPartitioning(p.numPartitions)
+    case p => p
+  }
 
   override def producedAttributes: AttributeSet = AttributeSet(Seq(outLo, outHi))
 
@@ -40,7 +50,8 @@ case class SequenceJoinExec(
     s"SequenceJoin $description within $window" +
       (if (rightAfter.isEmpty) "" else s", right after ${rightAfter.map(_.name).mkString(", ")}") +
       (if (rightBefore.isEmpty) "" else s", right before ${rightBefore.map(_.name).mkString(", ")}") +
-      s", condition: ${condition.sql}"
+      s", condition: ${condition.sql}" +
+      (if (projection.isEmpty) "" else s", output: ${projection.map(_.name).mkString(", ")}")
 
   override protected def doExecute(): RDD[InternalRow] = {
     val inputSchema = left.output ++ right.output
@@ -48,11 +59,13 @@ case class SequenceJoinExec(
     val lHi = left.output.indexWhere(_.exprId == leftSpan.hi.exprId)
     val rLo = right.output.indexWhere(_.exprId == rightSpan.lo.exprId)
     val rHi = right.output.indexWhere(_.exprId == rightSpan.hi.exprId)
-    val projectionExprs = output.map {
-      case a if a.exprId == outLo.exprId => Least(Seq(leftSpan.lo, rightSpan.lo))
-      case a if a.exprId == outHi.exprId => Greatest(Seq(leftSpan.hi, rightSpan.hi))
-      case a => a
+    val span: PartialFunction[Expression, Expression] = {
+      case a: Attribute if a.exprId == outLo.exprId => Least(Seq(leftSpan.lo, rightSpan.lo))
+      case a: Attribute if a.exprId == outHi.exprId => Greatest(Seq(leftSpan.hi, rightSpan.hi))
     }
+    val projectionExprs =
+      if (projection.isEmpty) output.map(a => span.applyOrElse(a, identity[Expression]))
+      else projection.map(_.transformUp(span))
     val w = window
     val m = metrics
     val spec = sweepSpec
@@ -65,6 +78,7 @@ case class SequenceJoinExec(
       val predicate = if (cond == Literal.TrueLiteral) null else Predicate.create(cond, inputSchema)
       if (predicate != null) predicate.initialize(0)
       val project = UnsafeProjection.create(projectionExprs, inputSchema)
+      project.initialize(TaskContext.getPartitionId())
       val joined = new JoinedRow
       val sweep = spec.open(lIter, rIter)
       // Metrics are looked up once: a map lookup per row costs more than the join itself.
@@ -125,4 +139,10 @@ case class SequenceJoinExec(
 
   override protected def withNewChildrenInternal(l: SparkPlan, r: SparkPlan): SequenceJoinExec =
     copy(left = l, right = r)
+}
+
+object SequenceJoinExec {
+  /** A projection the join can compute itself as it builds each output row. */
+  def canProject(list: Seq[NamedExpression]): Boolean =
+    !list.exists(e => SubqueryExpression.hasSubquery(e))
 }

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.execution.cep
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, Greatest, JoinedRow, Least, Literal, NamedExpression, Predicate, SortOrder, SubqueryExpression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, Greatest, Least, Literal, NamedExpression, SortOrder, SubqueryExpression}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
@@ -54,7 +54,8 @@ case class SequenceJoinExec(
       (if (projection.isEmpty) "" else s", output: ${projection.map(_.name).mkString(", ")}")
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val inputSchema = left.output ++ right.output
+    val leftSchema = left.output
+    val rightSchema = right.output
     val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
     val lHi = left.output.indexWhere(_.exprId == leftSpan.hi.exprId)
     val rLo = right.output.indexWhere(_.exprId == rightSpan.lo.exprId)
@@ -75,11 +76,11 @@ case class SequenceJoinExec(
     require(!(after ++ before).contains(-1), s"band bounds of $description not in the left input")
     left.execute().zipPartitions(right.execute()) { (lIter, rIter) =>
       // Often the band bounds are the whole condition (order only, no DEFINE between them).
-      val predicate = if (cond == Literal.TrueLiteral) null else Predicate.create(cond, inputSchema)
-      if (predicate != null) predicate.initialize(0)
-      val project = UnsafeProjection.create(projectionExprs, inputSchema)
+      val predicate =
+        if (cond == Literal.TrueLiteral) null else PairPredicate.create(cond, leftSchema, rightSchema)
+      if (predicate != null) predicate.initialize(TaskContext.getPartitionId())
+      val project = PairProjection.create(projectionExprs, leftSchema, rightSchema)
       project.initialize(TaskContext.getPartitionId())
-      val joined = new JoinedRow
       val sweep = spec.open(lIter, rIter)
       // Metrics are looked up once: a map lookup per row costs more than the join itself.
       val leftRows = m("numLeftRows")
@@ -101,7 +102,7 @@ case class SequenceJoinExec(
               val r = band(i)
               i += 1
               val span = math.max(hi, r.getLong(rHi)) - math.min(lo, r.getLong(rLo))
-              if (span <= w && (predicate == null || predicate.eval(joined(l, r)))) nextRow = project(joined(l, r))
+              if (span <= w && (predicate == null || predicate.eval(l, r))) nextRow = project(l, r)
             } else if (lIter.hasNext) {
               l = lIter.next()
               leftRows += 1

@@ -1,8 +1,9 @@
 package org.apache.spark.sql.matchrecognize.execution.cep
 
+import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, JoinedRow, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -37,15 +38,19 @@ case class NegationExec(
     val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
     val rOrder = right.output.indexWhere(_.exprId == rightOrder.exprId)
     val rLo = right.output.indexWhere(_.exprId == rightSpan.lo.exprId)
-    val inputSchema = left.output ++ right.output
+    val leftSchema = left.output
+    val rightSchema = right.output
     val cond = condition
     val w = window
     val m = metrics
     val spec = sweepSpec
     left.execute().zipPartitions(right.execute()) { (lIter, rIter) =>
-      val predicate = cond.map { c => val p = Predicate.create(c, inputSchema); p.initialize(0); p }
+      val predicate = cond.map { c =>
+        val p = PairPredicate.create(c, leftSchema, rightSchema)
+        p.initialize(TaskContext.getPartitionId())
+        p
+      }
       val bounds = UnsafeProjection.create(boundExprs)
-      val joined = new JoinedRow
       val sweep = spec.open(lIter, rIter)
       val leftRows = m("numLeftRows")
       val outRows = m("numOutputRows")
@@ -64,7 +69,7 @@ case class NegationExec(
             val d = it.next()
             val o = d.getLong(rOrder)
             negated = o > from && o < until && (hasUpper || d.getLong(rLo) <= lo + w) &&
-              predicate.forall(_.eval(joined(l, d)))
+              predicate.forall(_.eval(l, d))
           }
           !negated
         }

@@ -20,20 +20,18 @@ abstract class PairProjection {
 
 object PairProjection extends Logging {
 
-  /** Expressions with more inputs than this are projected over a JoinedRow instead. */
-  private val MaxColumnsRead = 200
-
-  def create(exprs: Seq[Expression], left: Seq[Attribute], right: Seq[Attribute]): PairProjection = {
-    val read = exprs.flatMap(_.references).map(_.exprId).toSet
-    if (read.size <= MaxColumnsRead) {
-      try return generate(exprs, left, right)
-      catch {
-        case NonFatal(e) =>
-          logWarning(s"could not generate the join's output projection, using a JoinedRow: $e")
-      }
+  /**
+   * Generated code, or a projection over a JoinedRow when the expressions cannot be
+   * generated this way (a code-generation fallback expression needs the input as one row;
+   * a very wide projection may exceed the JVM's method size).
+   */
+  def create(exprs: Seq[Expression], left: Seq[Attribute], right: Seq[Attribute]): PairProjection =
+    try generate(exprs, left, right)
+    catch {
+      case NonFatal(e) =>
+        logWarning(s"could not generate the join's output projection, using a JoinedRow: $e")
+        overJoinedRow(exprs, left ++ right)
     }
-    overJoinedRow(exprs, left ++ right)
-  }
 
   private def overJoinedRow(exprs: Seq[Expression], schema: Seq[Attribute]): PairProjection = {
     val project = UnsafeProjection.create(exprs, schema)

@@ -59,4 +59,16 @@ class PairProjectionSuite extends AnyFunSuite {
     assert(projection.getClass.getName.contains("SpecificPairProjection"))
     assert(predicate.getClass.getName.contains("SpecificPairPredicate"))
   }
+
+  test("an expression that needs its input as one row falls back to a JoinedRow") {
+    // reflect() has no generated code of its own: it evaluates over the input row.
+    val exprs = Seq(Alias(CallMethodViaReflection(Seq(Literal("java.lang.String"),
+      Literal("valueOf"), rId)), "text")(), lId)
+    val projection = PairProjection.create(exprs, left, right)
+    assert(!projection.getClass.getName.contains("SpecificPairProjection"))
+    projection.initialize(0)
+    val reference = UnsafeProjection.create(exprs, left ++ right)
+    reference.initialize(0)
+    for ((l, r) <- rows) assert(projection(l, r).copy() == reference(new JoinedRow(l, r)).copy())
+  }
 }

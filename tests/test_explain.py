@@ -271,3 +271,28 @@ def test_measures_with_a_subquery_stay_in_their_own_projection(spark, events):
     expected = sorted((r.k, r.a_ts, r.bx > mean) for r in spark.sql(plain).collect())
     assert sorted((r.k, r.a_ts, r.above_average) for r in rows) == expected and expected
     assert "output: k, a_ts, above_average" not in explained, explained
+
+
+def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events):
+    spark.conf.set(ORDER, "trivial")
+    try:
+        df = spark.sql(_query("A B C"))
+        n = len(df.collect())
+        jvm = spark.sparkContext._jvm
+        text = str(
+            jvm.org.apache.spark.sql.matchrecognize.execution.OperatorMetrics.cepSummary(
+                df._jdf.queryExecution().executedPlan()
+            )
+        )
+    finally:
+        spark.conf.unset(ORDER)
+    joins = {}
+    for line in text.splitlines():
+        fields = dict(part.split("=", 1) for part in line.split(", "))
+        joins[fields["node"].split(" within")[0]] = fields
+    top, first = joins["SequenceJoin ((A ⋈ B) ⋈ C)"], joins["SequenceJoin (A ⋈ B)"]
+    # The band covers everything the top join asks (C after B, within A's window): every
+    # candidate it tests is a match. The first join also tests B.x > A.x, which some fail.
+    assert int(top["numOutputRows"]) == n > 0
+    assert int(top["numCandidatesTested"]) == n, top
+    assert int(first["numCandidatesTested"]) > int(first["numOutputRows"]) > 0, first

@@ -29,7 +29,11 @@ trait CepBinaryExec extends BinaryExecNode {
     "numRightRows" -> SQLMetrics.createMetric(sparkContext, "number of rows joined in"),
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of partial matches out"),
     "peakBufferedRows" ->
-      SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"))
+      SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task")) ++
+    operatorMetrics
+
+  /** Metrics of one kind of operator, besides the shared ones. */
+  protected def operatorMetrics: Map[String, SQLMetric] = Map.empty
 
   /** What an executor needs to walk the two inputs (no reference to this plan node). */
   protected def sweepSpec: SweepSpec = SweepSpec(leftSpan.keys, left.output, rightSpan.keys,

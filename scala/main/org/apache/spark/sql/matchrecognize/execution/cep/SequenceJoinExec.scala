@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, Greatest, Least, Literal, NamedExpression, SortOrder, SubqueryExpression}
 import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
 /**
@@ -45,6 +46,11 @@ case class SequenceJoinExec(
   }
 
   override def producedAttributes: AttributeSet = AttributeSet(Seq(outLo, outHi))
+
+  // The band rows tested against the window and the condition: the join's work, of which
+  // the output is the part that passed.
+  override protected def operatorMetrics: Map[String, SQLMetric] = Map(
+    "numCandidatesTested" -> SQLMetrics.createMetric(sparkContext, "number of candidate pairs tested"))
 
   override def simpleString(maxFields: Int): String =
     s"SequenceJoin $description within $window" +
@@ -86,6 +92,7 @@ case class SequenceJoinExec(
       val leftRows = m("numLeftRows")
       val outRows = m("numOutputRows")
       val peak = m("peakBufferedRows")
+      val testedMetric = m("numCandidatesTested")
       // Rows come out one at a time from the band of the current left row, without copying:
       // the band only moves when the next left row is taken, after these are consumed.
       new Iterator[InternalRow] {
@@ -95,12 +102,14 @@ case class SequenceJoinExec(
         private var i, end = 0 // the rows of `band` still to test for `l`
         private var nextRow: InternalRow = _
         private var finished = false
+        private var tested = 0L // added to its metric once, at the end
 
         private def advance(): Unit = {
           while (nextRow == null && !finished) {
             if (i < end) {
               val r = band(i)
               i += 1
+              tested += 1
               val span = math.max(hi, r.getLong(rHi)) - math.min(lo, r.getLong(rLo))
               if (span <= w && (predicate == null || predicate.eval(l, r))) nextRow = project(l, r)
             } else if (lIter.hasNext) {
@@ -120,6 +129,7 @@ case class SequenceJoinExec(
             } else {
               finished = true
               peak.set(sweep.peakBuffered.toDouble)
+              testedMetric += tested
             }
           }
         }

@@ -102,7 +102,10 @@ case class SequenceJoinExec(
         private var i, end = 0 // the rows of `band` still to test for `l`
         private var nextRow: InternalRow = _
         private var finished = false
-        private var tested = 0L // added to its metric once, at the end
+        // Added to its metric once, when the task ends: a parent join may stop reading this
+        // one before its last row.
+        private var tested = 0L
+        TaskContext.get().addTaskCompletionListener[Unit](_ => testedMetric += tested)
 
         private def advance(): Unit = {
           while (nextRow == null && !finished) {
@@ -129,7 +132,6 @@ case class SequenceJoinExec(
             } else {
               finished = true
               peak.set(sweep.peakBuffered.toDouble)
-              testedMetric += tested
             }
           }
         }

@@ -62,10 +62,10 @@ case class SequenceJoinExec(
   override protected def doExecute(): RDD[InternalRow] = {
     val leftSchema = left.output
     val rightSchema = right.output
-    val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
-    val lHi = left.output.indexWhere(_.exprId == leftSpan.hi.exprId)
-    val rLo = right.output.indexWhere(_.exprId == rightSpan.lo.exprId)
-    val rHi = right.output.indexWhere(_.exprId == rightSpan.hi.exprId)
+    val lLo = leftSchema.indexWhere(_.exprId == leftSpan.lo.exprId)
+    val lHi = leftSchema.indexWhere(_.exprId == leftSpan.hi.exprId)
+    val rLo = rightSchema.indexWhere(_.exprId == rightSpan.lo.exprId)
+    val rHi = rightSchema.indexWhere(_.exprId == rightSpan.hi.exprId)
     val span: PartialFunction[Expression, Expression] = {
       case a: Attribute if a.exprId == outLo.exprId => Least(Seq(leftSpan.lo, rightSpan.lo))
       case a: Attribute if a.exprId == outHi.exprId => Greatest(Seq(leftSpan.hi, rightSpan.hi))
@@ -77,8 +77,8 @@ case class SequenceJoinExec(
     val m = metrics
     val spec = sweepSpec
     val cond = condition
-    val after = rightAfter.map(a => left.output.indexWhere(_.exprId == a.exprId)).toArray
-    val before = rightBefore.map(a => left.output.indexWhere(_.exprId == a.exprId)).toArray
+    val after = rightAfter.map(a => leftSchema.indexWhere(_.exprId == a.exprId)).toArray
+    val before = rightBefore.map(a => leftSchema.indexWhere(_.exprId == a.exprId)).toArray
     require(!(after ++ before).contains(-1), s"band bounds of $description not in the left input")
     left.execute().zipPartitions(right.execute()) { (lIter, rIter) =>
       // Often the band bounds are the whole condition (order only, no DEFINE between them).

@@ -69,21 +69,28 @@ def timed_count(
 
 
 def timed_rounds(
-    spark, sqls: dict[str, str], runs: int = 5, warmups: int = 1
+    spark, sqls: dict[str, str], runs: int = 5, warmups: int = 1, before=None
 ) -> dict[str, tuple[float, list[float]]]:
     """Median wall times of several sides run in interleaved rounds (`warmups` runs of each,
     then `runs` rounds of every side in turn), so that a slow spell of the machine, which on
     a shared 2-core host can stretch one run by a third, falls on every side alike instead
-    of on whichever side happened to be running."""
+    of on whichever side happened to be running. `before(name)`, when given, is called
+    before each run of a side (to set the side's session conf)."""
+
+    def run(name: str, sql: str) -> float:
+        if before is not None:
+            before(name)
+        t0 = time.perf_counter()
+        spark.sql(sql).write.format("noop").mode("overwrite").save()
+        return time.perf_counter() - t0
+
     for _ in range(warmups):
-        for sql in sqls.values():
-            spark.sql(sql).write.format("noop").mode("overwrite").save()
+        for name, sql in sqls.items():
+            run(name, sql)
     times: dict[str, list[float]] = {name: [] for name in sqls}
     for _ in range(runs):
         for name, sql in sqls.items():
-            t0 = time.perf_counter()
-            spark.sql(sql).write.format("noop").mode("overwrite").save()
-            times[name].append(time.perf_counter() - t0)
+            times[name].append(run(name, sql))
     return {name: (statistics.median(ts), ts) for name, ts in times.items()}
 
 

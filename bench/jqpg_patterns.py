@@ -9,10 +9,12 @@ over randomly drawn symbols within 20 minutes, with about size/2 conditions comp
 For every pattern, in one process on the same data:
   - `explain_pattern` plans it under every algorithm (tree, estimated cost, planning time);
   - every distinct tree those algorithms chose is executed (forced through the internal
-    conf), the median of --runs warm runs into the noop sink, after one run that counts the
-    rows (all trees must agree) and reads the partial matches each join produced;
+    conf): one run counts the rows (all trees must agree) and reads the partial matches
+    each join produced and the candidate pairs it tested; then the pattern's trees are
+    timed in --runs interleaved rounds into the noop sink (the median of each);
   - for patterns up to --exhaustive variables, every tree (up to swapping the two sides of a
-    join) is executed too, to see how far the DP's plan is from the truly fastest one.
+    join) is executed in the same rounds, to see how far the DP's plan is from the truly
+    fastest one.
 Then the ratios of DESIGN §4 (geometric means over patterns), the plan-quality study of the
 paper's Figure 17 (normalized cost and planning time for sizes up to 22, no execution), and
 PNG plots in --plots.
@@ -31,12 +33,11 @@ import json
 import math
 import random
 import statistics
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import ROOT, cached_parquet, report, session
+from common import ROOT, cached_parquet, report, session, timed_rounds
 from stock_data import events_sql, rates_sql
 
 SETS = ("sequence", "negation", "conjunction", "kleene", "disjunction")
@@ -141,8 +142,9 @@ def plan_all(spark, p: Pattern) -> None:
         p.plans[alg] = {"tree": ";".join(trees), "cost": cost, "planning_ms": ms}
 
 
-def run_tree(spark, p: Pattern, tree: str, runs: int) -> dict:
-    """Rows, partial matches produced by the joins, and median seconds of one forced tree."""
+def probe_tree(spark, p: Pattern, tree: str) -> dict:
+    """Rows, partial matches produced by the joins and candidate pairs they tested, of one
+    forced tree (a counting run, which also warms the tree's code up)."""
     spark.conf.set(TREE_CONF, tree)
     try:
         df = spark.sql(f"SELECT count(*) FROM ({p.sql})")
@@ -150,19 +152,26 @@ def run_tree(spark, p: Pattern, tree: str, runs: int) -> dict:
         jvm = spark.sparkContext._jvm
         text = str(jvm.org.apache.spark.sql.matchrecognize.execution.OperatorMetrics.cepSummary(
             df._jdf.queryExecution().executedPlan()))
-        partial = sum(int(part.split("=", 1)[1]) for line in text.splitlines()
-                      for part in line.split(", ") if part.startswith("numOutputRows="))
-        times = []
-        for _ in range(runs):
-            t0 = time.perf_counter()
-            spark.sql(p.sql).write.format("noop").mode("overwrite").save()
-            times.append(time.perf_counter() - t0)
-        return {"rows": rows, "partial_matches": partial, "seconds": statistics.median(times)}
+
+        def total(metric: str) -> int:
+            return sum(int(part.split("=", 1)[1]) for line in text.splitlines()
+                       for part in line.split(", ") if part.startswith(metric + "="))
+        return {"rows": rows, "partial_matches": total("numOutputRows"),
+                "candidates_tested": total("numCandidatesTested")}
     except Exception as e:  # noqa: BLE001 - a guard hit is a result to report
-        message = str(e).split("\n", 1)[0][:200]
-        return {"error": message}
+        return {"error": str(e).split("\n", 1)[0][:200]}
     finally:
         spark.conf.unset(TREE_CONF)
+
+
+def time_trees(spark, p: Pattern, trees: list[str], runs: int) -> dict[str, float]:
+    """Median seconds of each forced tree, timed in interleaved rounds (see timed_rounds)."""
+    try:
+        timed = timed_rounds(spark, {t: p.sql for t in trees}, runs=runs, warmups=0,
+                             before=lambda t: spark.conf.set(TREE_CONF, t))
+    finally:
+        spark.conf.unset(TREE_CONF)
+    return {t: m for t, (m, _) in timed.items()}
 
 
 def all_trees(vs: list[str]) -> list[str]:
@@ -252,7 +261,7 @@ def plots(out_dir: Path, results: list[dict], quality: list[dict], sizes: list[i
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
-                    help="1M events, sizes 3-5, one pattern per set and size, one run")
+                    help="1M events, sizes 3-5, one pattern per set and size")
     ap.add_argument("--events", type=int, default=10_000_000)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--sizes", default="3,4,5,6,7")
@@ -268,7 +277,7 @@ def main() -> None:
     ap.add_argument("--plots", default=str(ROOT / "docs" / "img"))
     a = ap.parse_args()
     if a.quick:
-        a.events, a.sizes, a.per_set, a.runs, a.exhaustive = 1_000_000, "3,4,5", 1, 1, 3
+        a.events, a.sizes, a.per_set, a.exhaustive = 1_000_000, "3,4,5", 1, 3
         a.quality_instances = 5
     sizes = [int(s) for s in a.sizes.split(",")]
 
@@ -278,14 +287,27 @@ def main() -> None:
     print(f"[jqpg] {len(patterns)} patterns over {a.events:,} events, {a.runs} run(s) each",
           flush=True)
 
+    # The JVM compiles the operators' code during the first queries: warm it up on the
+    # first pattern so that the first trees timed are not the slowest for that reason.
+    pattern_order = ";".join(f"({' '.join(vs)})" for vs in patterns[0].singles)
+    for _ in range(3):
+        probe_tree(spark, patterns[0], pattern_order)
+
     results, guard_hits, exhaustive = [], [], []
     for n, p in enumerate(patterns, 1):
         plan_all(spark, p)
-        executed: dict[str, dict] = {}
+        chosen = list(dict.fromkeys(p.plans[alg]["tree"] for alg in ALGORITHMS))
+        every = all_trees(p.singles[0]) \
+            if len(p.singles) == 1 and len(p.singles[0]) <= a.exhaustive else []
+        # Every tree is probed once (rows, partial matches, tests; a warm-up), then all the
+        # pattern's trees are timed in interleaved rounds, so drift hits them alike.
+        executed = {t: probe_tree(spark, p, t) for t in dict.fromkeys(chosen + every)}
+        seconds = time_trees(spark, p, [t for t, m in executed.items() if "rows" in m], a.runs)
+        for t, m in executed.items():
+            if t in seconds:
+                m["seconds"] = seconds[t]
         for alg in ALGORITHMS:
             tree = p.plans[alg]["tree"]
-            if tree not in executed:
-                executed[tree] = run_tree(spark, p, tree, a.runs)
             m = executed[tree]
             row = {"set": p.kind, "size": p.size, "pattern": p.index, "algorithm": alg,
                    "tree": tree, "cost": p.plans[alg]["cost"],
@@ -298,10 +320,8 @@ def main() -> None:
         counts = {m["rows"] for m in executed.values() if "rows" in m}
         if len(counts) > 1:
             raise SystemExit(f"row counts differ between trees of {p.kind} {p.size}: {counts}")
-        if len(p.singles) == 1 and len(p.singles[0]) <= a.exhaustive:
-            fastest = min(
-                (run_tree(spark, p, t, a.runs).get("seconds", math.inf) for t in
-                 all_trees(p.singles[0])), default=math.inf)
+        if every:
+            fastest = min(executed[t].get("seconds", math.inf) for t in executed)
             dp = executed[p.plans["dp_bushy"]["tree"]].get("seconds", math.inf)
             exhaustive.append({"set": p.kind, "size": p.size, "pattern": p.index,
                                "dp_bushy_s": round(dp, 3), "fastest_tree_s": round(fastest, 3),

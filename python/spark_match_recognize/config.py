@@ -168,6 +168,7 @@ OPTIONS: Mapping[str, Option] = _table(
     Option("max_buffered_rows", _P + "maxBufferedRows", _long(1), "The most rows of one partition kept in memory for matches in progress; past it the query fails with an error naming the key (default 5000000)."),  # noqa: E501
     Option("optimizer", _P + "joinOrder", _choice(*JOIN_ORDERS), "The join-order algorithm for SKIP TILL ANY MATCH patterns (docs/optimizer.md); every choice returns the same rows (default auto)."),  # noqa: E501
     Option("latency_weight", _P + "latencyWeight", _double(0.0), "Weight of detection latency against throughput in the join-order cost (default 0: throughput only)."),  # noqa: E501
+    Option("candidate_weight", _P + "candidateWeight", _double(0.0), "Cost of one candidate pair a sequence join tests, relative to one partial match it produces, in the join-order cost (default 0.1; 0 is the JQPG paper's cost)."),  # noqa: E501
     Option("auto_dp_threshold", _P + "auto.dpThreshold", _int_between(1, 14), "optimizer='auto' plans sequences of up to this many variables by exact dp_bushy, longer ones by greedy then iterative improvement (default 10)."),  # noqa: E501
     Option("auto_time_budget_ms", _P + "auto.timeBudgetMs", _long(0), "Milliseconds iterative improvement may spend per long sequence under optimizer='auto' (default 100)."),  # noqa: E501
     Option("statistics_sample_rows", _P + "statistics.sampleRows", _int_between(10, 10_000_000), "Input rows sampled to estimate arrival rates and selectivities for join ordering (default 20000)."),  # noqa: E501

@@ -81,6 +81,7 @@ class PatternReport:
     engine: str
     algorithm: str | None = None
     latency_weight: float = 0.0
+    candidate_weight: float = 0.0
     window: float | None = None
     window_unit: str | None = None
     sample: dict[str, Any] = field(default_factory=dict)
@@ -116,6 +117,7 @@ class PatternReport:
             engine="join tree",
             algorithm=d.get("algorithm"),
             latency_weight=d.get("latency_weight", 0.0),
+            candidate_weight=d.get("candidate_weight", 0.0),
             window=d.get("window"),
             window_unit=d.get("window_unit"),
             sample=dict(d.get("sample", {})),
@@ -232,7 +234,8 @@ class PatternPlan:
             s = r.sample
             lines.append(
                 f"MATCH_RECOGNIZE {i}: {r.semantics}, joinOrder={r.algorithm}"
-                + (f", latency weight {r.latency_weight:g}" if r.latency_weight else ""))
+                + (f", latency weight {r.latency_weight:g}" if r.latency_weight else "")
+                + (f", candidate weight {r.candidate_weight:g}" if r.candidate_weight else ""))
             if r.note:
                 lines.append(f"  {r.note}")
             if s:

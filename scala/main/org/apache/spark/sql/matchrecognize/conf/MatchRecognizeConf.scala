@@ -64,6 +64,18 @@ object MatchRecognizeConf {
       .checkValue(w => w >= 0 && !w.isInfinite, "must be a finite number >= 0")
       .createWithDefault(0.0)
 
+  val CANDIDATE_WEIGHT: ConfigEntry[Double] =
+    buildConf("spark.sql.matchRecognize.candidateWeight")
+      .doc("Cost of one candidate pair a sequence join tests, relative to one partial match " +
+        "it produces, in the join-order cost: the optimizer minimizes the partial matches " +
+        "of every join plus this weight times the pairs each join tests (which its band " +
+        "does not rule out by order). 0 is the JQPG paper's cost model; the default is " +
+        "measured on the benchmark workload (docs/optimizer.md).")
+      .version("0.1.0")
+      .doubleConf
+      .checkValue(w => w >= 0 && !w.isInfinite, "must be a finite number >= 0")
+      .createWithDefault(0.1)
+
   val AUTO_DP_THRESHOLD: ConfigEntry[Int] =
     buildConf("spark.sql.matchRecognize.auto.dpThreshold")
       .doc("With joinOrder = auto, sequences of up to this many single-row variables are " +
@@ -160,9 +172,9 @@ object MatchRecognizeConf {
 
   /** Every public entry, for documentation and for the Python option table. */
   def entries: Seq[ConfigEntry[_]] =
-    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, LATENCY_WEIGHT, AUTO_DP_THRESHOLD,
-      AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED, EXPLAIN_CANDIDATES, PREFILTER,
-      MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
+    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, LATENCY_WEIGHT, CANDIDATE_WEIGHT,
+      AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
+      EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

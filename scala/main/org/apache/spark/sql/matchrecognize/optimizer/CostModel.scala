@@ -11,6 +11,10 @@ import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, Join
  * matches of every node therefore models the rows the plan materializes, which is what
  * the reorderer minimizes. All values are computed in log space (Kleene factors are
  * exponential) and compared as logs; `exp` of a cost may be infinite.
+ *
+ * Our sequence join also pays for the pairs it tests that fail (see [[logCandidates]]); a
+ * positive `candidateWeight` (omega) adds omega times those tests at every join, to both
+ * Cost_ord and Cost_tree. With omega = 0 the costs are exactly the paper's.
  */
 object CostModel {
 
@@ -38,8 +42,48 @@ object CostModel {
   }
 
   /**
+   * ln of the factor by which the band of a sequence join narrows the pairs of `x` (left)
+   * and `y` (right) when it guarantees their order: either order is as likely for two rows
+   * within a window of a stationary stream, so half of them; no narrower than the pair's
+   * selectivity, which includes the order (a pair without conditions has selectivity 1).
+   */
+  def logBandFactor(x: String, y: String, s: PatternStatistics): Double =
+    math.log(math.min(1.0, math.max(s.selectivity(x, y), 0.5)))
+
+  /**
+   * ln C(L, R): the candidate pairs the sequence join of `left` with `right` tests, i.e.
+   * PM(L) * PM(R) narrowed by the band only. For each left partial match the join reads the
+   * right ones starting within the window, after every left variable the pattern puts
+   * before the right side's first variable f, and before every other left variable
+   * (CepPlanBuilder.bandBounds). So the order of (x, y) is guaranteed for x before f and any
+   * y, and for x after f with y = f; the other conditions between the sides (the order of x
+   * and the later right variables, DEFINE comparisons) are tested pair by pair. Without a
+   * band order (`bandOrder` empty) every pair within the window is tested.
+   */
+  def logCandidates(left: Set[String], right: Set[String], s: PatternStatistics): Double = {
+    val base = logPM(left, s) + logPM(right, s)
+    if (s.bandOrder.isEmpty) base
+    else {
+      val index = s.bandOrder.zipWithIndex.toMap
+      def position(v: String) = index.getOrElse(v, Int.MaxValue)
+      val f = right.toSeq.sorted.minBy(position)
+      base + left.toSeq.map { x =>
+        if (position(x) < position(f)) right.toSeq.map(logBandFactor(x, _, s)).sum
+        else logBandFactor(x, f, s)
+      }.sum
+    }
+  }
+
+  /** ln(omega * C(L, R)), or -inf (nothing) without a candidate weight. */
+  def logCandidateCost(left: Set[String], right: Set[String], s: PatternStatistics): Double =
+    if (s.candidateWeight <= 0) Double.NegativeInfinity
+    else math.log(s.candidateWeight) + logCandidates(left, right, s)
+
+  /**
    * ln Cost_ord(O) (§4.1): the sum over prefixes p1..pk of the order of
-   * W^k * prod(r_pi) * prod over pairs i < j <= k of sel(pi, pj), i.e. of PM(prefix).
+   * W^k * prod(r_pi) * prod over pairs i < j <= k of sel(pi, pj), i.e. of PM(prefix);
+   * plus omega * C(prefix, {pk}) for each k >= 2 (a single right variable is its own f, so
+   * the band guarantees the order of every pair with it).
    */
   def logCostOrd(order: Seq[String], s: PatternStatistics): Double = {
     // Incremental: PM(p1..pk) = PM(p1..pk-1) * W r_pk * prod over j < k of sel(pj, pk), times
@@ -52,11 +96,19 @@ object CostModel {
     var pm = 0.0
     var total = Double.NegativeInfinity
     var k = 0
+    val logOmega = if (s.candidateWeight > 0) math.log(s.candidateWeight) else Double.NaN
+    val banded = s.bandOrder.nonEmpty
     while (k < order.length) {
       val v = order(k)
+      var candidates = pm + s.logWindowRows(v)
       pm += s.logWindowRows(v)
       var j = 0
-      while (j < k) { pm += math.log(s.selectivity(order(j), v)); j += 1 }
+      while (j < k) {
+        pm += math.log(s.selectivity(order(j), v))
+        if (banded) candidates += logBandFactor(order(j), v, s)
+        j += 1
+      }
+      if (k > 0 && s.candidateWeight > 0) total = logAdd(total, logOmega + candidates)
       seen += v
       var q = 0
       while (q < kleene.size) {
@@ -101,9 +153,16 @@ object CostModel {
     out.result()
   }
 
-  /** ln Cost_tree(T) (§4.2): the sum of PM over every node, leaves included. */
-  def logCostTree(tree: JoinTree, s: PatternStatistics): Double =
-    logSum(logPartialMatches(tree, s).map(_._2))
+  /**
+   * ln Cost_tree(T) (§4.2): the sum of PM over every node, leaves included; plus omega *
+   * C(left, right) at every join.
+   */
+  def logCostTree(tree: JoinTree, s: PatternStatistics): Double = {
+    val candidates = if (s.candidateWeight <= 0) Nil else tree.nodes.collect {
+      case JoinNode(l, r) => logCandidateCost(l.variables, r.variables, s)
+    }
+    logSum(logPartialMatches(tree, s).map(_._2) ++ candidates)
+  }
 
   /**
    * ln Cost_ord^lat(O) (§6.1): a row of the pattern's last variable waits for the rows of

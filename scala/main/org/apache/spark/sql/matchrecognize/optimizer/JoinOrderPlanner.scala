@@ -19,6 +19,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
 
   private val requested = conf.getConf(JOIN_ORDER)
   private val latencyWeight = conf.getConf(LATENCY_WEIGHT)
+  private val candidateWeight = conf.getConf(CANDIDATE_WEIGHT)
   private val withCandidates = conf.getConf(EXPLAIN_CANDIDATES)
   private val auto = new AutoOrder(conf.getConf(AUTO_DP_THRESHOLD), conf.getConf(AUTO_TIME_BUDGET_MS))
 
@@ -52,7 +53,8 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
             "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t.sql)))))))
       case Some(e) =>
         val planned = builder.alternatives.zip(e.perAlternative).map { case (s, st) =>
-          plan(s, st.copy(latencyWeight = latencyWeight))
+          plan(s, st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
+            bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil))
         }
         ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned))
     }
@@ -134,6 +136,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       "semantics" -> Json.str("SKIP TILL ANY MATCH"),
       "algorithm" -> Json.str(requested),
       "latency_weight" -> Json.num(latencyWeight),
+      "candidate_weight" -> Json.num(candidateWeight),
       "window" -> Json.num(planned.headOption.map(_.stats.window).getOrElse(0.0)),
       "window_unit" -> Json.str(unit),
       "sample" -> Json.obj("rows" -> Json.num(e.sampleRows), "blocks" -> Json.num(e.blocks),

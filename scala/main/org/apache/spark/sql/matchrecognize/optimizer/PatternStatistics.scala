@@ -12,6 +12,11 @@ package org.apache.spark.sql.matchrecognize.optimizer
  *                      below (its neighbours and every variable its condition reads)
  * @param latencyWeight alpha of §6.1: the cost minimized is Cost^trpt + alpha * Cost^lat
  * @param last          the pattern's last single-row variable (whose row completes a match)
+ * @param candidateWeight omega: the cost of testing one candidate pair in a sequence join,
+ *                      relative to one partial match produced (0: the paper's cost model)
+ * @param bandOrder     the single-row variables in pattern order, when the sequence join
+ *                      narrows its band by them (ORDER BY positions are window positions);
+ *                      empty when it tests every pair within the window
  */
 final case class PatternStatistics(
     window: Double,
@@ -19,7 +24,9 @@ final case class PatternStatistics(
     selectivities: Map[(String, String), Double] = Map.empty,
     kleene: Map[String, (Double, Set[String])] = Map.empty,
     latencyWeight: Double = 0.0,
-    last: Option[String] = None) {
+    last: Option[String] = None,
+    candidateWeight: Double = 0.0,
+    bandOrder: Seq[String] = Nil) {
 
   /** The latency term's variable, when the weight asks for one. */
   def latencyVariable: Option[String] = if (latencyWeight > 0) last else None

@@ -99,5 +99,44 @@ class CostModelSuite extends AnyFunSuite {
     assert(CostModel.logLatencyStep(Set("A"), Set("B"), s) == Double.NegativeInfinity)
     assert(CostModel.logLatencyStep(Set("B", "C"), Set("A"), abc) == Double.NegativeInfinity)
   }
-}
 
+  // The candidate term, on `abc` with omega = 0.1 and the band ordered A B C. Band factors
+  // (order guaranteed: max(sel, 1/2), at most 1): A~B 0.5, B~C 0.5, A~C 1.
+  private val banded = abc.copy(candidateWeight = 0.1, bandOrder = Seq("A", "B", "C"))
+
+  test("a sequence join tests the pairs its band does not rule out by order") {
+    // (A ⋈ B): f = B, A before it: 10 * 20 * 0.5 = 100.
+    assert(close(cost(CostModel.logCandidates(Set("A"), Set("B"), banded)), 100))
+    // ((A B) ⋈ C): f = C, A and B before it: PM(AB) 100 * 5 * (1 * 0.5) = 250.
+    assert(close(cost(CostModel.logCandidates(Set("A", "B"), Set("C"), banded)), 250))
+    // (A ⋈ (B C)): f = B; A before B, so A's order with B and C: 10 * PM(BC) 10 * 0.5 * 1 = 50.
+    assert(close(cost(CostModel.logCandidates(Set("A"), Set("B", "C"), banded)), 50))
+    // ((A C) ⋈ B): f = B; A before it (0.5), C after it (0.5): PM(AC) 50 * 20 * 0.25 = 250.
+    assert(close(cost(CostModel.logCandidates(Set("A", "C"), Set("B"), banded)), 250))
+    // (C ⋈ (A B)): f = A, C after it: only C~A (1): 5 * PM(AB) 100 = 500.
+    assert(close(cost(CostModel.logCandidates(Set("C"), Set("A", "B"), banded)), 500))
+    // Without a band order every pair in the window is tested: 100 * 5 = 500.
+    assert(close(cost(CostModel.logCandidates(Set("A", "B"), Set("C"),
+      banded.copy(bandOrder = Nil))), 500))
+    // Never fewer than the partial matches the join produces.
+    for ((l, r) <- Seq(Set("A") -> Set("B"), Set("A", "C") -> Set("B"), Set("C") -> Set("A", "B")))
+      assert(CostModel.logCandidates(l, r, banded) >= CostModel.logPM(l ++ r, banded) - 1e-9)
+  }
+
+  test("Cost_tree and Cost_ord add omega times the candidates tested at every join") {
+    // ((A B) C): 185 + 0.1 * (100 + 250) = 220; (A (B C)): 95 + 0.1 * (BC 20*5*0.5 = 50,
+    // root 50) = 105; ((A C) B): 135 + 0.1 * (AC 50 + root 250) = 165; the swapped
+    // (C (A B)): 185 + 0.1 * (100 + 500) = 245, dearer than ((A B) C).
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"), banded)), 220))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), banded)), 105))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) B)"), banded)), 165))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(C (A B))"), banded)), 245))
+    // Orders: ABC 160 + 0.1 * (C(A, B) 100 + C(AB, C) 250) = 195; CBA 65 + 0.1 * (C(C, B)
+    // 5*20*0.5 = 50 + C(CB, A) PM(CB) 10 * 10 * (1 * 0.5) = 50) = 75.
+    assert(close(cost(CostModel.logCostOrd(Seq("A", "B", "C"), banded)), 195))
+    assert(close(cost(CostModel.logCostOrd(Seq("C", "B", "A"), banded)), 75))
+    // Weight 0 is the paper's cost.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"),
+      banded.copy(candidateWeight = 0))), 185))
+  }
+}

@@ -106,6 +106,9 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     else if (node.orderBy.size == 1) (time, time, time)
     else (Cast(rank, LongType), time, time)
 
+  /** The sequence joins narrow their bands by the pattern order (see `bandBounds`). */
+  def bandNarrowsByOrder: Boolean = positionsAreWindowPositions
+
   private def positionsAreWindowPositions: Boolean = {
     val (o, lo, _) = rowPositions
     o.semanticEquals(lo)

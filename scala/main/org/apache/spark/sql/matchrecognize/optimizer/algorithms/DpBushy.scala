@@ -8,7 +8,9 @@ import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatisti
  * subsets: the best tree over S joins the best trees of some split of S into two non-empty
  * parts, and adds PM(S), which does not depend on the split. 3^n steps (cross products
  * allowed, as in the paper). A latency weight adds, at each node on the last variable's
- * path, alpha * PM of the other side, which again depends only on the split.
+ * path, alpha * PM of the other side, which again depends only on the split. A candidate
+ * weight adds omega * C(left, right), which also depends on which part is the join's right
+ * side: both are tried.
  */
 object DpBushy extends JoinOrderAlgorithm {
   val name = "dp_bushy"
@@ -17,8 +19,10 @@ object DpBushy extends JoinOrderAlgorithm {
     require(n >= 1 && n <= 14, s"dp_bushy plans 1 to 14 variables, not $n")
     val full = (1 << n) - 1
     val best = Array.fill(full + 1)(Double.PositiveInfinity)
-    val split = Array.fill(full + 1)(0)
+    val split = Array.fill(full + 1)(0) // the left part of the best split
     val pmOf = SubsetCosts.logPMByMask(vars, stats)
+    val candidates =
+      if (stats.candidateWeight > 0) Some(new MaskCandidateCosts(vars, stats, pmOf)) else None
     val latencyBit = stats.latencyVariable.map(v => 1 << vars.indexOf(v)).filter(_ > 0)
     val logAlpha = math.log(stats.latencyWeight)
     for (mask <- 1 to full) {
@@ -35,7 +39,14 @@ object DpBushy extends JoinOrderAlgorithm {
               logAlpha + pmOf(if ((sub & b) != 0) mask ^ sub else sub)
             }.getOrElse(Double.NegativeInfinity)
             val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm, latency))
-            if (c < best(mask)) { best(mask) = c; split(mask) = sub }
+            candidates match {
+              case None => if (c < best(mask)) { best(mask) = c; split(mask) = sub }
+              case Some(cc) =>
+                val asLeft = CostModel.logAdd(c, cc(sub, mask ^ sub))
+                val asRight = CostModel.logAdd(c, cc(mask ^ sub, sub))
+                if (asLeft < best(mask)) { best(mask) = asLeft; split(mask) = sub }
+                if (asRight < best(mask)) { best(mask) = asRight; split(mask) = mask ^ sub }
+            }
           }
           sub = (sub - 1) & mask
         }

@@ -10,7 +10,7 @@ import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatisti
  * of a set S ends with some v after the best order of S - {v}: 2^n * n steps. With a
  * latency weight, placing the last variable v after S costs alpha * W * r of every variable
  * not yet placed (they all come after it), which depends only on S + {v}, so the DP stays
- * exact.
+ * exact; so does omega * C(S, {v}) with a candidate weight.
  */
 object DpLeftDeep extends JoinOrderAlgorithm {
   val name = "dp_left_deep"
@@ -22,6 +22,11 @@ object DpLeftDeep extends JoinOrderAlgorithm {
     val last = Array.fill(full + 1)(-1)
     best(0) = Double.NegativeInfinity // ln 0: the empty prefix costs nothing
     val pmOf = SubsetCosts.logPMByMask(vars, stats)
+    val candidates = if (stats.candidateWeight <= 0) None
+      else Some(Array.tabulate(n)(i => vars.indices.map(j =>
+        if (j == i || stats.bandOrder.isEmpty) 0.0
+        else CostModel.logBandFactor(vars(j), vars(i), stats)).toArray))
+    val logOmega = math.log(stats.candidateWeight)
     for (mask <- 1 to full) {
       val pm = pmOf(mask)
       for (i <- 0 until n if (mask & (1 << i)) != 0) {
@@ -31,7 +36,17 @@ object DpLeftDeep extends JoinOrderAlgorithm {
               .filter(j => (mask & (1 << j)) == 0).map(j => stats.logWindowRows(vars(j))))
           case _ => Double.NegativeInfinity
         }
-        val c = CostModel.logSum(Seq(best(mask ^ (1 << i)), pm, latency))
+        val rest = mask ^ (1 << i)
+        // omega * C(rest, {v}): PM(rest) * W r_v, narrowed by the order of every pair with v.
+        val tested = candidates match {
+          case Some(factor) if rest != 0 =>
+            var c = logOmega + pmOf(rest) + stats.logWindowRows(vars(i))
+            var m = rest
+            while (m != 0) { c += factor(i)(Integer.numberOfTrailingZeros(m)); m &= m - 1 }
+            c
+          case _ => Double.NegativeInfinity
+        }
+        val c = CostModel.logSum(Seq(best(rest), pm, latency, tested))
         if (c < best(mask)) { best(mask) = c; last(mask) = i }
       }
     }

@@ -26,7 +26,8 @@ object ZStreamOrder extends JoinOrderAlgorithm {
         val (l, r) = (order.slice(i, k + 1).toSet, order.slice(k + 1, j + 1).toSet)
         val latency = CostModel.logAdd(CostModel.logLatencyStep(l, r, stats),
           CostModel.logLatencyStep(r, l, stats))
-        val c = CostModel.logSum(Seq(best(i)(k), best(k + 1)(j), pm, latency))
+        val c = CostModel.logSum(Seq(best(i)(k), best(k + 1)(j), pm, latency,
+          CostModel.logCandidateCost(l, r, stats)))
         if (c < best(i)(j)) { best(i)(j) = c; cut(i)(j) = k }
       }
     }

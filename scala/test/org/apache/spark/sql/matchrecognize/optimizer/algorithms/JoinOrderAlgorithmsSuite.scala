@@ -156,5 +156,44 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
     assert(CostModel.logCostOrd(t.leaves, ls) <=
       CostModel.logCostOrd(GreedyOrder.plan(large, ls).leaves, ls) + 1e-9)
   }
-}
 
+  test("with a candidate weight the DPs and zstream reach the minimum of their costs") {
+    // Both orientations of each join count: allTrees holds each split and its mirror.
+    val rng = new scala.util.Random(2026)
+    for (_ <- 1 to 40) {
+      val (vs, s0) = randomInstance(rng, 2 + rng.nextInt(4))
+      val s = s0.copy(candidateWeight = 0.01 + rng.nextDouble(),
+        bandOrder = if (rng.nextInt(4) == 0) Nil else vs)
+      val bruteOrd = vs.permutations.map(o => CostModel.logCostOrd(o, s)).min
+      assert(close(CostModel.logCostOrd(DpLeftDeep.plan(vs, s).leaves, s), bruteOrd), s"$vs $s")
+      val bruteTree = allTrees(vs).map(t => CostModel.logCostTree(t, s)).min
+      assert(close(CostModel.logCostTree(DpBushy.plan(vs, s), s), bruteTree), s"$vs $s")
+      val keep = allTrees(vs).filter(_.leaves == vs).map(t => CostModel.logCostTree(t, s)).min
+      assert(close(CostModel.logCostTree(ZStreamOrder.plan(vs, s), s), keep), s"$vs $s")
+    }
+  }
+
+  test("with a candidate weight dp_bushy prefers trees whose bands are exact") {
+    // PATTERN (A B C D), 10 rows per window each, no DEFINE between them: every pair's
+    // selectivity is its order, 1/2. PM by size: 10, 50, 125, 156.25.
+    val vs = Seq("A", "B", "C", "D")
+    val order = PatternStatistics(1, vs.map(_ -> 10.0).toMap,
+      (for (i <- vs.indices; j <- i + 1 until 4) yield (vs(i), vs(j)) -> 0.5).toMap)
+    def tree(t: String, s: PatternStatistics) = math.exp(CostModel.logCostTree(JoinTree.parse(t), s))
+    // The paper's cost cannot tell ((A B) (C D)) from ((A C) (B D)): 40 + 50 + 50 + 156.25.
+    assert(close(tree("((A B) (C D))", order), 296.25))
+    assert(close(tree("((A C) (B D))", order), 296.25))
+    // Our joins' tests: ((A B) (C D)) has every right variable after every left one, so
+    // each band is exact: 50 + 50 + 156.25. At the root of ((A C) (B D)) the band puts B
+    // after A and before C, but D's order with C is tested: PM(AC) 50 * PM(BD) 50 * (A~B,
+    // A~D, C~B: 1/8) = 312.5 tests for 156.25 matches.
+    val s = order.copy(candidateWeight = 0.1, bandOrder = vs)
+    assert(close(tree("((A B) (C D))", s), 296.25 + 0.1 * 256.25))
+    assert(close(tree("((A C) (B D))", s), 296.25 + 0.1 * 412.5))
+    // The pattern order, left-deep: PM 40 + 50 + 125 + 156.25 and exact bands: 331.25 tests.
+    assert(close(tree("(((A B) C) D)", s), 371.25 + 0.1 * 331.25))
+    val best = DpBushy.plan(vs, s)
+    assert(best == JoinTree.parse("((A B) (C D))"))
+    assert(close(math.exp(CostModel.logCostTree(best, s)), 321.875))
+  }
+}

@@ -129,6 +129,57 @@ def test_latency_weight_is_part_of_the_reported_cost(spark, events):
     assert weighted.alternatives[0].cost > plain.alternatives[0].cost
 
 
+def _nodes(node):
+    yield node
+    if not node.is_leaf:
+        yield from _nodes(node.left)
+        yield from _nodes(node.right)
+
+
+def _variables(node) -> list[str]:
+    return [n.variable for n in _nodes(node) if n.is_leaf]
+
+
+def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
+    weight = "spark.sql.matchRecognize.candidateWeight"
+    query = _query("A B C")
+    spark.conf.set(weight, "0")
+    try:
+        [paper] = explain_pattern(spark, query, candidates=False).reports
+    finally:
+        spark.conf.unset(weight)
+    # Weight 0: the paper's Cost_tree, the sum of the partial matches of every node.
+    [alt] = paper.alternatives
+    assert paper.candidate_weight == 0
+    assert alt.cost == pytest.approx(sum(n.partial_matches for n in _nodes(alt.plan)), rel=1e-9)
+
+    [ours] = explain_pattern(spark, query, candidates=False).reports
+    [alt] = ours.alternatives
+    assert ours.candidate_weight == 0.1  # the default
+    order = ["A", "B", "C"]
+
+    def band(x: str, y: str) -> float:
+        s = alt.selectivities.get((x, y), alt.selectivities.get((y, x), 1.0))
+        return min(1.0, max(s, 0.5))
+
+    def tested(join) -> float:
+        # PM(L) * PM(R), narrowed by the orders the band guarantees (docs/optimizer.md).
+        left, right = _variables(join.left), _variables(join.right)
+        first = min(right, key=order.index)
+        c = join.left.partial_matches * join.right.partial_matches
+        for x in left:
+            for y in (right if order.index(x) < order.index(first) else [first]):
+                c *= band(x, y)
+        return c
+
+    joins = [n for n in _nodes(alt.plan) if not n.is_leaf]
+    assert len(joins) == 2
+    expected = sum(n.partial_matches for n in _nodes(alt.plan)) + 0.1 * sum(map(tested, joins))
+    assert alt.cost == pytest.approx(expected, rel=1e-6)
+    # Never fewer tests than the partial matches a join produces.
+    assert all(tested(j) >= j.partial_matches * (1 - 1e-9) for j in joins)
+
+
 def test_text_svg_and_png_renderings(spark, events, tmp_path):
     plan = explain_pattern(spark, _query("A B C"))
     text = str(plan)

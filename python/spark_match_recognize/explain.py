@@ -259,7 +259,8 @@ class PatternPlan:
                         f"{x}~{y} {_num(v)}" for (x, y), v in a.selectivities.items()))
                 for k in a.kleene:
                     lines.append(f"    Kleene {k['variable']}: {_num(k['rows_per_window'])} "
-                                 f"rows per window, attached where "
+                                 f"rows per window, ~{_num(k.get('bindings', 0))} bindings "
+                                 f"per neighbour pair, attached where "
                                  f"{', '.join(k['attached_where_bound'])} are bound")
                 if a.plan is not None:
                     lines += ["      " + t for t in _tree_lines(a.plan)]

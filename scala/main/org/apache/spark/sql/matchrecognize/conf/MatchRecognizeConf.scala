@@ -64,13 +64,26 @@ object MatchRecognizeConf {
       .checkValue(w => w >= 0 && !w.isInfinite, "must be a finite number >= 0")
       .createWithDefault(0.0)
 
+  val COST_MODEL: ConfigEntry[String] =
+    buildConf("spark.sql.matchRecognize.costModel")
+      .doc("What the join-order algorithms minimize. 'spark' (default): the partial matches " +
+        "of every join plus candidateWeight times the pairs each join tests, with a Kleene " +
+        "closure counted as the expected bindings between its neighbours (a filter when " +
+        "its rows are rare). 'paper': the JQPG paper's Cost_ord / Cost_tree exactly " +
+        "(partial matches only, Kleene closures as 2^(rate * window) subsets).")
+      .version("0.1.0")
+      .stringConf
+      .transform(_.toLowerCase(java.util.Locale.ROOT))
+      .checkValues(Set("spark", "paper"))
+      .createWithDefault("spark")
+
   val CANDIDATE_WEIGHT: ConfigEntry[Double] =
     buildConf("spark.sql.matchRecognize.candidateWeight")
       .doc("Cost of one candidate pair a sequence join tests, relative to one partial match " +
-        "it produces, in the join-order cost: the optimizer minimizes the partial matches " +
-        "of every join plus this weight times the pairs each join tests (which its band " +
-        "does not rule out by order). 0 is the JQPG paper's cost model; the default is " +
-        "measured on the benchmark workload (docs/optimizer.md).")
+        "it produces, in the join-order cost of costModel = spark: the optimizer minimizes " +
+        "the partial matches of every join plus this weight times the pairs each join tests " +
+        "(which its band does not rule out by order). The default is measured on the " +
+        "benchmark workload (docs/optimizer.md).")
       .version("0.1.0")
       .doubleConf
       .checkValue(w => w >= 0 && !w.isInfinite, "must be a finite number >= 0")
@@ -172,7 +185,7 @@ object MatchRecognizeConf {
 
   /** Every public entry, for documentation and for the Python option table. */
   def entries: Seq[ConfigEntry[_]] =
-    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, LATENCY_WEIGHT, CANDIDATE_WEIGHT,
+    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, COST_MODEL, LATENCY_WEIGHT, CANDIDATE_WEIGHT,
       AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
 

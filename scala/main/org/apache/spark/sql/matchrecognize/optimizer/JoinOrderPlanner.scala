@@ -19,7 +19,8 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
 
   private val requested = conf.getConf(JOIN_ORDER)
   private val latencyWeight = conf.getConf(LATENCY_WEIGHT)
-  private val candidateWeight = conf.getConf(CANDIDATE_WEIGHT)
+  private val paperCost = conf.getConf(COST_MODEL) == "paper"
+  private val candidateWeight = if (paperCost) 0.0 else conf.getConf(CANDIDATE_WEIGHT)
   private val withCandidates = conf.getConf(EXPLAIN_CANDIDATES)
   private val auto = new AutoOrder(conf.getConf(AUTO_DP_THRESHOLD), conf.getConf(AUTO_TIME_BUDGET_MS))
 
@@ -54,7 +55,9 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       case Some(e) =>
         val planned = builder.alternatives.zip(e.perAlternative).map { case (s, st) =>
           plan(s, st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
-            bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil))
+            bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
+            kleeneBounds = if (paperCost) Map.empty
+              else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap))
         }
         ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned))
     }
@@ -129,6 +132,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
           Json.obj("left" -> Json.str(a), "right" -> Json.str(b), "value" -> Json.num(v)) }),
         "kleene" -> Json.arr(st.kleene.toSeq.sortBy(_._1).map { case (k, (r, needs)) =>
           Json.obj("variable" -> Json.str(k), "rows_per_window" -> Json.num(r * st.window),
+            "bindings" -> Json.num(math.exp(st.logKleeneFactor(k))),
             "attached_where_bound" -> Json.arr(needs.toSeq.sorted.map(Json.str))) }),
         "candidates" -> Json.arr(p.candidates.map(candidateJson)))
     }
@@ -136,6 +140,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       "semantics" -> Json.str("SKIP TILL ANY MATCH"),
       "algorithm" -> Json.str(requested),
       "latency_weight" -> Json.num(latencyWeight),
+      "cost_model" -> Json.str(if (paperCost) "paper" else "spark"),
       "candidate_weight" -> Json.num(candidateWeight),
       "window" -> Json.num(planned.headOption.map(_.stats.window).getOrElse(0.0)),
       "window_unit" -> Json.str(unit),

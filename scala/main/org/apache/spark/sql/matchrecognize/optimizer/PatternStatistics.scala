@@ -17,6 +17,9 @@ package org.apache.spark.sql.matchrecognize.optimizer
  * @param bandOrder     the single-row variables in pattern order, when the sequence join
  *                      narrows its band by them (ORDER BY positions are window positions);
  *                      empty when it tests every pair within the window
+ * @param kleeneBounds  when given, a Kleene variable's quantifier bounds (min, max), and its
+ *                      factor is the expected number of bindings between its neighbours
+ *                      (see [[logKleeneFactor]]) instead of the paper's 2^(rW)
  */
 final case class PatternStatistics(
     window: Double,
@@ -26,7 +29,8 @@ final case class PatternStatistics(
     latencyWeight: Double = 0.0,
     last: Option[String] = None,
     candidateWeight: Double = 0.0,
-    bandOrder: Seq[String] = Nil) {
+    bandOrder: Seq[String] = Nil,
+    kleeneBounds: Map[String, (Int, Option[Int])] = Map.empty) {
 
   /** The latency term's variable, when the weight asks for one. */
   def latencyVariable: Option[String] = if (latencyWeight > 0) last else None
@@ -42,5 +46,38 @@ final case class PatternStatistics(
    * number of subsets of a Kleene variable's rows in one window, kept in log space because
    * it overflows a double for a few hundred rows.
    */
-  def logKleeneFactor(v: String): Double = kleene(v)._1 * window * math.log(2)
+  def logKleeneFactor(v: String): Double = kleeneBounds.get(v) match {
+    case None => kleene(v)._1 * window * math.log(2)
+    case Some((min, max)) => PatternStatistics.logExpectedBindings(kleene(v)._1 * window / 3, min, max)
+  }
+}
+
+object PatternStatistics {
+
+  /**
+   * ln of the expected number of bindings of `B{min,max}` between two neighbours when the
+   * B rows between them are Poisson with mean `lambda`: a set of n rows has C(n, k) subsets
+   * of k rows, and E[C(N, k)] = lambda^k / k!, so the expectation is the sum of
+   * lambda^k / k! for k in [min, max] = e^lambda * P(min <= N <= max). Below 1 it is a
+   * filter (few neighbour pairs have a B row between them), which the paper's 2^(rW),
+   * the subsets of a window's worth of rows, never is. The cost model takes lambda as r
+   * times a third of the window, the mean gap between two ordered points in it.
+   */
+  def logExpectedBindings(lambda: Double, min: Int, max: Option[Int]): Double = {
+    // P(min <= N <= max) from the Poisson terms, summed in the linear domain: lambda stays
+    // small where the sum matters (a large lambda makes the probability ~1).
+    // Beyond a few hundred rows e^-lambda underflows; the count is astronomical anyway.
+    if (lambda > 500) return lambda
+    val upper = max.getOrElse(Int.MaxValue)
+    val last = math.min(upper.toLong, math.ceil(lambda + 12 * math.sqrt(lambda) + 30).toLong).toInt
+    var term = math.exp(-lambda) // P(N = 0)
+    var p = 0.0
+    var k = 0
+    while (k <= last) {
+      if (k >= min) p += term
+      k += 1
+      term *= lambda / k
+    }
+    lambda + math.log(math.max(p, 1e-12))
+  }
 }

@@ -139,4 +139,37 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"),
       banded.copy(candidateWeight = 0))), 185))
   }
+
+  test("expected Kleene bindings between neighbours: sums of lambda^k / k!") {
+    def bindings(lambda: Double, min: Int, max: Option[Int]) =
+      math.exp(PatternStatistics.logExpectedBindings(lambda, min, max))
+    // lambda = 0.4 rows between the neighbours on average.
+    assert(close(bindings(0.4, 1, None), math.exp(0.4) - 1)) // B+: 0.492, a filter
+    assert(close(bindings(0.4, 0, None), math.exp(0.4))) // B*: 1.492
+    assert(close(bindings(0.4, 1, Some(2)), 0.4 + 0.08)) // B{1,2}: 0.4 + 0.4^2/2
+    assert(close(bindings(0.4, 2, None), math.exp(0.4) - 1 - 0.4)) // B{2,}: 0.0918
+    // Many rows: e^lambda, kept in log space.
+    assert(close(PatternStatistics.logExpectedBindings(1000, 1, None), 1000))
+    assert(close(PatternStatistics.logExpectedBindings(40, 1, None), 40 + math.log1p(-math.exp(-40))))
+  }
+
+  test("a rare Kleene closure is a filter: attaching it early becomes the cheaper plan") {
+    // PATTERN (A B+ C D) WITHIN 1: A, C, D 10 rows per window, no conditions between them;
+    // B needs A and C. B: 0.9 rows per window, so lambda = 0.3 between its neighbours.
+    val paper = PatternStatistics(1, Map("A" -> 10.0, "C" -> 10.0, "D" -> 10.0),
+      kleene = Map("B" -> (0.9, Set("A", "C"))))
+    val expected = paper.copy(kleeneBounds = Map("B" -> (1, None)))
+    val early = JoinTree.parse("((A C) D)")
+    val late = JoinTree.parse("((A D) C)")
+    // Expected bindings e^0.3 - 1 = 0.3499: ((A C) D) = 30 + 100 * 0.35 + 1000 * 0.35 =
+    // 415; ((A D) C) = 30 + 100 + 1000 * 0.35 = 480.
+    val f = math.exp(0.3) - 1
+    assert(close(cost(CostModel.logCostTree(early, expected)), 30 + 100 * f + 1000 * f))
+    assert(close(cost(CostModel.logCostTree(late, expected)), 30 + 100 + 1000 * f))
+    assert(CostModel.logCostTree(early, expected) < CostModel.logCostTree(late, expected))
+    // The paper's 2^0.9 = 1.866 subsets make the late attachment look cheaper.
+    val g = math.pow(2, 0.9)
+    assert(close(cost(CostModel.logCostTree(early, paper)), 30 + 100 * g + 1000 * g))
+    assert(CostModel.logCostTree(late, paper) < CostModel.logCostTree(early, paper))
+  }
 }

@@ -150,7 +150,7 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
         spark.conf.unset(weight)
     # Weight 0: the paper's Cost_tree, the sum of the partial matches of every node.
     [alt] = paper.alternatives
-    assert paper.candidate_weight == 0
+    assert paper.candidate_weight == 0 and paper.cost_model == "spark"
     assert alt.cost == pytest.approx(sum(n.partial_matches for n in _nodes(alt.plan)), rel=1e-9)
 
     [ours] = explain_pattern(spark, query, candidates=False).reports
@@ -178,6 +178,16 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
     assert alt.cost == pytest.approx(expected, rel=1e-6)
     # Never fewer tests than the partial matches a join produces.
     assert all(tested(j) >= j.partial_matches * (1 - 1e-9) for j in joins)
+    # The paper's cost model ignores the weight.
+    spark.conf.set("spark.sql.matchRecognize.costModel", "PAPER")
+    try:
+        [exact] = explain_pattern(spark, query, candidates=False).reports
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.costModel")
+    assert exact.cost_model == "paper" and exact.candidate_weight == 0
+    assert exact.alternatives[0].cost == pytest.approx(paper.alternatives[0].cost, rel=1e-9)
+    assert ", cost model spark, candidate weight 0.1" in str(
+        explain_pattern(spark, query, candidates=False))
 
 
 def test_text_svg_and_png_renderings(spark, events, tmp_path):

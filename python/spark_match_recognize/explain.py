@@ -81,6 +81,7 @@ class PatternReport:
     engine: str
     algorithm: str | None = None
     latency_weight: float = 0.0
+    cost_model: str = "spark"
     candidate_weight: float = 0.0
     window: float | None = None
     window_unit: str | None = None
@@ -117,6 +118,7 @@ class PatternReport:
             engine="join tree",
             algorithm=d.get("algorithm"),
             latency_weight=d.get("latency_weight", 0.0),
+            cost_model=d.get("cost_model", "spark"),
             candidate_weight=d.get("candidate_weight", 0.0),
             window=d.get("window"),
             window_unit=d.get("window_unit"),
@@ -235,6 +237,7 @@ class PatternPlan:
             lines.append(
                 f"MATCH_RECOGNIZE {i}: {r.semantics}, joinOrder={r.algorithm}"
                 + (f", latency weight {r.latency_weight:g}" if r.latency_weight else "")
+                + f", cost model {r.cost_model}"
                 + (f", candidate weight {r.candidate_weight:g}" if r.candidate_weight else ""))
             if r.note:
                 lines.append(f"  {r.note}")

@@ -163,10 +163,11 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
         return min(1.0, max(s, 0.5))
 
     def tested(join) -> float:
-        # PM(L) * PM(R), narrowed by the orders the band guarantees (docs/optimizer.md).
+        # PM(L) * PM(R), narrowed by the orders the band guarantees, times the number of
+        # right variables (a right match may end past the left's window; docs/optimizer.md).
         left, right = _variables(join.left), _variables(join.right)
         first = min(right, key=order.index)
-        c = join.left.partial_matches * join.right.partial_matches
+        c = join.left.partial_matches * join.right.partial_matches * len(right)
         for x in left:
             for y in (right if order.index(x) < order.index(first) else [first]):
                 c *= band(x, y)

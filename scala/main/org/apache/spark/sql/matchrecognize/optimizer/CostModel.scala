@@ -52,16 +52,22 @@ object CostModel {
 
   /**
    * ln C(L, R): the candidate pairs the sequence join of `left` with `right` tests, i.e.
-   * PM(L) * PM(R) narrowed by the band only. For each left partial match the join reads the
+   * PM(L) * PM(R) narrowed by the band only (times the right side's span factor, below). For each left partial match the join reads the
    * right ones starting within the window, after every left variable the pattern puts
    * before the right side's first variable f, and before every other left variable
    * (CepPlanBuilder.bandBounds). So the order of (x, y) is guaranteed for x before f and any
    * y, and for x after f with y = f; the other conditions between the sides (the order of x
    * and the later right variables, DEFINE comparisons) are tested pair by pair. Without a
    * band order (`bandOrder` empty) every pair within the window is tested.
+   *
+   * The band bounds where a right partial match starts, not where it ends: PM(R) counts
+   * right matches of k variables lying inside one window, but k times as many start inside
+   * a window and end within a window of their start (ordered points: W^k / k! against
+   * W * W^(k-1) / (k-1)!), and the joint window check rejects the ones that end too late.
+   * Hence the factor k (1 for a single variable, so left-deep joins get none).
    */
   def logCandidates(left: Set[String], right: Set[String], s: PatternStatistics): Double = {
-    val base = logPM(left, s) + logPM(right, s)
+    val base = logPM(left, s) + logPM(right, s) + math.log(right.size)
     if (s.bandOrder.isEmpty) base
     else {
       val index = s.bandOrder.zipWithIndex.toMap
@@ -73,6 +79,23 @@ object CostModel {
       }.sum
     }
   }
+
+  /**
+   * ln of the rows the join of `left` and `right` hands to the Kleene closures attached at
+   * it (those whose needs it is the first to cover): its output before they multiply it
+   * by their bindings. The `spark` cost model (`kleeneBounds` given) counts them: with
+   * rare Kleene rows the bindings are a filter, and the join output it filters is work
+   * the node's PM no longer shows. -inf (nothing) otherwise.
+   */
+  def logKleeneInput(left: Set[String], right: Set[String], s: PatternStatistics): Double =
+    if (s.kleeneBounds.isEmpty) Double.NegativeInfinity
+    else {
+      val both = left ++ right
+      val attached = s.kleene.collect { case (k, (_, needs)) if needs.nonEmpty &&
+        needs.subsetOf(both) && !needs.subsetOf(left) && !needs.subsetOf(right) => k }
+      if (attached.isEmpty) Double.NegativeInfinity
+      else logPM(both, s) - attached.map(s.logKleeneFactor).sum
+    }
 
   /** ln(omega * C(L, R)), or -inf (nothing) without a candidate weight. */
   def logCandidateCost(left: Set[String], right: Set[String], s: PatternStatistics): Double =
@@ -110,14 +133,19 @@ object CostModel {
       }
       if (k > 0 && s.candidateWeight > 0) total = logAdd(total, logOmega + candidates)
       seen += v
+      val beforeKleene = pm
+      var attachedHere = false
       var q = 0
       while (q < kleene.size) {
         if (!attached(q) && kleene(q)._2._2.subsetOf(seen)) {
           attached(q) = true
+          attachedHere = true
           pm += s.logKleeneFactor(kleene(q)._1)
         }
         q += 1
       }
+      // logKleeneInput: the join output the closures attached here consume.
+      if (attachedHere && s.kleeneBounds.nonEmpty) total = logAdd(total, beforeKleene)
       total = logAdd(total, pm)
       k += 1
     }
@@ -155,13 +183,14 @@ object CostModel {
 
   /**
    * ln Cost_tree(T) (§4.2): the sum of PM over every node, leaves included; plus omega *
-   * C(left, right) at every join.
+   * C(left, right) at every join, and the input of the Kleene closures attached at it.
    */
   def logCostTree(tree: JoinTree, s: PatternStatistics): Double = {
-    val candidates = if (s.candidateWeight <= 0) Nil else tree.nodes.collect {
-      case JoinNode(l, r) => logCandidateCost(l.variables, r.variables, s)
-    }
-    logSum(logPartialMatches(tree, s).map(_._2) ++ candidates)
+    val joins = tree.nodes.collect { case JoinNode(l, r) => (l.variables, r.variables) }
+    val candidates = if (s.candidateWeight <= 0) Nil
+      else joins.map { case (l, r) => logCandidateCost(l, r, s) }
+    val kleeneInputs = joins.map { case (l, r) => logKleeneInput(l, r, s) }
+    logSum(logPartialMatches(tree, s).map(_._2) ++ candidates ++ kleeneInputs)
   }
 
   /**

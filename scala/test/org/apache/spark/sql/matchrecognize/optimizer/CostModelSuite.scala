@@ -109,12 +109,13 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCandidates(Set("A"), Set("B"), banded)), 100))
     // ((A B) ⋈ C): f = C, A and B before it: PM(AB) 100 * 5 * (1 * 0.5) = 250.
     assert(close(cost(CostModel.logCandidates(Set("A", "B"), Set("C"), banded)), 250))
-    // (A ⋈ (B C)): f = B; A before B, so A's order with B and C: 10 * PM(BC) 10 * 0.5 * 1 = 50.
-    assert(close(cost(CostModel.logCandidates(Set("A"), Set("B", "C"), banded)), 50))
+    // (A ⋈ (B C)): f = B; A before B, so A's order with B and C: 10 * PM(BC) 10 * 0.5 * 1,
+    // times 2 for a right side of two variables (it may end past A's window): 100.
+    assert(close(cost(CostModel.logCandidates(Set("A"), Set("B", "C"), banded)), 100))
     // ((A C) ⋈ B): f = B; A before it (0.5), C after it (0.5): PM(AC) 50 * 20 * 0.25 = 250.
     assert(close(cost(CostModel.logCandidates(Set("A", "C"), Set("B"), banded)), 250))
-    // (C ⋈ (A B)): f = A, C after it: only C~A (1): 5 * PM(AB) 100 = 500.
-    assert(close(cost(CostModel.logCandidates(Set("C"), Set("A", "B"), banded)), 500))
+    // (C ⋈ (A B)): f = A, C after it: only C~A (1): 5 * PM(AB) 100 * 2 = 1000.
+    assert(close(cost(CostModel.logCandidates(Set("C"), Set("A", "B"), banded)), 1000))
     // Without a band order every pair in the window is tested: 100 * 5 = 500.
     assert(close(cost(CostModel.logCandidates(Set("A", "B"), Set("C"),
       banded.copy(bandOrder = Nil))), 500))
@@ -125,12 +126,14 @@ class CostModelSuite extends AnyFunSuite {
 
   test("Cost_tree and Cost_ord add omega times the candidates tested at every join") {
     // ((A B) C): 185 + 0.1 * (100 + 250) = 220; (A (B C)): 95 + 0.1 * (BC 20*5*0.5 = 50,
-    // root 50) = 105; ((A C) B): 135 + 0.1 * (AC 50 + root 250) = 165; the swapped
-    // (C (A B)): 185 + 0.1 * (100 + 500) = 245, dearer than ((A B) C).
+    // root 100) = 110; its mirror ((B C) A): f = A, B and C after it: B~A 0.5, C~A 1, so
+    // root 10 * 10 * 0.5 = 50 and 95 + 0.1 * (50 + 50) = 105; ((A C) B): 135 + 0.1 * (AC 50
+    // + root 250) = 165; the swapped (C (A B)): 185 + 0.1 * (100 + 1000) = 295.
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"), banded)), 220))
-    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), banded)), 105))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), banded)), 110))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((B C) A)"), banded)), 105))
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) B)"), banded)), 165))
-    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(C (A B))"), banded)), 245))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(C (A B))"), banded)), 295))
     // Orders: ABC 160 + 0.1 * (C(A, B) 100 + C(AB, C) 250) = 195; CBA 65 + 0.1 * (C(C, B)
     // 5*20*0.5 = 50 + C(CB, A) PM(CB) 10 * 10 * (1 * 0.5) = 50) = 75.
     assert(close(cost(CostModel.logCostOrd(Seq("A", "B", "C"), banded)), 195))
@@ -161,12 +164,16 @@ class CostModelSuite extends AnyFunSuite {
     val expected = paper.copy(kleeneBounds = Map("B" -> (1, None)))
     val early = JoinTree.parse("((A C) D)")
     val late = JoinTree.parse("((A D) C)")
-    // Expected bindings e^0.3 - 1 = 0.3499: ((A C) D) = 30 + 100 * 0.35 + 1000 * 0.35 =
-    // 415; ((A D) C) = 30 + 100 + 1000 * 0.35 = 480.
+    // Expected bindings e^0.3 - 1 = 0.3499; the join where B is attached also counts the
+    // rows it hands to the closure: ((A C) D) = 30 + (100 + 100 * 0.35) + 1000 * 0.35 =
+    // 515; ((A D) C) = 30 + 100 + (1000 + 1000 * 0.35) = 1480.
     val f = math.exp(0.3) - 1
-    assert(close(cost(CostModel.logCostTree(early, expected)), 30 + 100 * f + 1000 * f))
-    assert(close(cost(CostModel.logCostTree(late, expected)), 30 + 100 + 1000 * f))
+    assert(close(cost(CostModel.logCostTree(early, expected)), 30 + 100 + 100 * f + 1000 * f))
+    assert(close(cost(CostModel.logCostTree(late, expected)), 30 + 100 + 1000 + 1000 * f))
     assert(CostModel.logCostTree(early, expected) < CostModel.logCostTree(late, expected))
+    // Orders alike: A C D = 10 + (100 + 35) + 350 = 495; D A C = 10 + 100 + (1000 + 350).
+    assert(close(cost(CostModel.logCostOrd(Seq("A", "C", "D"), expected)), 10 + 100 + 100 * f + 1000 * f))
+    assert(close(cost(CostModel.logCostOrd(Seq("D", "A", "C"), expected)), 10 + 100 + 1000 + 1000 * f))
     // The paper's 2^0.9 = 1.866 subsets make the late attachment look cheaper.
     val g = math.pow(2, 0.9)
     assert(close(cost(CostModel.logCostTree(early, paper)), 30 + 100 * g + 1000 * g))

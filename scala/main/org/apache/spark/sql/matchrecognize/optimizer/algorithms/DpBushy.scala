@@ -23,6 +23,20 @@ object DpBushy extends JoinOrderAlgorithm {
     val pmOf = SubsetCosts.logPMByMask(vars, stats)
     val candidates =
       if (stats.candidateWeight > 0) Some(new MaskCandidateCosts(vars, stats, pmOf)) else None
+    // CostModel.logKleeneInput over masks: the closures a split attaches (needs covered by
+    // the set, by neither part) and ln PM of the set without their factors.
+    val kleeneNeeds = if (stats.kleeneBounds.isEmpty) Seq.empty[(Int, Double)]
+      else stats.kleene.toSeq.collect { case (k, (_, needs)) if needs.nonEmpty &&
+          needs.subsetOf(vars.toSet) =>
+        (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum,
+          stats.logKleeneFactor(k))
+      }
+    def kleeneInputOf(mask: Int, sub: Int): Double = {
+      val rest = mask ^ sub
+      val here = kleeneNeeds.filter { case (needs, _) =>
+        (needs & ~mask) == 0 && (needs & ~sub) != 0 && (needs & ~rest) != 0 }
+      if (here.isEmpty) Double.NegativeInfinity else pmOf(mask) - here.map(_._2).sum
+    }
     val latencyBit = stats.latencyVariable.map(v => 1 << vars.indexOf(v)).filter(_ > 0)
     val logAlpha = math.log(stats.latencyWeight)
     for (mask <- 1 to full) {
@@ -38,7 +52,9 @@ object DpBushy extends JoinOrderAlgorithm {
             val latency = latencyBit.filter(b => (mask & b) != 0).map { b =>
               logAlpha + pmOf(if ((sub & b) != 0) mask ^ sub else sub)
             }.getOrElse(Double.NegativeInfinity)
-            val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm, latency))
+            val kleeneInput = if (kleeneNeeds.isEmpty) Double.NegativeInfinity
+              else kleeneInputOf(mask, sub)
+            val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm, latency, kleeneInput))
             candidates match {
               case None => if (c < best(mask)) { best(mask) = c; split(mask) = sub }
               case Some(cc) =>

@@ -27,6 +27,13 @@ object DpLeftDeep extends JoinOrderAlgorithm {
         if (j == i || stats.bandOrder.isEmpty) 0.0
         else CostModel.logBandFactor(vars(j), vars(i), stats)).toArray))
     val logOmega = math.log(stats.candidateWeight)
+    // CostModel.logCostOrd's Kleene input: closures first covered by placing v after S.
+    val kleeneNeeds = if (stats.kleeneBounds.isEmpty) Seq.empty[(Int, Double)]
+      else stats.kleene.toSeq.collect { case (k, (_, needs)) if needs.nonEmpty &&
+          needs.subsetOf(vars.toSet) =>
+        (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum,
+          stats.logKleeneFactor(k))
+      }
     for (mask <- 1 to full) {
       val pm = pmOf(mask)
       for (i <- 0 until n if (mask & (1 << i)) != 0) {
@@ -46,7 +53,12 @@ object DpLeftDeep extends JoinOrderAlgorithm {
             c
           case _ => Double.NegativeInfinity
         }
-        val c = CostModel.logSum(Seq(best(rest), pm, latency, tested))
+        val kleeneInput = {
+          val here = kleeneNeeds.filter { case (needs, _) =>
+            (needs & ~mask) == 0 && (needs & ~rest) != 0 }
+          if (here.isEmpty) Double.NegativeInfinity else pm - here.map(_._2).sum
+        }
+        val c = CostModel.logSum(Seq(best(rest), pm, latency, tested, kleeneInput))
         if (c < best(mask)) { best(mask) = c; last(mask) = i }
       }
     }

@@ -50,7 +50,7 @@ private[algorithms] final class MaskCandidateCosts(vars: Seq[String], stats: Pat
 
   /** ln(omega * C(left, right)). */
   def apply(left: Int, right: Int): Double = {
-    var c = logOmega + pm(left) + pm(right)
+    var c = logOmega + pm(left) + pm(right) + math.log(Integer.bitCount(right))
     if (banded) {
       val f = first(right)
       var m = left

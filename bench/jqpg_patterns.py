@@ -316,7 +316,7 @@ def main() -> None:
     for _ in range(3):
         probe_tree(spark, patterns[0], pattern_order)
 
-    results, guard_hits, exhaustive, floors = [], [], [], []
+    results, guard_hits, exhaustive, floors, trees = [], [], [], [], []
     for n, p in enumerate(patterns, 1):
         plan_all(spark, p)
         chosen = list(dict.fromkeys(p.plans[alg]["tree"] for alg in ALGORITHMS))
@@ -329,6 +329,8 @@ def main() -> None:
         for t, m in executed.items():
             if t in seconds:
                 m["seconds"] = seconds[t]
+        trees.append({"set": p.kind, "size": p.size, "pattern": p.index,
+                      "trees": {t: m for t, m in executed.items()}})
         floors.append({"set": p.kind, "size": p.size, "pattern": p.index,
                        "floor_s": round(seconds[FLOOR], 3),
                        "trivial_s": round(executed[p.plans["trivial"]["tree"]].get(
@@ -438,7 +440,8 @@ def main() -> None:
           "jqpg_plan_quality.png")
     if a.json:
         Path(a.json).write_text(json.dumps({"executions": results, "exhaustive": exhaustive,
-                                            "floors": floors, "plan_quality": quality},
+                                            "floors": floors, "trees": trees,
+                                            "plan_quality": quality},
                                            indent=1))
 
 

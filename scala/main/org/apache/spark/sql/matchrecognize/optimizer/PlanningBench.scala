@@ -14,15 +14,25 @@ import org.apache.spark.sql.matchrecognize.plans.Json
  */
 object PlanningBench {
 
-  /** One JSON object per (size, instance, algorithm). */
+  /** One JSON object per (size, instance, algorithm), under the paper's cost model. */
   def run(sizes: String, instances: Int, seed: Long, dpBushyMax: Int, dpLeftDeepMax: Int,
-      autoBudgetMillis: Long): String = {
+      autoBudgetMillis: Long): String =
+    run(sizes, instances, seed, dpBushyMax, dpLeftDeepMax, autoBudgetMillis, 0.0)
+
+  /**
+   * The same under the `spark` cost model with candidate weight `candidateWeight` (> 0;
+   * the band ordered by the pattern), for its planning times.
+   */
+  def run(sizes: String, instances: Int, seed: Long, dpBushyMax: Int, dpLeftDeepMax: Int,
+      autoBudgetMillis: Long, candidateWeight: Double): String = {
     val algorithms = JoinOrderAlgorithm.all :+ new AutoOrder(10, autoBudgetMillis)
     val rows = for {
       n <- sizes.split(",").map(_.trim.toInt).toSeq
       i <- 0 until instances
     } yield {
-      val (vars, stats) = instance(new Random(seed * 1000003L + n * 1009L + i), n)
+      val (vars, paper) = instance(new Random(seed * 1000003L + n * 1009L + i), n)
+      val stats = if (candidateWeight <= 0) paper
+        else paper.copy(candidateWeight = candidateWeight, bandOrder = vars)
       val results = algorithms.filter {
         case DpBushy => n <= dpBushyMax
         case DpLeftDeep => n <= dpLeftDeepMax

@@ -25,12 +25,7 @@ object DpBushy extends JoinOrderAlgorithm {
       if (stats.candidateWeight > 0) Some(new MaskCandidateCosts(vars, stats, pmOf)) else None
     // CostModel.logKleeneInput over masks: the closures a split attaches (needs covered by
     // the set, by neither part) and ln PM of the set without their factors.
-    val kleeneNeeds = if (stats.kleeneBounds.isEmpty) Seq.empty[(Int, Double)]
-      else stats.kleene.toSeq.collect { case (k, (_, needs)) if needs.nonEmpty &&
-          needs.subsetOf(vars.toSet) =>
-        (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum,
-          stats.logKleeneFactor(k))
-      }
+    val kleeneNeeds = SubsetCosts.kleeneMasks(vars, stats)
     def kleeneInputOf(mask: Int, sub: Int): Double = {
       val rest = mask ^ sub
       val here = kleeneNeeds.filter { case (needs, _) =>

@@ -28,12 +28,7 @@ object DpLeftDeep extends JoinOrderAlgorithm {
         else CostModel.logBandFactor(vars(j), vars(i), stats)).toArray))
     val logOmega = math.log(stats.candidateWeight)
     // CostModel.logCostOrd's Kleene input: closures first covered by placing v after S.
-    val kleeneNeeds = if (stats.kleeneBounds.isEmpty) Seq.empty[(Int, Double)]
-      else stats.kleene.toSeq.collect { case (k, (_, needs)) if needs.nonEmpty &&
-          needs.subsetOf(vars.toSet) =>
-        (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum,
-          stats.logKleeneFactor(k))
-      }
+    val kleeneNeeds = SubsetCosts.kleeneMasks(vars, stats)
     for (mask <- 1 to full) {
       val pm = pmOf(mask)
       for (i <- 0 until n if (mask & (1 << i)) != 0) {

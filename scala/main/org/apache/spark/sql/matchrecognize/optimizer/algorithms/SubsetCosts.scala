@@ -8,6 +8,18 @@ private[algorithms] object SubsetCosts {
   def setOf(vars: Seq[String], mask: Int): Set[String] =
     vars.indices.filter(i => (mask & (1 << i)) != 0).map(vars).toSet
 
+  /**
+   * Under the `spark` cost model (`kleeneBounds` given), each Kleene closure's needs as a
+   * bit mask of `vars`, with ln of its factor: what CostModel.logKleeneInput reads, for
+   * the DPs' splits. Empty under the paper's model.
+   */
+  def kleeneMasks(vars: Seq[String], stats: PatternStatistics): Seq[(Int, Double)] =
+    if (stats.kleeneBounds.isEmpty) Nil
+    else stats.kleene.toSeq.collect { case (k, (_, needs)) if needs.nonEmpty &&
+        needs.subsetOf(vars.toSet) =>
+      (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum, stats.logKleeneFactor(k))
+    }
+
   /** ln PM(S) for every subset S of `vars` (index = bit mask; the empty set is unused). */
   def logPMByMask(vars: Seq[String], stats: PatternStatistics): Array[Double] = {
     val full = (1 << vars.size) - 1

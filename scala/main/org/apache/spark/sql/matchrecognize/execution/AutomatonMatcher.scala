@@ -1,7 +1,5 @@
 package org.apache.spark.sql.matchrecognize.execution
 
-import java.util.HashSet
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BasePredicate, JoinedRow, Predicate}
 import org.apache.spark.sql.matchrecognize.compile.Instruction._
@@ -13,7 +11,7 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrat
  *
  * The automaton is a Pike-style virtual machine. Each start row gets an [[Attempt]] whose
  * threads are kept in preference order; every row is offered to all threads of all live
- * attempts at once, so no row is read twice. Of two threads in the same [[StateKey]] only
+ * attempts at once, so no row is read twice. Of two threads in the same state key only
  * the preferred one survives, which bounds the live state by the program size (times the
  * number of distinct histories when DEFINE reads earlier rows). Matches are reported in
  * start order; AFTER MATCH SKIP then drops the attempts it skips.
@@ -54,7 +52,7 @@ final class AutomatonMatcher(
   // when its stamp equals the step's stamp, so starting a step clears them all at once.
   private val visitedStamp = new Array[Int](spec.program.size * 2)
   private var stamp = 0
-  private val visitedKeys = new HashSet[StateKey]()
+  private val visitedKeys = new StateKeySet
 
   private var totalMatches = 0L
 
@@ -235,7 +233,7 @@ final class AutomatonMatcher(
       java.util.Arrays.fill(collisionStamp, 0)
       stamp = 1
     }
-    if (!visitedKeys.isEmpty) visitedKeys.clear()
+    visitedKeys.clear()
   }
 
   /** Closure at `pos`, then every waiting thread is offered the row at `pos`. */
@@ -368,9 +366,9 @@ final class AutomatonMatcher(
   private def push(t: MatchThread, pc: Int, skip: Boolean): Unit = stack.push(t, pc, skip)
 
   /**
-   * Is this the first thread of the step in its [[StateKey]]? A program position reached
-   * once needs no key at all; only when a second thread reaches it are the keys of both
-   * built (the first one's from what it had at its visit: registers are copied on write,
+   * Is this the first thread of the step in its state key ([[StateKeySet]])? A program
+   * position reached once needs no key at all; only when a second thread reaches it are
+   * the keys of both built (the first one's from what it had at its visit: registers are copied on write,
    * and the fingerprint does not change within a step).
    */
   private def firstVisit(t: MatchThread, pc: Int, skip: Boolean, a: Attempt): Boolean = {
@@ -384,9 +382,9 @@ final class AutomatonMatcher(
     } else {
       if (collisionStamp(slot) != stamp) {
         collisionStamp(slot) = stamp
-        visitedKeys.add(stateKey(firstThread(slot), firstRegisters(slot), pc, skip))
+        addKey(firstThread(slot), firstRegisters(slot), slot)
       }
-      visitedKeys.add(stateKey(t, t.registers, pc, skip))
+      addKey(t, t.registers, slot)
     }
   }
 
@@ -394,13 +392,13 @@ final class AutomatonMatcher(
   private val firstRegisters = new Array[Array[Long]](spec.program.size * 2)
   private val collisionStamp = new Array[Int](spec.program.size * 2)
 
-  private def stateKey(t: MatchThread, registers: Array[Long], pc: Int, skip: Boolean): StateKey = {
+  private def addKey(t: MatchThread, registers: Array[Long], slot: Int): Boolean = {
     if (keyedByHistory && t.fingerprint == null) {
       t.fingerprint = fingerprint(t)
       t.fingerprintHash = java.util.Arrays.hashCode(t.fingerprint)
     }
     val start = if (spec.shareAcrossStarts) -1L else t.attempt.start
-    new StateKey(pc, skip, start, if (registerCount == 0) null else registers, t.fingerprint,
+    visitedKeys.add(slot, start, if (registerCount == 0) null else registers, t.fingerprint,
       t.fingerprintHash)
   }
 

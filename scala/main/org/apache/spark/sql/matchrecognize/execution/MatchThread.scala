@@ -1,7 +1,5 @@
 package org.apache.spark.sql.matchrecognize.execution
 
-import java.util.Arrays
-
 /**
  * A partial match being extended by the automaton: where it is in the program and which
  * rows it has mapped to which variables. Threads are cheap to fork: the row list is
@@ -21,7 +19,7 @@ final class MatchThread(
     var afterSkip: Boolean) {
 
   /**
-   * Cached [[StateKey]] fingerprint and its hash; valid until the thread consumes a row of
+   * Cached state-key fingerprint ([[StateKeySet]]) and its hash; valid until the thread consumes a row of
    * a variable the fingerprint reads.
    */
   var fingerprint: Array[Long] = _
@@ -104,35 +102,6 @@ final class Attempt(var start: Long, var matchNumber: Long) {
     candidate = null
     cut = false
     finished = false
-  }
-}
-
-/**
- * What decides a thread's future: its program position, whether it is parked to skip a
- * row, its loop registers, and (when DEFINE conditions look at earlier rows of the match)
- * the rows those conditions would read. Of two threads with equal keys only the preferred
- * one can ever win, so the other is dropped.
- */
-final class StateKey(
-    val pc: Int,
-    val skipping: Boolean,
-    val start: Long,
-    val registers: Array[Long],
-    val fingerprint: Array[Long],
-    fingerprintHash: Int) {
-
-  override val hashCode: Int = {
-    var h = pc * 31 + (if (skipping) 1 else 0)
-    h = h * 31 + java.lang.Long.hashCode(start)
-    h = h * 31 + Arrays.hashCode(registers)
-    h * 31 + fingerprintHash
-  }
-
-  override def equals(o: Any): Boolean = o match {
-    case k: StateKey => k.hashCode == hashCode && k.pc == pc && k.skipping == skipping &&
-      k.start == start && Arrays.equals(k.registers, registers) &&
-      Arrays.equals(k.fingerprint, fingerprint)
-    case _ => false
   }
 }
 

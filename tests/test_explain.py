@@ -4,6 +4,7 @@ report line, and explain_pattern()'s text, SVG and PNG renderings."""
 
 from __future__ import annotations
 
+import math
 import random
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -265,6 +266,37 @@ def test_statistics_of_an_input_not_stored_in_time_order(spark, events, scattere
     # The same rows as from the same data stored in time order.
     in_order = query.replace("scattered_events", "scattered_events_in_order")
     assert sorted(spark.sql(query).collect()) == sorted(spark.sql(in_order).collect())
+
+
+def test_kleene_bindings_are_measured_in_a_time_ordered_sample(spark, events,
+                                                                scattered_events):
+    # Every A (minute 10m) has C rows at 10m+2, +4, +6, +8 within its window and 1, 2, 3, 4
+    # B rows (odd minutes) before them: 1, 3, 7, 15 non-empty subsets, 6.5 on average
+    # (B's own condition only: B.x > A.x is not applied). The Poisson expectation from B's
+    # 5 rows per window would be e^(5/3) - 1 = 4.29.
+    [report] = explain_pattern(spark, _query("A B+ C")).reports
+    [alt] = report.alternatives
+    [kleene] = alt.kleene
+    assert kleene["bindings_measured"] is True
+    assert kleene["bindings"] == pytest.approx(6.5), kleene
+    assert "~6.5 bindings per neighbour pair (measured in the sample)" in str(
+        explain_pattern(spark, _query("A B+ C")))
+    # A sample not in time order cannot see the rows between two neighbours: Poisson.
+    [scattered] = explain_pattern(
+        spark, _query("A B+ C").replace("known_events", "scattered_events")).reports
+    [skleene] = scattered.alternatives[0].kleene
+    assert skleene["bindings_measured"] is False
+    assert skleene["bindings"] == pytest.approx(math.expm1(skleene["rows_per_window"] / 3),
+                                                rel=1e-6), skleene
+    # The paper's cost model keeps its 2^(rW).
+    spark.conf.set("spark.sql.matchRecognize.costModel", "paper")
+    try:
+        [paper] = explain_pattern(spark, _query("A B+ C")).reports
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.costModel")
+    [pk] = paper.alternatives[0].kleene
+    assert pk["bindings_measured"] is False
+    assert pk["bindings"] == pytest.approx(2 ** pk["rows_per_window"], rel=1e-6), pk
 
 
 def test_join_tree_plans_scan_once_and_do_not_resort_between_joins(spark, events):

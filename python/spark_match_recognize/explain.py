@@ -263,7 +263,9 @@ class PatternPlan:
                 for k in a.kleene:
                     lines.append(f"    Kleene {k['variable']}: {_num(k['rows_per_window'])} "
                                  f"rows per window, ~{_num(k.get('bindings', 0))} bindings "
-                                 f"per neighbour pair, attached where "
+                                 f"per neighbour pair"
+                                 f"{' (measured in the sample)' if k.get('bindings_measured') else ''}"
+                                 f", attached where "
                                  f"{', '.join(k['attached_where_bound'])} are bound")
                 if a.plan is not None:
                     lines += ["      " + t for t in _tree_lines(a.plan)]

@@ -133,6 +133,8 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
         "kleene" -> Json.arr(st.kleene.toSeq.sortBy(_._1).map { case (k, (r, needs)) =>
           Json.obj("variable" -> Json.str(k), "rows_per_window" -> Json.num(r * st.window),
             "bindings" -> Json.num(math.exp(st.logKleeneFactor(k))),
+            "bindings_measured" -> Json.bool(st.kleeneBounds.contains(k) &&
+              st.kleeneBindings.contains(k)),
             "attached_where_bound" -> Json.arr(needs.toSeq.sorted.map(Json.str))) }),
         "candidates" -> Json.arr(p.candidates.map(candidateJson)))
     }

@@ -20,6 +20,10 @@ package org.apache.spark.sql.matchrecognize.optimizer
  * @param kleeneBounds  when given, a Kleene variable's quantifier bounds (min, max), and its
  *                      factor is the expected number of bindings between its neighbours
  *                      (see [[logKleeneFactor]]) instead of the paper's 2^(rW)
+ * @param kleeneBindings a Kleene variable's bindings per neighbour pair as measured in a
+ *                      time-ordered sample; used instead of the Poisson expectation where
+ *                      `kleeneBounds` asks for bindings (bursts of Kleene rows make the
+ *                      mean of 2^k far larger than 2 to the mean k)
  */
 final case class PatternStatistics(
     window: Double,
@@ -30,7 +34,8 @@ final case class PatternStatistics(
     last: Option[String] = None,
     candidateWeight: Double = 0.0,
     bandOrder: Seq[String] = Nil,
-    kleeneBounds: Map[String, (Int, Option[Int])] = Map.empty) {
+    kleeneBounds: Map[String, (Int, Option[Int])] = Map.empty,
+    kleeneBindings: Map[String, Double] = Map.empty) {
 
   /** The latency term's variable, when the weight asks for one. */
   def latencyVariable: Option[String] = if (latencyWeight > 0) last else None
@@ -48,7 +53,10 @@ final case class PatternStatistics(
    */
   def logKleeneFactor(v: String): Double = kleeneBounds.get(v) match {
     case None => kleene(v)._1 * window * math.log(2)
-    case Some((min, max)) => PatternStatistics.logExpectedBindings(kleene(v)._1 * window / 3, min, max)
+    case Some((min, max)) => kleeneBindings.get(v) match {
+      case Some(measured) => math.log(measured)
+      case None => PatternStatistics.logExpectedBindings(kleene(v)._1 * window / 3, min, max)
+    }
   }
 }
 

@@ -6,7 +6,7 @@ import scala.util.Random
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, BasePredicate, JoinedRow, Predicate, UnsafeProjection}
-import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, PairCondition}
+import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSequence, Kleene, PairCondition, Single}
 
 /**
  * Estimates the statistics of the JQPG cost model from a sample (see [[InputSample]]),
@@ -20,7 +20,13 @@ import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, PairCond
  *  - selectivity of a pair of single-row variables: among pairs of their rows with the same
  *    key within one window, the fraction in pattern order that passes the DEFINE conditions
  *    between the two. With fewer than [[MinPairs]] such pairs, 1/2 for the order times the
- *    conditions' pass rate on random pairs of their rows.
+ *    conditions' pass rate on random pairs of their rows;
+ *  - bindings of a Kleene variable per pair of its neighbours (when the sample is in ORDER BY
+ *    order, so that a block holds every row of its span): among pairs of neighbour rows with
+ *    the same key within one window, the mean number of subsets of the Kleene rows strictly
+ *    between them that its quantifier allows. Only the Kleene variable's own row conditions
+ *    are applied. With fewer than [[MinPairs]] pairs, or a sample not in time order, the
+ *    cost model's Poisson expectation stands.
  *
  * Conditions reading three or more variables, or earlier rows of a Kleene closure, are not
  * estimated (selectivity 1): they narrow every plan alike once evaluable.
@@ -104,6 +110,41 @@ object StatisticsEstimator {
         else 0.5 * randomPassRate(predicate, passing(first), passing(second), rows)
       })
 
+    // Rows passing v's own conditions, by key, as their sorted positions.
+    val positionsCache = mutable.HashMap.empty[String, Map[InternalRow, Array[Long]]]
+    def positionsByKey(v: String): Map[InternalRow, Array[Long]] =
+      positionsCache.getOrElseUpdate(v, passing(v).groupBy(i => keys(i)).map { case (k, is) =>
+        k -> is.map(i => rows(i).getLong(loIndex)).sorted })
+
+    def kleeneBindings(s: CepSequence, k: Kleene): Option[Double] = {
+      if (density.isDefined) return None // a scattered sample misses the rows in between
+      s.neighbours(s.elements.indexWhere(_.variable == k.variable)) match {
+        case (Some(Single(before)), Some(Single(after))) =>
+          val kleeneRows = positionsByKey(k.variable)
+          val afterRows = positionsByKey(after)
+          val w = window.toLong
+          var total = 0L
+          var sum = 0.0
+          val firstRows = passing(before).iterator
+          while (firstRows.hasNext && total < MaxPairs) {
+            val i = firstRows.next()
+            val lo = rows(i).getLong(loIndex)
+            val ks = kleeneRows.getOrElse(keys(i), Array.emptyLongArray)
+            afterRows.get(keys(i)).foreach { ns =>
+              var j = lowerBound(ns, lo + 1)
+              while (j < ns.length && ns(j) <= lo + w && total < MaxPairs) {
+                val between = lowerBound(ks, ns(j)) - lowerBound(ks, lo + 1)
+                sum = math.min(sum + subsets(between, k.min, k.max), Double.MaxValue)
+                total += 1
+                j += 1
+              }
+            }
+          }
+          if (total >= MinPairs) Some(math.max(sum, 0.5) / total) else None
+        case _ => None
+      }
+    }
+
     val perAlternative = sampling.alternatives.map { s =>
       val order = s.singles
       val sels = for (i <- order.indices; j <- i + 1 until order.size) yield {
@@ -113,7 +154,8 @@ object StatisticsEstimator {
       }
       PatternStatistics(window, order.map(v => v -> rate(v)).toMap, sels.toMap,
         s.kleenes.map(k => k.variable -> (rate(k.variable), sampling.kleeneNeeds(s, k.variable)))
-          .toMap, latencyWeight, order.lastOption)
+          .toMap, latencyWeight, order.lastOption,
+        kleeneBindings = s.kleenes.flatMap(k => kleeneBindings(s, k).map(k.variable -> _)).toMap)
     }
     Some(Estimates(perAlternative, sampleRows, blocks, lambda, density.isDefined))
   }
@@ -140,6 +182,29 @@ object StatisticsEstimator {
       }
       math.max(passed.toDouble, 0.5) / RandomPairs
     case _ => 1.0
+  }
+
+  /** The subsets of n rows with between `min` and `max` of them: sum of C(n, j). */
+  private[optimizer] def subsets(n: Int, min: Int, max: Option[Int]): Double = {
+    var c = 1.0 // C(n, j)
+    var total = 0.0
+    var j = 0
+    val top = math.min(n, max.getOrElse(n))
+    while (j <= top && !c.isInfinite) {
+      if (j >= min) total += c
+      c = c * (n - j) / (j + 1)
+      j += 1
+    }
+    if (c.isInfinite) 1e300 else math.min(total, 1e300)
+  }
+
+  private def lowerBound(a: Array[Long], bound: Long): Int = {
+    var (lo, hi) = (0, a.length)
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (a(mid) < bound) lo = mid + 1 else hi = mid
+    }
+    lo
   }
 
   private def lowerBound(a: Array[Int], bound: Long, key: Int => Long): Int = {

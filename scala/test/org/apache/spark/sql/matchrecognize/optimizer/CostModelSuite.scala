@@ -179,4 +179,27 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCostTree(early, paper)), 30 + 100 * g + 1000 * g))
     assert(CostModel.logCostTree(late, paper) < CostModel.logCostTree(early, paper))
   }
+
+  test("bindings measured in the sample replace the Poisson expectation; the subset counts") {
+    // The same pattern with B's rows in bursts: 4 bindings per (A, C) pair measured, where
+    // Poisson says 0.35. Attaching early stops being a filter: ((A C) D) = 30 + (100 + 400)
+    // + 1000 * 4 = 4530; ((A D) C) = 30 + 100 + (1000 + 4000) = 5130.
+    val measured = PatternStatistics(1, Map("A" -> 10.0, "C" -> 10.0, "D" -> 10.0),
+      kleene = Map("B" -> (0.9, Set("A", "C"))), kleeneBounds = Map("B" -> (1, None)),
+      kleeneBindings = Map("B" -> 4.0))
+    assert(close(math.exp(measured.logKleeneFactor("B")), 4.0))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), measured)), 4530))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A D) C)"), measured)), 5130))
+    // The paper's model (no bounds) ignores the measurement: 2^0.9.
+    assert(close(math.exp(measured.copy(kleeneBounds = Map.empty).logKleeneFactor("B")),
+      math.pow(2, 0.9)))
+    // Subsets of n rows the quantifier allows, summed by the estimator over neighbour pairs.
+    import StatisticsEstimator.subsets
+    assert(subsets(3, 1, None) == 7) // B+: 2^3 - 1
+    assert(subsets(3, 0, None) == 8) // B*
+    assert(subsets(4, 2, Some(3)) == 10) // B{2,3}: C(4,2) + C(4,3)
+    assert(subsets(0, 1, None) == 0) // no B row between: no binding
+    assert(subsets(1, 2, None) == 0)
+    assert(subsets(5000, 1, None) == 1e300) // capped, never infinite
+  }
 }

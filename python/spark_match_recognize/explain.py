@@ -261,11 +261,10 @@ class PatternPlan:
                     lines.append("    selectivity: " + ", ".join(
                         f"{x}~{y} {_num(v)}" for (x, y), v in a.selectivities.items()))
                 for k in a.kleene:
+                    measured = " (measured in the sample)" if k.get("bindings_measured") else ""
                     lines.append(f"    Kleene {k['variable']}: {_num(k['rows_per_window'])} "
                                  f"rows per window, ~{_num(k.get('bindings', 0))} bindings "
-                                 f"per neighbour pair"
-                                 f"{' (measured in the sample)' if k.get('bindings_measured') else ''}"
-                                 f", attached where "
+                                 f"per neighbour pair{measured}, attached where "
                                  f"{', '.join(k['attached_where_bound'])} are bound")
                 if a.plan is not None:
                     lines += ["      " + t for t in _tree_lines(a.plan)]

@@ -368,8 +368,8 @@ final class AutomatonMatcher(
   /**
    * Is this the first thread of the step in its state key ([[StateKeySet]])? A program
    * position reached once needs no key at all; only when a second thread reaches it are
-   * the keys of both built (the first one's from what it had at its visit: registers are copied on write,
-   * and the fingerprint does not change within a step).
+   * the keys of both built (the first one's from what it had at its visit: registers are
+   * copied on write, and the fingerprint does not change within a step).
    */
   private def firstVisit(t: MatchThread, pc: Int, skip: Boolean, a: Attempt): Boolean = {
     val slot = pc * 2 + (if (skip) 1 else 0)

@@ -19,8 +19,8 @@ final class MatchThread(
     var afterSkip: Boolean) {
 
   /**
-   * Cached state-key fingerprint ([[StateKeySet]]) and its hash; valid until the thread consumes a row of
-   * a variable the fingerprint reads.
+   * Cached state-key fingerprint ([[StateKeySet]]) and its hash; valid until the thread
+   * consumes a row of a variable the fingerprint reads.
    */
   var fingerprint: Array[Long] = _
   var fingerprintHash: Int = 0

@@ -95,7 +95,7 @@ object StatisticsEstimator {
           val i = firstRows.next()
           byKeyB.get(keys(i)).foreach { bs =>
             val lo = rows(i).getLong(loIndex)
-            var j = lowerBound(bs, lo - window.toLong, r => rows(r).getLong(loIndex))
+            var j = lowerBound(bs.length, lo - window.toLong, k => rows(bs(k)).getLong(loIndex))
             while (j < bs.length && rows(bs(j)).getLong(loIndex) <= lo + window.toLong &&
                 total < MaxPairs) {
               if (bs(j) != i) {
@@ -130,10 +130,11 @@ object StatisticsEstimator {
             val i = firstRows.next()
             val lo = rows(i).getLong(loIndex)
             val ks = kleeneRows.getOrElse(keys(i), Array.emptyLongArray)
+            val firstAfter = lowerBound(ks.length, lo + 1, ks(_))
             afterRows.get(keys(i)).foreach { ns =>
-              var j = lowerBound(ns, lo + 1)
+              var j = lowerBound(ns.length, lo + 1, ns(_))
               while (j < ns.length && ns(j) <= lo + w && total < MaxPairs) {
-                val between = lowerBound(ks, ns(j)) - lowerBound(ks, lo + 1)
+                val between = lowerBound(ks.length, ns(j), ks(_)) - firstAfter
                 sum = math.min(sum + subsets(between, k.min, k.max), Double.MaxValue)
                 total += 1
                 j += 1
@@ -198,20 +199,12 @@ object StatisticsEstimator {
     if (c.isInfinite) 1e300 else math.min(total, 1e300)
   }
 
-  private def lowerBound(a: Array[Long], bound: Long): Int = {
-    var (lo, hi) = (0, a.length)
+  /** The first of `n` ascending keys (`key(0)`, `key(1)`, ...) not below `bound`. */
+  private def lowerBound(n: Int, bound: Long, key: Int => Long): Int = {
+    var (lo, hi) = (0, n)
     while (lo < hi) {
       val mid = (lo + hi) >>> 1
-      if (a(mid) < bound) lo = mid + 1 else hi = mid
-    }
-    lo
-  }
-
-  private def lowerBound(a: Array[Int], bound: Long, key: Int => Long): Int = {
-    var (lo, hi) = (0, a.length)
-    while (lo < hi) {
-      val mid = (lo + hi) >>> 1
-      if (key(a(mid)) < bound) lo = mid + 1 else hi = mid
+      if (key(mid) < bound) lo = mid + 1 else hi = mid
     }
     lo
   }

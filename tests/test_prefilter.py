@@ -81,6 +81,55 @@ def test_selective_pattern_uses_the_prefilter_and_keeps_the_rows(spark, reports)
     assert any(r[3] is not None for r in off)
 
 
+@pytest.mark.parametrize(
+    ("body", "range_text"),
+    [
+        # Every match starts at an A row: its rows lie in the 30 minutes after it.
+        ("A N* B", "anchor A and 1800.0s after"),
+        # Every match ends at an A row: before it.
+        ("B N* A", "anchor A and 1800.0s before"),
+        # A may be anywhere in the match: on both sides.
+        ("(B | N) A N* B", "anchor A ± 1800.0s"),
+    ],
+)
+def test_time_ranges_reach_only_where_the_match_can_lie(spark, reports, body, range_text):
+    sql = _query(body, measures="FIRST(ts) AS first_ts, LAST(ts) AS last_ts, count(*) AS n",
+                 N="N AS category = 'noise'")
+    plan = _plan(spark, sql)
+    assert f"prefilter: {range_text} (semi join on time ranges)" in plan, plan
+    off = _rows(spark, sql, "off")
+    assert len(off) >= 5
+    assert _rows(spark, sql, "on") == off
+
+
+def test_rows_with_a_null_time_are_read_once_and_change_nothing(spark, reports):
+    # Every 5th report has no time. WITHIN INTERVAL admits no such row to a match, so the
+    # time-range probe drops them with the rows outside every range: one scan of the input
+    # for the probe (there used to be a second, for the NULL rows), the same matches.
+    spark.sql("""
+        CREATE OR REPLACE TEMPORARY VIEW reports_with_null_times AS
+        SELECT area, CASE WHEN pmod(hash(ts), 5) = 0 THEN NULL ELSE ts END AS ts,
+               category, severity
+        FROM reports""")
+    sql = _query("A B?", measures="FIRST(ts) AS first_ts, count(*) AS n",
+                 B="B AS category = 'alarm'")
+    sql = sql.replace("FROM reports", "FROM reports_with_null_times")
+    assert "(semi join on time ranges)" in _plan(spark, sql)
+    spark.conf.set(PREFILTER, "on")
+    try:
+        executed = spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
+    finally:
+        spark.conf.unset(PREFILTER)
+    assert "Union" not in executed, executed
+    off = _rows(spark, sql, "off")
+    assert any(r[2] == 1 for r in off) and any(r[2] == 2 for r in off)
+    assert all(r[1] is not None for r in off)
+    assert _rows(spark, sql, "on") == off
+    # The NULL rows are there: an A row without a time, which matches nothing.
+    assert spark.sql("SELECT count(*) FROM reports_with_null_times "
+                     "WHERE ts IS NULL AND category = 'burglary'").first()[0] > 0
+
+
 def test_all_rows_per_match_output_hides_the_range_flag(spark, reports):
     sql = _query("A N* B", rows="ALL ROWS PER MATCH", measures="CLASSIFIER() AS label",
                  N="N AS category = 'noise'")
@@ -129,8 +178,10 @@ def test_off_and_not_worth_it_are_reported(spark, reports):
         assert "prefilter: off" in _plan(spark, sql)
     finally:
         spark.conf.unset(PREFILTER)
-    # A matches almost every row: its ranges cover everything, so auto leaves it out.
-    assert "prefilter: not used: the ranges around A hold" in _plan(spark, sql)
+    # A matches almost every row, and an alarm (B) lies within 30 minutes before almost
+    # every row: either anchor's ranges cover everything, so auto leaves the prefilter out.
+    assert re.search(r"prefilter: not used: the ranges around [AB] hold 9\d\.\d%",
+                     _plan(spark, sql))
 
 
 def test_prefilter_is_a_configure_option_and_a_checked_conf(spark):
@@ -143,8 +194,9 @@ def test_prefilter_is_a_configure_option_and_a_checked_conf(spark):
 
 
 def test_coverage_of_an_input_not_stored_in_time_order(spark):
-    # One area, a report a minute, the anchor on 2% of the rows: a +-30 minute range holds
-    # an anchor for about 1 - e^-1.2 = 70% of the rows, too many for auto. Stored in random
+    # One area, a report a minute, the anchor on 4% of the rows: every match starts at an
+    # anchor, so a row is in a range when an anchor lies in the 30 minutes before it, for
+    # about 1 - e^-1.2 = 70% of the rows, too many for auto. Stored in random
     # order, a sample's rows are far apart in time and would see almost no neighbours;
     # the estimate must come out near 70% all the same, and auto must leave the prefilter out.
     spark.sql("""
@@ -152,7 +204,7 @@ def test_coverage_of_an_input_not_stored_in_time_order(spark):
         SELECT area, ts, category FROM (
           SELECT 1 AS area,
                  TIMESTAMP '2026-03-01 00:00:00' + make_dt_interval(0, 0, id, 0) AS ts,
-                 CASE WHEN pmod(hash(id, 5), 50) = 0 THEN 'burglary' ELSE 'noise' END AS category,
+                 CASE WHEN pmod(hash(id, 5), 25) = 0 THEN 'burglary' ELSE 'noise' END AS category,
                  hash(id, 6) AS scramble
           FROM range(100000)) ORDER BY scramble""")
     query = """

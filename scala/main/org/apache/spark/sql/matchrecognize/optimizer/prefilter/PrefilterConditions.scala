@@ -83,6 +83,33 @@ object PrefilterConditions {
     case _ => Set.empty
   }
 
+  /**
+   * Variables that can bind the first row of a match of `p` (the patterns here cannot match
+   * empty). When this is one anchor, every match starts at an anchor row and the ranges need
+   * only reach forward from it; [[lastVariables]] likewise backward.
+   */
+  def firstVariables(p: RowPattern): Set[String] = edge(p, identity)
+
+  /** Variables that can bind the last row of a match of `p`. */
+  def lastVariables(p: RowPattern): Set[String] = edge(p, _.reverse)
+
+  private def edge(p: RowPattern, order: Seq[RowPattern] => Seq[RowPattern]): Set[String] =
+    p match {
+      case PatternVariable(v) => Set(v)
+      case Concatenation(items) =>
+        // Items that can match empty let the next one supply the edge row too.
+        val ordered = order(items)
+        val upTo = ordered.indexWhere(i => !AutomatonCompiler.canBeEmpty(i))
+        val reached = if (upTo < 0) ordered else ordered.take(upTo + 1)
+        reached.flatMap(edge(_, order)).toSet
+      case Alternation(items) => items.flatMap(edge(_, order)).toSet
+      case Permute(items) => items.flatMap(edge(_, order)).toSet
+      case Quantified(_, _, Some(0), _) => Set.empty
+      case Quantified(item, _, _, _) => edge(item, order)
+      case Exclusion(item) => edge(item, order)
+      case _ => Set.empty
+    }
+
   /** The most rows a match of `p` can have, if bounded. */
   def maxRows(p: RowPattern): Option[Long] = p match {
     case PatternVariable(_) => Some(1)

@@ -63,7 +63,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
                 s"rows (auto uses it up to ${(MaxKeptFraction * 100).toInt}%)")
             } else {
               val decision = PrefilterDecision(Some(best.inRange),
-                s"anchor ${best.anchor} ± ${best.spanText}, ranges hold $pct of the sampled rows")
+                s"anchor ${best.anchor} ${best.spanText}, ranges hold $pct of the sampled rows")
               m.copy(child = best.plan,
                 options = m.options.copy(prefilter = Some(decision)),
                 hiddenInput = m.hiddenInput :+ best.inRange)
@@ -75,7 +75,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
   /** The rewritten input of one anchor choice, and what the sample measures on it. */
   private case class Candidate(anchor: String, plan: LogicalPlan, inRange: Attribute,
       spanText: String, build: (LogicalPlan, Seq[Expression]) => (LogicalPlan, Attribute),
-      anchorCondition: Expression, interval: Option[(Expression, Long)])
+      anchorCondition: Expression, rangeMicros: Option[Long])
 
   private def ranges(m: MatchRecognize, app: PrefilterConditions.Applicable)
       : Either[String, Seq[Candidate]] = {
@@ -102,10 +102,18 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
     val totalOrder = m.orderBy ++ input.filter(a => !keyAttrs.contains(a) &&
       RowOrdering.isOrderable(a.dataType)).map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
 
-    def build(anchorExpr: Expression, partitionBy: Seq[Expression])(child: LogicalPlan)
+    // Where a match's rows lie around an anchor row on the first key (ascending under
+    // WITHIN INTERVAL), in micros: after it when every match starts at an anchor row,
+    // before it when every match ends at one.
+    def timeRange(v: String, micros: Long): TimeRange =
+      if (PrefilterConditions.firstVariables(m.options.pattern) == Set(v)) TimeRange(0, micros)
+      else if (PrefilterConditions.lastVariables(m.options.pattern) == Set(v)) TimeRange(-micros, 0)
+      else TimeRange(-micros, micros)
+
+    def build(v: String, anchorExpr: Expression, partitionBy: Seq[Expression])(child: LogicalPlan)
         : (LogicalPlan, Attribute) = app.span match {
       case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 =>
-        semiJoin(anchorExpr, partitionBy, firstKey, micros, child)
+        semiJoin(anchorExpr, partitionBy, firstKey, timeRange(v, micros), child)
       case _ => windowed(anchorExpr, partitionBy, child)
     }
 
@@ -142,20 +150,20 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       (filtered, inRange.toAttribute)
     }
 
-    val spanText = app.span match {
-      case MatchSpanBound.Interval(micros) => s"${micros / 1000000.0}s"
+    def spanText(v: String): String = app.span match {
+      case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 =>
+        s"${timeRange(v, micros).text} (semi join on time ranges)"
+      case MatchSpanBound.Interval(micros) => s"± ${micros / 1000000.0}s (window ranges)"
       case MatchSpanBound.Rows(n, fromPattern) =>
-        s"${n - 1} rows" + (if (fromPattern) " (pattern length)" else "")
-    }
-    val how = app.span match {
-      case _: MatchSpanBound.Interval if behind == 0 && ahead == 0 => "semi join on time ranges"
-      case _ => "window ranges"
+        s"± ${n - 1} rows" + (if (fromPattern) " (pattern length)" else "") + " (window ranges)"
     }
     Right(app.anchors.map { case (v, e) =>
-      val (plan, flag) = build(e, m.partitionBy)(m.child)
-      Candidate(v, plan, flag, s"$spanText ($how)",
-        (c: LogicalPlan, keys: Seq[Expression]) => build(e, keys)(c), e, app.span match {
-          case MatchSpanBound.Interval(micros) => Some((KeyMicros(firstKey), micros))
+      val (plan, flag) = build(v, e, m.partitionBy)(m.child)
+      Candidate(v, plan, flag, spanText(v),
+        (c: LogicalPlan, keys: Seq[Expression]) => build(v, e, keys)(c), e, app.span match {
+          case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 =>
+            Some(timeRange(v, micros).width)
+          case MatchSpanBound.Interval(micros) => Some(2 * micros)
           case _ => None
         })
     })
@@ -163,15 +171,17 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
 
   /**
    * Ranges by a join, before the automaton's shuffle (the paper's plan): the anchor rows
-   * (few, filtered at the scan) become time ranges [t - W, t + W] per partition key, put in
-   * the buckets of width W they touch and broadcast; the input keeps the rows that fall in a
-   * range of their key (a left semi join on key and bucket, then the range test), so only
+   * (few, filtered at the scan) become time ranges [t + lo, t + hi] per partition key, put
+   * in the buckets of width W they touch and broadcast; the input keeps the rows that fall
+   * in a range of their key (a hash join on key and bucket, then the range test), so only
    * those rows are shuffled and sorted for the automaton. Rows with a NULL first key are
-   * kept too. Every kept row is inside a range, so every kept row may start a match.
+   * dropped: WITHIN INTERVAL admits none of them to a match, and this path is taken only
+   * when the pattern reads no neighbouring rows (PREV/NEXT). Every kept row is inside a
+   * range, so every kept row may start a match.
    */
   private def semiJoin(anchorExpr: Expression, partitionBy: Seq[Expression], firstKey: Expression,
-      micros: Long, child: LogicalPlan): (LogicalPlan, Attribute) = {
-    val w = math.max(1L, micros)
+      range: TimeRange, child: LogicalPlan): (LogicalPlan, Attribute) = {
+    val w = math.max(1L, range.width / (if (range.lo < 0 && range.hi > 0) 2 else 1))
     def bucket(t: Expression): Expression =
       Cast(Floor(Divide(Cast(t, DoubleType), Literal(w.toDouble))), LongType)
     // The anchor side, with fresh attributes (the same input read twice).
@@ -184,23 +194,29 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
     val anchorKeys = partitionBy.zipWithIndex.map { case (p, i) => Alias(onAnchorSide(p), s"#anchor_p$i")() }
     val anchorRows = Project(anchorKeys :+ anchorTime,
       Filter(And(IsNotNull(aKey), onAnchorSide(anchorExpr)), renamed))
-    // Each range lies in its own bucket and touches the ones before and after: one scan of
-    // the anchors, three bucket rows each.
+    // A range of width <= 2W touches the buckets from (t + lo) / W to (t + hi) / W: at most
+    // three; one scan of the anchors, a bucket row each.
     val rangeBucket = AttributeReference("#anchor_bucket", LongType, nullable = false)()
-    val b = bucket(anchorTime.toAttribute)
-    val ranges = Generate(Explode(CreateArray(Seq(Subtract(b, Literal(1L)), b, Add(b, Literal(1L))))),
-      unrequiredChildIndex = Nil, outer = false, qualifier = None,
-      generatorOutput = Seq(rangeBucket), child = anchorRows)
+    val t0 = anchorTime.toAttribute
+    val first = bucket(Add(t0, Literal(range.lo)))
+    val touched = (0L to ((range.hi - range.lo) / w + 1)).map(i => Add(first, Literal(i)))
+    val ranges = Filter(LessThanOrEqual(rangeBucket, bucket(Add(t0, Literal(range.hi)))),
+      Generate(Explode(CreateArray(touched)), unrequiredChildIndex = Nil, outer = false,
+        qualifier = None, generatorOutput = Seq(rangeBucket), child = anchorRows))
     val t = KeyMicros(firstKey)
-    val condition = (partitionBy.zip(anchorKeys).map { case (p, a) =>
-      EqualNullSafe(p, a.toAttribute): Expression
-    } ++ Seq(EqualTo(bucket(t), rangeBucket),
-      LessThanOrEqual(Abs(Subtract(t, anchorTime.toAttribute)), Literal(w)))).reduce(And)
+    val offset = Subtract(t, t0)
+    // One 64-bit hash of the partition key and the bucket is the join key: a single long
+    // key makes Spark build its fast long-keyed hash table, and two distinct (key, bucket)
+    // pairs that share a hash only keep a few more rows, which is always safe (kept rows
+    // are a superset of the ranges; the automaton decides).
+    val condition = And(
+      EqualTo(XxHash64(partitionBy :+ bucket(t), 42L),
+        XxHash64(anchorKeys.map(_.toAttribute) :+ rangeBucket, 42L)),
+      And(GreaterThanOrEqual(offset, Literal(range.lo)), LessThanOrEqual(offset, Literal(range.hi))))
     // The hint goes on the join itself: the optimizer has already turned hint nodes into
     // join hints when this rule runs.
-    val inRange = Join(child, ranges, LeftSemi, Some(condition),
+    val kept = Join(child, ranges, LeftSemi, Some(condition),
       JoinHint(None, Some(HintInfo(strategy = Some(BROADCAST)))))
-    val kept = Union(inRange, Filter(IsNull(firstKey), child))
     val flag = Alias(Literal(true), "#in_range")()
     (Project(child.output :+ flag, kept), flag.toAttribute)
   }
@@ -211,7 +227,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
    * its own partition, so ranges never join rows of different blocks.
    */
   private def sampleFractions(m: MatchRecognize, cs: Seq[Candidate]): Seq[Option[Double]] = {
-    val time = cs.headOption.flatMap(_.interval).map(_._1)
+    val time = cs.headOption.flatMap(_.rangeMicros).map(_ => KeyMicros(m.orderBy.head.child))
     val (sample, density) = InputSample.forStatistics(session, m.child, m.partitionBy,
       conf.getConf(MatchRecognizeConf.STATISTICS_SAMPLE_ROWS),
       conf.getConf(MatchRecognizeConf.STATISTICS_SEED), time)
@@ -220,20 +236,32 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
     // sampled rows than of the input's: each row of a block is alone in its time. Then the
     // share is computed: anchors of a key arrive at rate `rho` per microsecond (the input's
     // density times the anchor's share of the sample), so a row has one within +-W with
-    // probability 1 - exp(-2 W rho).
+    // probability 1 - exp(-L rho), L the length of a range (2W around the anchor, W on one
+    // side of it).
     def count(plan: LogicalPlan): Long = session.sessionState.executePlan(
       Aggregate(Nil, Seq(Alias(Count(Literal(1)).toAggregateExpression(), "n")()), plan))
       .executedPlan.executeCollect().head.getLong(0)
     if (density.isDefined) return cs.map { c =>
       val anchors = count(Filter(c.anchorCondition, sample.relation)).toDouble / sample.rows
-      val micros = c.interval.get._2.toDouble
-      Some(1 - math.exp(-2 * micros * density.get * anchors))
+      Some(1 - math.exp(-c.rangeMicros.get.toDouble * density.get * anchors))
     }
     cs.map { c =>
       // The same construction over the sample, partitioned by block too.
       val (kept, _) = c.build(sample.relation, m.partitionBy :+ sample.block)
       Some(count(kept).toDouble / sample.rows)
     }
+  }
+}
+
+/**
+ * Where the rows of a match can lie around an anchor row: the first ORDER BY key minus the
+ * anchor's, in microseconds, within [lo, hi].
+ */
+private[prefilter] final case class TimeRange(lo: Long, hi: Long) {
+  def width: Long = hi - lo
+  def text: String = {
+    val s = s"${width / (if (lo < 0 && hi > 0) 2 else 1) / 1000000.0}s"
+    if (lo < 0 && hi > 0) s"± $s" else if (lo == 0) s"and $s after" else s"and $s before"
   }
 }
 

@@ -21,6 +21,30 @@ class PrefilterConditionsSuite extends AnyFunSuite {
     assert(PrefilterConditions.required(Exclusion(v("A"))) == Set("A"))
   }
 
+  test("the variables that can bind a match's first and last rows") {
+    def q(p: RowPattern, min: Int, max: Option[Int]) = Quantified(p, min, max, greedy = true)
+    // A B+ C: starts with A, ends with C.
+    val abc = Concatenation(Seq(v("A"), q(v("B"), 1, None), v("C")))
+    assert(PrefilterConditions.firstVariables(abc) == Set("A"))
+    assert(PrefilterConditions.lastVariables(abc) == Set("C"))
+    // N* A B? (C | D): N or A first; B? is skipped over at the end, not at the start.
+    val p = Concatenation(Seq(q(v("N"), 0, None), v("A"), q(v("B"), 0, Some(1)),
+      Alternation(Seq(v("C"), v("D")))))
+    assert(PrefilterConditions.firstVariables(p) == Set("N", "A"))
+    assert(PrefilterConditions.lastVariables(p) == Set("C", "D"))
+    // A B? C?: the last row is any of the three.
+    val optionalTail = Concatenation(Seq(v("A"), q(v("B"), 0, Some(1)), q(v("C"), 0, Some(1))))
+    assert(PrefilterConditions.lastVariables(optionalTail) == Set("A", "B", "C"))
+    // PERMUTE(A, B) C: either A or B first; {- X -} rows are still rows of the match;
+    // a group repeated zero times binds nothing.
+    assert(PrefilterConditions.firstVariables(Concatenation(Seq(Permute(Seq(v("A"), v("B"))),
+      v("C")))) == Set("A", "B"))
+    assert(PrefilterConditions.lastVariables(Concatenation(Seq(v("A"), Exclusion(v("X"))))) ==
+      Set("X"))
+    assert(PrefilterConditions.firstVariables(Concatenation(Seq(q(v("Z"), 0, Some(0)), v("A")))) ==
+      Set("A"))
+  }
+
   test("the most rows a match can have") {
     // A (B | C B) D? E{1,3}: 1 + 2 + 1 + 3 = 7.
     val p = Concatenation(Seq(v("A"), Alternation(Seq(v("B"), Concatenation(Seq(v("C"), v("B"))))),

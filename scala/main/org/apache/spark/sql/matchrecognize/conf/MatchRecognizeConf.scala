@@ -183,6 +183,19 @@ object MatchRecognizeConf {
       .stringConf
       .createWithDefault("")
 
+  /**
+   * For benchmarks and tests: `false` leaves the automaton's sort to Spark's Sort operator
+   * even where the operator's own sort (a prefix of partition key and time) applies.
+   */
+  val OWN_SORT: ConfigEntry[Boolean] =
+    buildConf("spark.sql.matchRecognize.internal.ownSort")
+      .internal()
+      .doc("Lets the automaton sort its input itself with a partition-and-time prefix where " +
+        "that applies (benchmarks compare with Spark's Sort).")
+      .version("0.1.0")
+      .booleanConf
+      .createWithDefault(true)
+
   /** Every public entry, for documentation and for the Python option table. */
   def entries: Seq[ConfigEntry[_]] =
     Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, COST_MODEL, LATENCY_WEIGHT, CANDIDATE_WEIGHT,

@@ -12,7 +12,9 @@ import org.apache.spark.sql.matchrecognize.plans.MatchRecognizeOptions
 /**
  * Executes MATCH_RECOGNIZE with the automaton: the input is clustered by the PARTITION BY
  * keys and sorted by partition, ORDER BY and then every other column (so ties never depend
- * on shuffle order), and each partition is matched in one pass over its rows.
+ * on shuffle order), and each partition is matched in one pass over its rows. The sort is
+ * Spark's (required of the child), or this operator's own when [[PartitionSortPrefix]]
+ * can sort the same order faster.
  */
 case class MatchRecognizeExec(
     partitionBy: Seq[Attribute],
@@ -32,7 +34,8 @@ case class MatchRecognizeExec(
     "numMatches" -> SQLMetrics.createMetric(sparkContext, "number of matches"),
     "peakLivePartialMatches" ->
       SQLMetrics.createAverageMetric(sparkContext, "peak live partial matches per task"),
-    "peakBufferedRows" -> SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"))
+    "peakBufferedRows" -> SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"),
+    "sortTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own sort time"))
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (partitionBy.isEmpty) AllTuples :: Nil else ClusteredDistribution(partitionBy) :: Nil
@@ -46,8 +49,17 @@ case class MatchRecognizeExec(
       .map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
   }
 
+  private def fullOrdering: Seq[SortOrder] =
+    partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++ tieBreakers
+
+  /** This operator's own sort, unless the child's rows already come in the order. */
+  @transient private lazy val ownSort: Option[PartitionSortPrefix] =
+    if (!conf.getConf(MatchRecognizeConf.OWN_SORT) ||
+        SortOrder.orderingSatisfies(child.outputOrdering, fullOrdering)) None
+    else PartitionSortPrefix.forOrdering(partitionBy, orderBy, fullOrdering, child.output)
+
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    Seq(partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++ tieBreakers)
+    if (ownSort.isDefined) Seq(Nil) else Seq(fullOrdering)
 
   override def outputPartitioning: Partitioning = child.outputPartitioning match {
     case p: Expression if p.references.subsetOf(AttributeSet(output)) => p.asInstanceOf[Partitioning]
@@ -63,6 +75,7 @@ case class MatchRecognizeExec(
       options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
       options.within.map(w => s", ${w.sql}").getOrElse("") +
       options.prefilter.map(d => s", prefilter: ${d.note}").getOrElse("") +
+      (if (ownSort.isDefined) ", sorts its input (partition and time prefix)" else "") +
       s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
   }
 
@@ -73,8 +86,10 @@ case class MatchRecognizeExec(
     val keys = partitionBy
     val inputSchema = child.output
     val m = metrics
+    val sort = ownSort
     child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
-      new PartitionProcessor(spec, keys, inputSchema, index, m).run(rows)
+      val sorted = sort.map(_.sort(rows, m("sortTime"))).getOrElse(rows)
+      new PartitionProcessor(spec, keys, inputSchema, index, m).run(sorted)
     }
   }
 

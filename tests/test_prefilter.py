@@ -102,6 +102,20 @@ def test_time_ranges_reach_only_where_the_match_can_lie(spark, reports, body, ra
     assert _rows(spark, sql, "on") == off
 
 
+def test_time_range_join_carries_only_the_columns_the_clause_reads(spark, reports):
+    # ONE ROW PER MATCH reading area, ts and category: severity is neither probed, nor
+    # shuffled, nor sorted (rows equal in what the clause reads give the same result).
+    sql = _query("A N* B", measures="FIRST(A.ts) AS a_ts, count(*) AS n", N="N AS TRUE")
+    spark.conf.set(PREFILTER, "on")
+    try:
+        executed = spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
+    finally:
+        spark.conf.unset(PREFILTER)
+    kept = re.search(r"Project \[([^\]]*)#in_range", executed)
+    assert kept and "severity" not in kept.group(1) and "category" in kept.group(1), executed
+    assert _rows(spark, sql, "on") == _rows(spark, sql, "off")
+
+
 def test_rows_with_a_null_time_are_read_once_and_change_nothing(spark, reports):
     # Every 5th report has no time. WITHIN INTERVAL admits no such row to a match, so the
     # time-range probe drops them with the rows outside every range: one scan of the input

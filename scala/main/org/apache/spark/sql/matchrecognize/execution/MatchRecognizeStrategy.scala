@@ -1,7 +1,6 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.execution.SparkStrategy
-import org.apache.spark.sql.catalyst.expressions.AttributeSet
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
 import org.apache.spark.sql.matchrecognize.execution.cep._
@@ -41,21 +40,13 @@ object MatchRecognizeStrategy extends SparkStrategy {
       j.description, j.output, planLater(j.left), planLater(j.right), j.rightAfter,
       j.rightBefore)
 
-  /**
-   * The input columns the operator needs. Ties on the ORDER BY keys are broken by the other
-   * input columns so that results never depend on shuffle order; with ONE ROW PER MATCH only
-   * the columns the clause reads can tell tied rows apart in the result (rows equal in all
-   * of them give the same matches and measures in either order), so the others are neither
-   * read nor shuffled nor sorted. ALL ROWS PER MATCH outputs every column and keeps them.
-   */
+  /** The input columns the operator needs ([[MatchRecognize.neededInput]]). */
   private def prunedInput(m: MatchRecognize): LogicalPlan = {
-    if (m.options.rowsPerMatch != RowsPerMatch.OneRow) return m.child
     // With the prefilter, ties keep the full order the prefilter's ranges were computed in
-    // (its window below already shuffled and sorted every column).
+    // (its window below already shuffled and sorted every column); its time-range join
+    // prunes the input itself.
     if (m.options.prefilter.exists(_.startFlag.isDefined)) return m.child
-    val read = AttributeSet((m.partitionBy ++ m.orderBy ++ m.measures ++ m.defines)
-      .flatMap(_.references))
-    val kept = m.child.output.filter(read.contains)
-    if (kept.isEmpty || kept.size == m.child.output.size) m.child else Project(kept, m.child)
+    val kept = m.neededInput
+    if (kept.size == m.child.output.size) m.child else Project(kept, m.child)
   }
 }

@@ -77,6 +77,21 @@ final case class MatchRecognize(
 
   override def producedAttributes: AttributeSet = AttributeSet(measureOutput)
 
+  /**
+   * The input columns the matcher needs. Ties on the ORDER BY keys are broken by the other
+   * input columns so that results never depend on shuffle order; with ONE ROW PER MATCH only
+   * the columns the clause reads can tell tied rows apart in the result (rows equal in all
+   * of them give the same matches and measures in either order), so the others need not be
+   * read, shuffled or sorted. ALL ROWS PER MATCH outputs every column and keeps them.
+   */
+  def neededInput: Seq[Attribute] =
+    if (options.rowsPerMatch != RowsPerMatch.OneRow) child.output
+    else {
+      val read = AttributeSet((partitionBy ++ orderBy ++ measures ++ defines).flatMap(_.references))
+      val kept = child.output.filter(read.contains)
+      if (kept.isEmpty) child.output else kept
+    }
+
   // Ties on the ORDER BY keys are broken by the remaining columns, so every input column
   // takes part in the result even when no measure names it.
   override def references: AttributeSet = AttributeSet(child.output) ++

@@ -110,11 +110,16 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       else if (PrefilterConditions.lastVariables(m.options.pattern) == Set(v)) TimeRange(-micros, 0)
       else TimeRange(-micros, micros)
 
+    // Time ranges by a join before the shuffle (WITHIN INTERVAL, no PREV/NEXT to widen
+    // them for), or window columns in the automaton's sort.
+    val joinWindow: Option[Long] = app.span match {
+      case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 => Some(micros)
+      case _ => None
+    }
     def build(v: String, anchorExpr: Expression, partitionBy: Seq[Expression])(child: LogicalPlan)
-        : (LogicalPlan, Attribute) = app.span match {
-      case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 =>
-        semiJoin(anchorExpr, partitionBy, firstKey, timeRange(v, micros), child)
-      case _ => windowed(anchorExpr, partitionBy, child)
+        : (LogicalPlan, Attribute) = joinWindow match {
+      case Some(micros) => semiJoin(anchorExpr, partitionBy, firstKey, timeRange(v, micros), child)
+      case None => windowed(anchorExpr, partitionBy, child)
     }
 
     /**
@@ -150,20 +155,25 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       (filtered, inRange.toAttribute)
     }
 
-    def spanText(v: String): String = app.span match {
-      case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 =>
-        s"${timeRange(v, micros).text} (semi join on time ranges)"
-      case MatchSpanBound.Interval(micros) => s"± ${micros / 1000000.0}s (window ranges)"
-      case MatchSpanBound.Rows(n, fromPattern) =>
+    def spanText(v: String): String = (app.span, joinWindow) match {
+      case (_, Some(micros)) => s"${timeRange(v, micros).text} (semi join on time ranges)"
+      case (MatchSpanBound.Interval(micros), _) => s"± ${micros / 1000000.0}s (window ranges)"
+      case (MatchSpanBound.Rows(n, fromPattern), _) =>
         s"± ${n - 1} rows" + (if (fromPattern) " (pattern length)" else "") + " (window ranges)"
     }
+    // The time-range join carries only the columns the matcher needs (no window below
+    // fixes the order of ties on the others).
+    val semiInput = {
+      val needed = m.neededInput
+      if (needed.size == input.size) m.child else Project(needed, m.child)
+    }
     Right(app.anchors.map { case (v, e) =>
-      val (plan, flag) = build(v, e, m.partitionBy)(m.child)
+      val (plan, flag) = build(v, e, m.partitionBy)(if (joinWindow.isDefined) semiInput else m.child)
       Candidate(v, plan, flag, spanText(v),
-        (c: LogicalPlan, keys: Seq[Expression]) => build(v, e, keys)(c), e, app.span match {
-          case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 =>
-            Some(timeRange(v, micros).width)
-          case MatchSpanBound.Interval(micros) => Some(2 * micros)
+        (c: LogicalPlan, keys: Seq[Expression]) => build(v, e, keys)(c), e,
+        (app.span, joinWindow) match {
+          case (_, Some(micros)) => Some(timeRange(v, micros).width)
+          case (MatchSpanBound.Interval(micros), _) => Some(2 * micros)
           case _ => None
         })
     })

@@ -9,6 +9,10 @@ in interleaved rounds (floor, then each query, five times; the median of each si
     .venv/bin/python bench/standard_semantics.py --rows 1000000  # a quick profile
     .venv/bin/python bench/standard_semantics.py --growth        # 1x vs 10x the time span
     .venv/bin/python bench/standard_semantics.py --big           # one 50M-row partition, 2 GB
+
+`--spark-sort` adds each pattern query once more with Spark's Sort operator in place of the
+automaton's own sort (`spark.sql.matchRecognize.internal.ownSort=false`), as extra sides of
+the same rounds.
 """
 
 from __future__ import annotations
@@ -59,10 +63,24 @@ def queries(view: str) -> dict[str, str]:
 PATTERNS = ("v_shape", "selective_seq", "all_rows")
 
 
-def run_suite(spark, rows: int, partitions: int, label: str, names=PATTERNS) -> list[dict]:
+OWN_SORT = "spark.sql.matchRecognize.internal.ownSort"
+SPARK_SORT = " (Spark's sort)"
+
+
+def run_suite(
+    spark, rows: int, partitions: int, label: str, names=PATTERNS, spark_sort: bool = False
+) -> list[dict]:
     view = cached_parquet(spark, f"std-{rows}-{partitions}", generate_sql(rows, partitions))
     qs = queries(view)
-    timings = timed_rounds(spark, {q: qs[q] for q in ("floor", *names)})
+    sides = {q: qs[q] for q in ("floor", *names)}
+    if spark_sort:
+        sides.update({q + SPARK_SORT: qs[q] for q in names})
+
+    def before(name: str) -> None:
+        spark.conf.set(OWN_SORT, "false" if name.endswith(SPARK_SORT) else "true")
+
+    timings = timed_rounds(spark, sides, before=before)
+    spark.conf.unset(OWN_SORT)
     floor = timings["floor"][0]
     results = [
         {
@@ -92,6 +110,20 @@ def run_suite(spark, rows: int, partitions: int, label: str, names=PATTERNS) -> 
             }
         )
     ratios = [r["ratio"] for r in results[1:]]
+    for name in names if spark_sort else ():
+        t = timings[name + SPARK_SORT][0]
+        results.append(
+            {
+                "data": label,
+                "query": name + SPARK_SORT,
+                "seconds": round(t, 2),
+                "runs": " ".join(f"{x:.1f}" for x in timings[name + SPARK_SORT][1]),
+                "ratio": round(t / floor, 2),
+                "out rows": "-",
+                "peak live (sum over tasks)": "-",
+                "peak buffered (sum over tasks)": "-",
+            }
+        )
     results.append(
         {
             "data": label,
@@ -121,6 +153,9 @@ def main() -> None:
         choices=PATTERNS,
         default=list(PATTERNS),
         help="pattern queries to run (default: all)",
+    )
+    p.add_argument(
+        "--spark-sort", action="store_true", help="also time each query with Spark's sort"
     )
     p.add_argument(
         "--partitions",
@@ -168,7 +203,9 @@ def main() -> None:
         return
     results = []
     for n in a.partitions:
-        results += run_suite(spark, a.rows, n, f"{a.rows:,} rows / {n} partition(s)", a.only)
+        results += run_suite(
+            spark, a.rows, n, f"{a.rows:,} rows / {n} partition(s)", a.only, a.spark_sort
+        )
     report(
         "Standard semantics vs the floor (median of 5 interleaved rounds, noop sink)",
         results,

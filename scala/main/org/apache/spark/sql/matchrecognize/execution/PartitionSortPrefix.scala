@@ -32,9 +32,8 @@ private[execution] final class PartitionSortPrefix private (
     val sorter = UnsafeExternalRowSorter.create(DataTypeUtils.fromAttributes(input),
       RowOrdering.create(ordering, input), PrefixComparators.BINARY, new Prefixes,
       SparkEnv.get.memoryManager.pageSizeBytes, false)
-    val before = sorter.getSortTimeNanos
     val sorted = sorter.sort(rows.asInstanceOf[Iterator[UnsafeRow]])
-    sortTime += sorter.getSortTimeNanos - before
+    sortTime += sorter.getSortTimeNanos
     sorted
   }
 

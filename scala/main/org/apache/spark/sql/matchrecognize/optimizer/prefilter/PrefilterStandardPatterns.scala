@@ -191,7 +191,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
    */
   private def semiJoin(anchorExpr: Expression, partitionBy: Seq[Expression], firstKey: Expression,
       range: TimeRange, child: LogicalPlan): (LogicalPlan, Attribute) = {
-    val w = math.max(1L, range.width / (if (range.lo < 0 && range.hi > 0) 2 else 1))
+    val w = math.max(1L, range.window)
     def bucket(t: Expression): Expression =
       Cast(Floor(Divide(Cast(t, DoubleType), Literal(w.toDouble))), LongType)
     // The anchor side, with fresh attributes (the same input read twice).
@@ -269,8 +269,10 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
  */
 private[prefilter] final case class TimeRange(lo: Long, hi: Long) {
   def width: Long = hi - lo
+  /** The WITHIN window W the range was made from (the width, or half of it around). */
+  def window: Long = math.max(hi, -lo)
   def text: String = {
-    val s = s"${width / (if (lo < 0 && hi > 0) 2 else 1) / 1000000.0}s"
+    val s = s"${window / 1000000.0}s"
     if (lo < 0 && hi > 0) s"± $s" else if (lo == 0) s"and $s after" else s"and $s before"
   }
 }

@@ -12,6 +12,10 @@ All three must return the same row count, or the run fails.
 
     .venv/bin/python bench/cep_vs_selfjoin.py                  # 10M ticks (the recorded figures)
     .venv/bin/python bench/cep_vs_selfjoin.py --events 1000000 # a quick profile
+
+`--spark-sort` adds MATCH_RECOGNIZE once more with Spark's Sort operator below its joins in
+place of their own sort of each input (`spark.sql.matchRecognize.internal.ownSort=false`),
+as one more side of the same rounds.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ SIDES = (
     ("expert self-join", "seq4_expert_selfjoin.sql"),
 )
 NAIVE = "naive self-join"
+SPARK_SORT = "match_recognize (Spark's sort)"
+OWN_SORT = "spark.sql.matchRecognize.internal.ownSort"
 
 
 def side_sql(file: str, ticks: str, symbols: list[str]) -> str:
@@ -51,6 +57,9 @@ def main() -> None:
         help="leave out the naive self-join (minutes at 10M ticks) for a quick comparison",
     )
     p.add_argument("--rounds", type=int, default=5, help="interleaved timed rounds")
+    p.add_argument(
+        "--spark-sort", action="store_true", help="also time MATCH_RECOGNIZE with Spark's sort"
+    )
     a = p.parse_args()
     spark = session("bench-cep-selfjoin")
     ticks = cached_parquet(spark, f"ticks-v2-{a.events}-{a.seed}", events_sql(a.events, a.seed))
@@ -64,12 +73,19 @@ def main() -> None:
     # The two fast sides alternate in rounds after warm-ups (see timed_rounds); the naive
     # self-join takes minutes per run and is timed (and counted) by one run of its own.
     fast = {name: sql for name, sql in sqls.items() if name != NAIVE}
+    if a.spark_sort:
+        sqls[SPARK_SORT] = fast[SPARK_SORT] = sqls[SIDES[0][0]]
+
+    def before(name: str) -> None:
+        spark.conf.set(OWN_SORT, "false" if name == SPARK_SORT else "true")
     counts = {}
     for name, sql in fast.items():
         print(f"[bench] counting the rows of {name} ...", flush=True)
+        before(name)
         counts[name], _ = observed_count(spark, sql)
     print(f"[bench] timing {', '.join(fast)} in {a.rounds} interleaved rounds ...", flush=True)
-    timings = timed_rounds(spark, fast, runs=a.rounds, warmups=2)
+    timings = timed_rounds(spark, fast, runs=a.rounds, warmups=2, before=before)
+    spark.conf.unset(OWN_SORT)
     if NAIVE in sqls:
         print(f"[bench] running {NAIVE} ...", flush=True)
         t, runs, counts[NAIVE] = timed_count(spark, sqls[NAIVE])

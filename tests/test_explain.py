@@ -313,10 +313,26 @@ def test_join_tree_plans_scan_once_and_do_not_resort_between_joins(spark, events
     assert "SequenceJoin ((A ⋈ B) ⋈ C) within 600000000, right after A#o, B#o" in explained
     # Three leaves, one shuffle of the input: the other two reuse it.
     assert executed.count("ReusedExchange") == 2, executed
-    # The leaves are sorted by slice and time; the output of a join is already in the
-    # order the next join needs (the only other sort is the fixture's own).
+    # The joins sort their leaves by slice and time themselves (no Sort operator); the
+    # output of a join is already in the order the next join needs, so the top join sorts
+    # only its right input.
     slice_sorts = [line for line in explained.splitlines() if "Sort [" in line and "#slice" in line]
-    assert len(slice_sorts) == 3, explained
+    assert slice_sorts == [], explained
+    joins = [line for line in explained.splitlines() if "SequenceJoin" in line]
+    assert len(joins) == 2, explained
+    assert joins[0].rstrip().endswith(", sorts its right input"), joins
+    assert joins[1].rstrip().endswith(", sorts both inputs"), joins
+    # With Spark's Sort operator instead (internal conf), the same three sorts appear.
+    spark.conf.set(ORDER, "trivial")
+    spark.conf.set("spark.sql.matchRecognize.internal.ownSort", "false")
+    try:
+        spark_sorted = "\n".join(r[0] for r in spark.sql("EXPLAIN " + _query("A B C")).collect())
+    finally:
+        spark.conf.unset(ORDER)
+        spark.conf.unset("spark.sql.matchRecognize.internal.ownSort")
+    slice_sorts = [line for line in spark_sorted.splitlines()
+                   if "Sort [" in line and "#slice" in line]
+    assert len(slice_sorts) == 3, spark_sorted
 
 
 def test_join_tree_plans_filter_the_scan_once_and_write_measures_in_the_top_join(

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.conf
 
 import org.apache.spark.internal.config.ConfigEntry
+import org.apache.spark.network.util.ByteUnit
 import org.apache.spark.sql.internal.SQLConf
 
 /**
@@ -191,10 +192,20 @@ object MatchRecognizeConf {
     buildConf("spark.sql.matchRecognize.internal.ownSort")
       .internal()
       .doc("Lets the automaton sort its input itself with a partition-and-time prefix where " +
-        "that applies (benchmarks compare with Spark's Sort).")
+        "that applies, and the SKIP TILL ANY MATCH operators theirs (benchmarks compare " +
+        "with Spark's Sort).")
       .version("0.1.0")
       .booleanConf
       .createWithDefault(true)
+
+  val SORT_IN_MEMORY_BYTES: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.internal.sortInMemoryBytes")
+      .internal()
+      .doc("Row bytes an operator that sorts its own input sorts as an array in each task " +
+        "before handing the rows to Spark's spilling sorter (tests set 0 to reach it).")
+      .version("0.1.0")
+      .bytesConf(ByteUnit.BYTE)
+      .createWithDefault(1L << 20)
 
   /** Every public entry, for documentation and for the Python option table. */
   def entries: Seq[ConfigEntry[_]] =

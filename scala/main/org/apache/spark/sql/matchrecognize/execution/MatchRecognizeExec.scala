@@ -53,10 +53,11 @@ case class MatchRecognizeExec(
     partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++ tieBreakers
 
   /** This operator's own sort, unless the child's rows already come in the order. */
-  @transient private lazy val ownSort: Option[PartitionSortPrefix] =
+  @transient private lazy val ownSort: Option[TaskSort] =
     if (!conf.getConf(MatchRecognizeConf.OWN_SORT) ||
         SortOrder.orderingSatisfies(child.outputOrdering, fullOrdering)) None
-    else PartitionSortPrefix.forOrdering(partitionBy, orderBy, fullOrdering, child.output)
+    else PartitionSortPrefix.forOrdering(partitionBy, orderBy, fullOrdering, child.output,
+      conf.getConf(MatchRecognizeConf.SORT_IN_MEMORY_BYTES))
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
     if (ownSort.isDefined) Seq(Nil) else Seq(fullOrdering)

@@ -1,14 +1,10 @@
 package org.apache.spark.sql.matchrecognize.execution
 
-import org.apache.spark.SparkEnv
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Descending, NullsFirst, RowOrdering, SortOrder, UnsafeRow}
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.execution.UnsafeExternalRowSorter
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Descending, NullsFirst, SortOrder}
 import org.apache.spark.sql.execution.UnsafeExternalRowSorter.PrefixComputer
-import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types._
-import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
+import org.apache.spark.util.collection.unsafe.sort.{PrefixComparator, PrefixComparators}
 
 /**
  * The automaton's sort when it can do better than Spark's: Spark sorts by a 64-bit prefix of
@@ -20,22 +16,14 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
  * into the low 31 (timestamps in steps of 2^20 µs, about a second, around the task's first
  * value; beyond about 34 years of it the low part saturates). Such a prefix never
  * contradicts the full order (it only merges neighbours in it), so the full comparison
- * still settles ties, and the sort returns exactly Spark's order.
+ * still settles ties, and the sort returns exactly Spark's order. (A task with few rows
+ * sorts them as an array and needs no prefix: [[TaskSort]].)
  */
 private[execution] final class PartitionSortPrefix private (
-    ordering: Seq[SortOrder], input: Seq[Attribute], keyOrdinal: Int, keyType: DataType,
-    orderOrdinal: Int, orderType: DataType, descending: Boolean, nullsFirst: Boolean,
-    shift: Int) extends Serializable {
+    keyOrdinal: Int, keyType: DataType, orderOrdinal: Int, orderType: DataType,
+    descending: Boolean, nullsFirst: Boolean, shift: Int) extends TaskSort.Prefixes {
 
-  /** `rows` in the automaton's order; the sort's time goes to `sortTime` (nanoseconds). */
-  def sort(rows: Iterator[InternalRow], sortTime: SQLMetric): Iterator[InternalRow] = {
-    val sorter = UnsafeExternalRowSorter.create(DataTypeUtils.fromAttributes(input),
-      RowOrdering.create(ordering, input), PrefixComparators.BINARY, new Prefixes,
-      SparkEnv.get.memoryManager.pageSizeBytes, false)
-    val sorted = sorter.sort(rows.asInstanceOf[Iterator[UnsafeRow]])
-    sortTime += sorter.getSortTimeNanos
-    sorted
-  }
+  override def create(): (PrefixComparator, PrefixComputer) = (PrefixComparators.BINARY, new Prefixes)
 
   private final class Prefixes extends PrefixComputer {
     private val prefix = new PrefixComputer.Prefix
@@ -77,7 +65,7 @@ private[execution] final class PartitionSortPrefix private (
 private[execution] object PartitionSortPrefix {
   /** The sort for `ordering` (partition key first, then the ORDER BY keys), if it applies. */
   def forOrdering(partitionBy: Seq[Attribute], orderBy: Seq[SortOrder], ordering: Seq[SortOrder],
-      input: Seq[Attribute]): Option[PartitionSortPrefix] = {
+      input: Seq[Attribute], inMemoryBytes: Long): Option[TaskSort] = {
     val key = partitionBy match {
       case Seq(k) if Seq(IntegerType, ShortType, ByteType, DateType).contains(k.dataType) => k
       case _ => return None
@@ -94,8 +82,8 @@ private[execution] object PartitionSortPrefix {
     }
     val (keyOrdinal, orderOrdinal) = (ordinal(key), ordinal(first.child))
     if (keyOrdinal < 0 || orderOrdinal < 0) return None
-    Some(new PartitionSortPrefix(ordering, input, keyOrdinal, key.dataType, orderOrdinal,
-      first.child.dataType, first.direction == Descending, first.nullOrdering == NullsFirst,
-      shift))
+    Some(new TaskSort(ordering, input, new PartitionSortPrefix(keyOrdinal, key.dataType,
+      orderOrdinal, first.child.dataType, first.direction == Descending,
+      first.nullOrdering == NullsFirst, shift), inMemoryBytes))
   }
 }

@@ -17,6 +17,7 @@ class PartitionSortPrefixSuite extends AnyFunSuite with SparkSessionFixture
   with AdaptiveSparkPlanHelper {
 
   private val ownSort = "spark.sql.matchRecognize.internal.ownSort"
+  private val inMemoryBytes = "spark.sql.matchRecognize.internal.sortInMemoryBytes"
 
   override def beforeAll(): Unit = {
     super.beforeAll()
@@ -45,21 +46,29 @@ class PartitionSortPrefixSuite extends AnyFunSuite with SparkSessionFixture
       (Seq("ts", "t_int", "x").filterNot(c => order.split("[ ,]+").contains(c))
         .map(_ + " ASC NULLS FIRST").mkString(", ")) + ") AS n FROM sort_rows")
 
-  Seq("ts", "ts DESC NULLS LAST", "ts ASC NULLS LAST, x DESC", "t_int DESC",
-      "t_int, ts").foreach { order =>
-    test(s"the own sort gives Spark's order: ORDER BY $order") {
-      val (query, expected) = places(order)
-      val df = sql(query)
-      val plan = df.queryExecution.executedPlan
-      val exec = collect(plan) { case m: MatchRecognizeExec => m }
-      assert(exec.size == 1 && exec.head.simpleString(100).contains("sorts its input"), plan)
-      assert(collect(plan) { case s: SortExec => s }.isEmpty, plan)
-      assertRows(df, sql(expected).collect().toSeq)
-      withConf(ownSort -> "false") {
-        val spark = sql(query)
-        assert(collect(spark.queryExecution.executedPlan) { case s: SortExec => s }.nonEmpty)
-        assertRows(spark, sql(expected).collect().toSeq)
-      }
+  // Each task's few hundred rows are sorted as an array unless the in-memory budget is 0,
+  // which sends every row through Spark's sorter with the packed prefix.
+  for {
+    order <- Seq("ts", "ts DESC NULLS LAST", "ts ASC NULLS LAST, x DESC", "t_int DESC", "t_int, ts")
+    (inMemory, how) <- Seq("0" -> "with the packed prefix", "1m" -> "as an array")
+  } {
+    test(s"the own sort $how gives Spark's order: ORDER BY $order") {
+      withConf(inMemoryBytes -> inMemory) { placesMatch(order) }
+    }
+  }
+
+  private def placesMatch(order: String): Unit = {
+    val (query, expected) = places(order)
+    val df = sql(query)
+    val plan = df.queryExecution.executedPlan
+    val exec = collect(plan) { case m: MatchRecognizeExec => m }
+    assert(exec.size == 1 && exec.head.simpleString(100).contains("sorts its input"), plan)
+    assert(collect(plan) { case s: SortExec => s }.isEmpty, plan)
+    assertRows(df, sql(expected).collect().toSeq)
+    withConf(ownSort -> "false") {
+      val spark = sql(query)
+      assert(collect(spark.queryExecution.executedPlan) { case s: SortExec => s }.nonEmpty)
+      assertRows(spark, sql(expected).collect().toSeq)
     }
   }
 

@@ -1,9 +1,12 @@
 package org.apache.spark.sql.matchrecognize.execution.cep
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.execution.TaskSort
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
 /**
@@ -18,9 +21,39 @@ trait CepBinaryExec extends BinaryExecNode {
   override def requiredChildDistribution: Seq[Distribution] =
     Seq(ClusteredDistribution(leftSpan.keys), ClusteredDistribution(rightSpan.keys))
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] = Seq(
+  private def inputOrderings: Seq[Seq[SortOrder]] = Seq(
     (leftSpan.keys :+ leftSpan.lo).map(SortOrder(_, Ascending)),
     (rightSpan.keys :+ rightSpan.lo).map(SortOrder(_, Ascending)))
+
+  // Each input is sorted by the operator itself (most tasks get a few hundred rows, which
+  // Spark's Sort would give a whole memory page each), unless its rows already come in
+  // order, e.g. from a sequence join below.
+  @transient private lazy val ownSorts: Seq[Option[TaskSort]] =
+    children.zip(inputOrderings).map { case (child, order) =>
+      if (!conf.getConf(MatchRecognizeConf.OWN_SORT) ||
+          SortOrder.orderingSatisfies(child.outputOrdering, order)) None
+      else Some(TaskSort(order, child.output,
+        conf.getConf(MatchRecognizeConf.SORT_IN_MEMORY_BYTES)))
+    }
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    ownSorts.zip(inputOrderings).map { case (sort, order) => if (sort.isDefined) Nil else order }
+
+  /** A task's two inputs in order: sorted here where the sort is this operator's own. */
+  protected def sortInputs: (Iterator[InternalRow], Iterator[InternalRow]) =>
+      (Iterator[InternalRow], Iterator[InternalRow]) = {
+    val Seq(leftSort, rightSort) = ownSorts
+    val time = metrics("sortTime")
+    (l, r) => (leftSort.fold(l)(_.sort(l, time)), rightSort.fold(r)(_.sort(r, time)))
+  }
+
+  /** EXPLAIN's note of the inputs this operator sorts itself. */
+  protected def ownSortNote: String = ownSorts.map(_.isDefined) match {
+    case Seq(true, true) => ", sorts both inputs"
+    case Seq(true, false) => ", sorts its left input"
+    case Seq(false, true) => ", sorts its right input"
+    case _ => ""
+  }
 
   override def outputPartitioning: Partitioning = left.outputPartitioning
 
@@ -29,7 +62,8 @@ trait CepBinaryExec extends BinaryExecNode {
     "numRightRows" -> SQLMetrics.createMetric(sparkContext, "number of rows joined in"),
     "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of partial matches out"),
     "peakBufferedRows" ->
-      SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task")) ++
+      SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"),
+    "sortTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own sort time")) ++
     operatorMetrics
 
   /** Metrics of one kind of operator, besides the shared ones. */

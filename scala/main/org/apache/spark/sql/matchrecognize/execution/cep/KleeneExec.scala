@@ -45,7 +45,7 @@ case class KleeneExec(
 
   override def simpleString(maxFields: Int): String =
     s"KleeneClosure $description within $window" +
-      rowCondition.map(c => s", row condition: ${c.sql}").getOrElse("")
+      rowCondition.map(c => s", row condition: ${c.sql}").getOrElse("") + ownSortNote
 
   override protected def doExecute(): RDD[InternalRow] = {
     val boundExprs = (lower.toSeq ++ upper.toSeq).map(BindReferences.bindReference(_, left.output))
@@ -73,7 +73,9 @@ case class KleeneExec(
     val limit = maxBindings
     val m = metrics
     val spec = sweepSpec
-    left.execute().zipPartitions(right.execute()) { (lIter, rIter) =>
+    val sortInputs = this.sortInputs
+    left.execute().zipPartitions(right.execute()) { (l, r) =>
+      val (lIter, rIter) = sortInputs(l, r)
       val predicate = cond.map { c => val p = Predicate.create(c, conditionSchema); p.initialize(0); p }
       val bounds = UnsafeProjection.create(boundExprs)
       val finalProjection = UnsafeProjection.create(project)

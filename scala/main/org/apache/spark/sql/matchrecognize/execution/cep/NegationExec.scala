@@ -30,7 +30,8 @@ case class NegationExec(
   override def outputOrdering: Seq[SortOrder] = left.outputOrdering
 
   override def simpleString(maxFields: Int): String =
-    s"Negation $description" + condition.map(c => s", condition: ${c.sql}").getOrElse("")
+    s"Negation $description" + condition.map(c => s", condition: ${c.sql}").getOrElse("") +
+      ownSortNote
 
   override protected def doExecute(): RDD[InternalRow] = {
     val boundExprs = (Seq(lower) ++ upper.toSeq).map(BindReferences.bindReference(_, left.output))
@@ -44,7 +45,9 @@ case class NegationExec(
     val w = window
     val m = metrics
     val spec = sweepSpec
-    left.execute().zipPartitions(right.execute()) { (lIter, rIter) =>
+    val sortInputs = this.sortInputs
+    left.execute().zipPartitions(right.execute()) { (l, r) =>
+      val (lIter, rIter) = sortInputs(l, r)
       val predicate = cond.map { c =>
         val p = PairPredicate.create(c, leftSchema, rightSchema)
         p.initialize(TaskContext.getPartitionId())

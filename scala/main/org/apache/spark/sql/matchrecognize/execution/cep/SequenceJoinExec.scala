@@ -57,7 +57,8 @@ case class SequenceJoinExec(
       (if (rightAfter.isEmpty) "" else s", right after ${rightAfter.map(_.name).mkString(", ")}") +
       (if (rightBefore.isEmpty) "" else s", right before ${rightBefore.map(_.name).mkString(", ")}") +
       s", condition: ${condition.sql}" +
-      (if (projection.isEmpty) "" else s", output: ${projection.map(_.name).mkString(", ")}")
+      (if (projection.isEmpty) "" else s", output: ${projection.map(_.name).mkString(", ")}") +
+      ownSortNote
 
   override protected def doExecute(): RDD[InternalRow] = {
     val leftSchema = left.output
@@ -80,7 +81,9 @@ case class SequenceJoinExec(
     val after = rightAfter.map(a => leftSchema.indexWhere(_.exprId == a.exprId)).toArray
     val before = rightBefore.map(a => leftSchema.indexWhere(_.exprId == a.exprId)).toArray
     require(!(after ++ before).contains(-1), s"band bounds of $description not in the left input")
-    left.execute().zipPartitions(right.execute()) { (lIter, rIter) =>
+    val sortInputs = this.sortInputs
+    left.execute().zipPartitions(right.execute()) { (l, r) =>
+      val (lIter, rIter) = sortInputs(l, r)
       // Often the band bounds are the whole condition (order only, no DEFINE between them).
       val predicate =
         if (cond == Literal.TrueLiteral) null else PairPredicate.create(cond, leftSchema, rightSchema)

@@ -379,7 +379,9 @@ def main() -> None:
         by = defaultdict(dict)
         for r in rows:
             if metric in r:
-                by[(r["set"], r["size"], r["pattern"])][r["algorithm"]] = max(r[metric], 1)
+                # A count of 0 partial matches counts as 1; times are compared as measured.
+                value = r[metric] if metric == "seconds" else max(r[metric], 1)
+                by[(r["set"], r["size"], r["pattern"])][r["algorithm"]] = value
         return geomean([v[den] / v[num] for v in by.values() if num in v and den in v])
 
     def ratio_row(size: object, rs: list[dict], metric: str = "seconds") -> dict:

@@ -13,8 +13,8 @@ import org.apache.spark.sql.matchrecognize.plans.MatchRecognizeOptions
  * Executes MATCH_RECOGNIZE with the automaton: the input is clustered by the PARTITION BY
  * keys and sorted by partition, ORDER BY and then every other column (so ties never depend
  * on shuffle order), and each partition is matched in one pass over its rows. The sort is
- * Spark's (required of the child), or this operator's own when [[PartitionSortPrefix]]
- * can sort the same order faster.
+ * this operator's own ([[TaskSort]], with [[PartitionSortPrefix]] where it applies), or
+ * Spark's (required of the child) under an internal conf for benchmarks.
  */
 case class MatchRecognizeExec(
     partitionBy: Seq[Attribute],
@@ -52,12 +52,21 @@ case class MatchRecognizeExec(
   private def fullOrdering: Seq[SortOrder] =
     partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++ tieBreakers
 
-  /** This operator's own sort, unless the child's rows already come in the order. */
-  @transient private lazy val ownSort: Option[TaskSort] =
-    if (!conf.getConf(MatchRecognizeConf.OWN_SORT) ||
+  /**
+   * This operator's own sort, unless the child's rows already come in the order: with the
+   * packed partition-and-time prefix where it applies, else with Spark's prefix of the
+   * first key (the sort Spark's operator would do, but a small task's rows are sorted as an
+   * array, without a memory page). With its EXPLAIN note.
+   */
+  @transient private lazy val ownSort: Option[(TaskSort, String)] =
+    if (!conf.getConf(MatchRecognizeConf.OWN_SORT) || fullOrdering.isEmpty ||
         SortOrder.orderingSatisfies(child.outputOrdering, fullOrdering)) None
-    else PartitionSortPrefix.forOrdering(partitionBy, orderBy, fullOrdering, child.output,
-      conf.getConf(MatchRecognizeConf.SORT_IN_MEMORY_BYTES))
+    else {
+      val inMemory = conf.getConf(MatchRecognizeConf.SORT_IN_MEMORY_BYTES)
+      PartitionSortPrefix.forOrdering(partitionBy, orderBy, fullOrdering, child.output, inMemory)
+        .map(_ -> ", sorts its input (partition and time prefix)")
+        .orElse(Some(TaskSort(fullOrdering, child.output, inMemory) -> ", sorts its input"))
+    }
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
     if (ownSort.isDefined) Seq(Nil) else Seq(fullOrdering)
@@ -76,7 +85,7 @@ case class MatchRecognizeExec(
       options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
       options.within.map(w => s", ${w.sql}").getOrElse("") +
       options.prefilter.map(d => s", prefilter: ${d.note}").getOrElse("") +
-      (if (ownSort.isDefined) ", sorts its input (partition and time prefix)" else "") +
+      ownSort.map(_._2).getOrElse("") +
       s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
   }
 
@@ -87,7 +96,7 @@ case class MatchRecognizeExec(
     val keys = partitionBy
     val inputSchema = child.output
     val m = metrics
-    val sort = ownSort
+    val sort = ownSort.map(_._1)
     child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
       val sorted = sort.map(_.sort(rows, m("sortTime"))).getOrElse(rows)
       new PartitionProcessor(spec, keys, inputSchema, index, m).run(sorted)

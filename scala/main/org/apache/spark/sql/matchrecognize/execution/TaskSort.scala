@@ -13,12 +13,12 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparator
 
 /**
  * Sorts one task's rows for an operator that sorts its own input. Rows are first held as
- * an array, and while they stay under `inMemoryBytes` (an internal conf, 1 MB) they are sorted there;
- * only beyond that does Spark's sorter take over (fed the held rows first), with its
- * memory accounting and spilling. Spark's sorter takes a whole memory page for a task's
- * first row (64 MB with a large driver, allocated and zeroed each time), which costs more
- * than sorting the few hundred rows that many tasks of a SKIP TILL ANY MATCH plan get.
- * Both paths compare by the same ordering, so they return the same order.
+ * an array, and while they stay under `inMemoryBytes` (an internal conf, 1 MB) they are
+ * sorted there; only beyond that does Spark's sorter take over (fed the held rows first),
+ * with its memory accounting and spilling. Spark's sorter takes a whole memory page for a
+ * task's first row (64 MB with a large driver), which costs more than sorting the few
+ * hundred rows that many tasks of a SKIP TILL ANY MATCH plan get. Both paths compare by
+ * the same ordering, so they return the same order.
  */
 private[matchrecognize] final class TaskSort(
     ordering: Seq[SortOrder], input: Seq[Attribute], prefixes: TaskSort.Prefixes,

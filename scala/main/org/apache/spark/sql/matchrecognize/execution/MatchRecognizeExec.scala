@@ -59,10 +59,9 @@ case class MatchRecognizeExec(
    * array, without a memory page). With its EXPLAIN note.
    */
   @transient private lazy val ownSort: Option[(TaskSort, String)] =
-    if (!conf.getConf(MatchRecognizeConf.OWN_SORT) || fullOrdering.isEmpty ||
-        SortOrder.orderingSatisfies(child.outputOrdering, fullOrdering)) None
+    if (!TaskSort.wanted(conf, child, fullOrdering)) None
     else {
-      val inMemory = conf.getConf(MatchRecognizeConf.SORT_IN_MEMORY_BYTES)
+      val inMemory = TaskSort.inMemoryBytes(conf)
       PartitionSortPrefix.forOrdering(partitionBy, orderBy, fullOrdering, child.output, inMemory)
         .map(_ -> ", sorts its input (partition and time prefix)")
         .orElse(Some(TaskSort(fullOrdering, child.output, inMemory) -> ", sorts its input"))

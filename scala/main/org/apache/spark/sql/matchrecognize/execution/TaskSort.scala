@@ -6,9 +6,11 @@ import org.apache.spark.SparkEnv
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, RowOrdering, SortOrder, SortPrefix, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.execution.{SortPrefixUtils, UnsafeExternalRowSorter}
+import org.apache.spark.sql.execution.{SortPrefixUtils, SparkPlan, UnsafeExternalRowSorter}
 import org.apache.spark.sql.execution.UnsafeExternalRowSorter.PrefixComputer
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparator
 
 /**
@@ -59,6 +61,17 @@ private[matchrecognize] object TaskSort {
   trait Prefixes extends Serializable {
     def create(): (PrefixComparator, PrefixComputer)
   }
+
+  /**
+   * Whether an operator sorts `child`'s rows by `ordering` itself: not when they already
+   * come in that order, nor under the internal conf that keeps Spark's Sort.
+   */
+  def wanted(conf: SQLConf, child: SparkPlan, ordering: Seq[SortOrder]): Boolean =
+    conf.getConf(MatchRecognizeConf.OWN_SORT) && ordering.nonEmpty &&
+      !SortOrder.orderingSatisfies(child.outputOrdering, ordering)
+
+  /** The in-memory budget of a task's sort (internal conf). */
+  def inMemoryBytes(conf: SQLConf): Long = conf.getConf(MatchRecognizeConf.SORT_IN_MEMORY_BYTES)
 
   /** A sort by `ordering`, with Spark's own prefix of its first key. */
   def apply(ordering: Seq[SortOrder], input: Seq[Attribute], inMemoryBytes: Long): TaskSort =

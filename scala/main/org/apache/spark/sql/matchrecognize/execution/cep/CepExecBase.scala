@@ -5,7 +5,6 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{BinaryExecNode, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.TaskSort
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -30,10 +29,9 @@ trait CepBinaryExec extends BinaryExecNode {
   // order, e.g. from a sequence join below.
   @transient private lazy val ownSorts: Seq[Option[TaskSort]] =
     children.zip(inputOrderings).map { case (child, order) =>
-      if (!conf.getConf(MatchRecognizeConf.OWN_SORT) ||
-          SortOrder.orderingSatisfies(child.outputOrdering, order)) None
-      else Some(TaskSort(order, child.output,
-        conf.getConf(MatchRecognizeConf.SORT_IN_MEMORY_BYTES)))
+      if (TaskSort.wanted(conf, child, order)) {
+        Some(TaskSort(order, child.output, TaskSort.inMemoryBytes(conf)))
+      } else None
     }
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =

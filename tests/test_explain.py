@@ -406,3 +406,52 @@ def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events):
     assert int(top["numOutputRows"]) == n > 0
     assert int(top["numCandidatesTested"]) == n, top
     assert int(first["numCandidatesTested"]) > int(first["numOutputRows"]) > 0, first
+
+
+def _negation_query(table: str = "known_events") -> str:
+    # N: a B-kind row with x > 0.9 (its own condition only), i.e. a tenth of the odd minutes.
+    return f"""
+        SELECT * FROM {table} MATCH_RECOGNIZE (
+          PARTITION BY k ORDER BY ts
+          MEASURES A.ts AS a_ts, C.ts AS c_ts
+          ONE ROW PER MATCH
+          SKIP TILL ANY MATCH
+          PATTERN (A !N C)
+          WITHIN INTERVAL '10' MINUTE
+          DEFINE A AS A.kind = 'a', N AS N.kind = 'b' AND N.x > 0.9, C AS C.kind = 'c'
+        )"""
+
+
+def test_a_negation_pass_rate_is_measured_in_a_time_ordered_sample(spark, events,
+                                                                    scattered_events):
+    # Every A (minute 10m) has C rows at 10m+2j (j = 1..4) within its window, with j odd
+    # minutes between them, each an N row with chance 0.1: the pair passes with 0.9^j,
+    # 0.774 on average. The Poisson expectation from N's 0.5 rows per window is far higher.
+    expected = sum(0.9 ** j for j in range(1, 5)) / 4
+    [report] = explain_pattern(spark, _negation_query()).reports
+    [alt] = report.alternatives
+    [neg] = alt.negations
+    assert neg["variable"] == "N" and neg["pass_rate_measured"] is True
+    assert neg["pass_rate"] == pytest.approx(expected, abs=0.03), neg
+    assert neg["checked_where_bound"] == ["A", "C"]
+    assert neg["rows_per_window"] == pytest.approx(0.5, rel=0.25), neg
+    assert "of neighbour pairs through (measured in the sample), checked where A, C are " \
+           "bound" in str(explain_pattern(spark, _negation_query()))
+    # Not in time order: the Poisson expectation over the gap, 2/m - 2(1 - e^-m)/m^2.
+    [scattered] = explain_pattern(spark, _negation_query("scattered_events")).reports
+    [sneg] = scattered.alternatives[0].negations
+    m = sneg["rows_per_window"]
+    assert sneg["pass_rate_measured"] is False
+    assert sneg["pass_rate"] == pytest.approx(2 / m - 2 * (1 - math.exp(-m)) / m ** 2, rel=1e-6)
+    # The paper's cost model leaves negation out.
+    spark.conf.set("spark.sql.matchRecognize.costModel", "paper")
+    try:
+        [paper] = explain_pattern(spark, _negation_query()).reports
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.costModel")
+    assert paper.alternatives[0].negations == []
+    # What the estimate is about: the fraction of (A, C) pairs the query keeps.
+    pairs = spark.sql(_negation_query().replace("!N ", "").replace(
+        ", N AS N.kind = 'b' AND N.x > 0.9", "")).count()
+    assert spark.sql(_negation_query()).count() / pairs == pytest.approx(neg["pass_rate"],
+                                                                          abs=0.03)

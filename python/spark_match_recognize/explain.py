@@ -70,6 +70,7 @@ class AlternativePlan:
     rows_per_window: dict[str, float] = field(default_factory=dict)
     selectivities: dict[tuple[str, str], float] = field(default_factory=dict)
     kleene: list[dict[str, Any]] = field(default_factory=list)
+    negations: list[dict[str, Any]] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
 
 
@@ -108,6 +109,7 @@ class PatternReport:
                 selectivities={(s["left"], s["right"]): s["value"]
                                for s in a.get("selectivities", [])},
                 kleene=list(a.get("kleene", [])),
+                negations=list(a.get("negations", [])),
                 candidates=[Candidate(c["algorithm"], c["tree"], c["shape"], c["cost"],
                                       c["planning_ms"]) for c in a.get("candidates", [])],
             )
@@ -266,6 +268,12 @@ class PatternPlan:
                                  f"rows per window, ~{_num(k.get('bindings', 0))} bindings "
                                  f"per neighbour pair{measured}, attached where "
                                  f"{', '.join(k['attached_where_bound'])} are bound")
+                for n in a.negations:
+                    measured = " (measured in the sample)" if n.get("pass_rate_measured") else ""
+                    lines.append(f"    negation !{n['variable']}: {_num(n['rows_per_window'])} "
+                                 f"rows per window, lets ~{_num(n['pass_rate'])} of neighbour "
+                                 f"pairs through{measured}, checked where "
+                                 f"{', '.join(n['checked_where_bound'])} are bound")
                 if a.plan is not None:
                     lines += ["      " + t for t in _tree_lines(a.plan)]
                 if len(a.candidates) > 1:

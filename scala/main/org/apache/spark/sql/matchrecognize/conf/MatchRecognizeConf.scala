@@ -70,8 +70,10 @@ object MatchRecognizeConf {
       .doc("What the join-order algorithms minimize. 'spark' (default): the partial matches " +
         "of every join plus candidateWeight times the pairs each join tests, with a Kleene " +
         "closure counted as the expected bindings between its neighbours (a filter when " +
-        "its rows are rare). 'paper': the JQPG paper's Cost_ord / Cost_tree exactly " +
-        "(partial matches only, Kleene closures as 2^(rate * window) subsets).")
+        "its rows are rare) and a negation's check as a filter by the fraction of neighbour " +
+        "pairs it lets through. 'paper': the JQPG paper's Cost_ord / Cost_tree exactly " +
+        "(partial matches only, Kleene closures as 2^(rate * window) subsets, negation " +
+        "not counted).")
       .version("0.1.0")
       .stringConf
       .transform(_.toLowerCase(java.util.Locale.ROOT))

@@ -29,8 +29,9 @@ object CostModel {
   /**
    * ln PM(S): the partial matches of a plan node that binds the variables `vars`. It does
    * not depend on how the node was built: W * r of every variable, the selectivity of every
-   * pair inside, and the subset count of every Kleene variable whose needs `vars` covers
-   * (it is attached at or below this node).
+   * pair inside, the subset count of every Kleene variable whose needs `vars` covers
+   * (it is attached at or below this node), and the pass rate of every negation whose
+   * needs it covers (its check is attached at or below; `spark` cost model only).
    */
   def logPM(vars: Set[String], s: PatternStatistics): Double = {
     val seq = vars.toSeq.sorted
@@ -38,8 +39,13 @@ object CostModel {
       yield math.log(s.selectivity(seq(i), seq(j)))
     seq.map(s.logWindowRows).sum + pairs.sum + s.kleene.collect {
       case (k, (_, needs)) if needs.nonEmpty && needs.subsetOf(vars) => s.logKleeneFactor(k)
+    }.sum + s.negations.values.collect {
+      case n if n.needs.nonEmpty && n.needs.subsetOf(vars) => logPass(n.passRate)
     }.sum
   }
+
+  /** ln of a negation's pass rate (floored, so that a rate of 0 stays finite). */
+  private[optimizer] def logPass(pass: Double): Double = math.log(math.max(pass, 1e-12))
 
   /**
    * ln of the factor by which the band of a sequence join narrows the pairs of `x` (left)
@@ -115,6 +121,8 @@ object CostModel {
     // this for every move it tries).
     val kleene = s.kleene.toSeq.filter(_._2._2.nonEmpty)
     val attached = Array.fill(kleene.size)(false)
+    val negations = s.negations.values.filter(_.needs.nonEmpty).toArray
+    val checked = Array.fill(negations.length)(false)
     val seen = scala.collection.mutable.HashSet.empty[String]
     var pm = 0.0
     var total = Double.NegativeInfinity
@@ -133,9 +141,19 @@ object CostModel {
       }
       if (k > 0 && s.candidateWeight > 0) total = logAdd(total, logOmega + candidates)
       seen += v
+      // Negation checks first: the rows a Kleene closure receives are counted after them
+      // (as logKleeneInput counts them), an approximation where both attach at one join.
+      var q = 0
+      while (q < negations.length) {
+        if (!checked(q) && negations(q).needs.subsetOf(seen)) {
+          checked(q) = true
+          pm += logPass(negations(q).passRate)
+        }
+        q += 1
+      }
       val beforeKleene = pm
       var attachedHere = false
-      var q = 0
+      q = 0
       while (q < kleene.size) {
         if (!attached(q) && kleene(q)._2._2.subsetOf(seen)) {
           attached(q) = true
@@ -157,13 +175,16 @@ object CostModel {
    * PM(node) = PM(left) * PM(right) * SEL_LR, where SEL_LR multiplies the selectivities
    * of the pairs split by the node. A Kleene variable is attached at the lowest node that
    * binds everything it needs (as the planner attaches it) and multiplies that node's
-   * partial matches, and so those of its ancestors, by its subset count (§5.2).
+   * partial matches, and so those of its ancestors, by its subset count (§5.2); a negation's
+   * check likewise (§5.3), by its pass rate.
    */
   def logPartialMatches(tree: JoinTree, s: PatternStatistics): Seq[(JoinTree, Double)] = {
-    val attachedAt: Map[JoinTree, Seq[String]] = s.kleene.toSeq.map { case (k, (_, needs)) =>
-      JoinTree.lowestCovering(tree, needs.intersect(tree.variables)) -> k
-    }.groupBy(_._1).map { case (n, ks) => n -> ks.map(_._2) }
-    def kleeneAt(n: JoinTree): Double = attachedAt.getOrElse(n, Nil).map(s.logKleeneFactor).sum
+    val factors = s.kleene.toSeq.map { case (k, (_, needs)) => (needs, s.logKleeneFactor(k)) } ++
+      s.negations.values.toSeq.filter(_.needs.nonEmpty).map(n => (n.needs, logPass(n.passRate)))
+    val attachedAt: Map[JoinTree, Seq[Double]] = factors.map { case (needs, f) =>
+      JoinTree.lowestCovering(tree, needs.intersect(tree.variables)) -> f
+    }.groupBy(_._1).map { case (n, fs) => n -> fs.map(_._2) }
+    def kleeneAt(n: JoinTree): Double = attachedAt.getOrElse(n, Nil).sum
     val out = Seq.newBuilder[(JoinTree, Double)]
     def visit(n: JoinTree): Double = {
       val own = n match {

@@ -57,7 +57,8 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
           plan(s, st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
             bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
             kleeneBounds = if (paperCost) Map.empty
-              else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap))
+              else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,
+            negations = if (paperCost) Map.empty else st.negations))
         }
         ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned))
     }
@@ -136,6 +137,10 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
             "bindings_measured" -> Json.bool(st.kleeneBounds.contains(k) &&
               st.kleeneBindings.contains(k)),
             "attached_where_bound" -> Json.arr(needs.toSeq.sorted.map(Json.str))) }),
+        "negations" -> Json.arr(st.negations.toSeq.sortBy(_._1).map { case (d, n) =>
+          Json.obj("variable" -> Json.str(d), "rows_per_window" -> Json.num(n.rate * st.window),
+            "pass_rate" -> Json.num(n.passRate), "pass_rate_measured" -> Json.bool(n.measured),
+            "checked_where_bound" -> Json.arr(n.needs.toSeq.sorted.map(Json.str))) }),
         "candidates" -> Json.arr(p.candidates.map(candidateJson)))
     }
     JoinPlanReport(summary, Json.obj(

@@ -24,6 +24,8 @@ package org.apache.spark.sql.matchrecognize.optimizer
  *                      time-ordered sample; used instead of the Poisson expectation where
  *                      `kleeneBounds` asks for bindings (bursts of Kleene rows make the
  *                      mean of 2^k far larger than 2 to the mean k)
+ * @param negations     under the `spark` cost model, each negated variable's statistics
+ *                      (empty under the paper's model, which leaves negation out of the cost)
  */
 final case class PatternStatistics(
     window: Double,
@@ -35,7 +37,8 @@ final case class PatternStatistics(
     candidateWeight: Double = 0.0,
     bandOrder: Seq[String] = Nil,
     kleeneBounds: Map[String, (Int, Option[Int])] = Map.empty,
-    kleeneBindings: Map[String, Double] = Map.empty) {
+    kleeneBindings: Map[String, Double] = Map.empty,
+    negations: Map[String, NegationStatistics] = Map.empty) {
 
   /** The latency term's variable, when the weight asks for one. */
   def latencyVariable: Option[String] = if (latencyWeight > 0) last else None
@@ -60,7 +63,28 @@ final case class PatternStatistics(
   }
 }
 
+/**
+ * A negated variable: its arrival rate, its pass rate (the fraction of pairs of its
+ * neighbours' rows with none of its rows between them; `measured` in the sample, or the
+ * Poisson expectation) and the single-row variables bound where its check is attached.
+ */
+final case class NegationStatistics(rate: Double, passRate: Double, needs: Set[String],
+    measured: Boolean = false)
+
 object PatternStatistics {
+
+  /**
+   * The fraction of pairs of ordered rows within one window with no row of a variable
+   * whose rows arrive `rowsPerWindow` to a window (Poisson) between them. The gap between
+   * two ordered points of a window has the triangular density 2(W - g)/W^2, so with
+   * m = rowsPerWindow the expectation of e^(-m g/W) is 2/m - 2(1 - e^-m)/m^2 (1 - m/3 as
+   * m goes to 0; about 2/m for large m, far above e^(-m/3), the value at the mean gap).
+   */
+  def negationPassRate(rowsPerWindow: Double): Double = {
+    val m = rowsPerWindow
+    if (m < 1e-4) 1 - m / 3
+    else 2 / m - 2 * (1 - math.exp(-m)) / (m * m)
+  }
 
   /**
    * ln of the expected number of bindings of `B{min,max}` between two neighbours when the

@@ -26,7 +26,10 @@ import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSeque
  *    the same key within one window, the mean number of subsets of the Kleene rows strictly
  *    between them that its quantifier allows. Only the Kleene variable's own row conditions
  *    are applied. With fewer than [[MinPairs]] pairs, or a sample not in time order, the
- *    cost model's Poisson expectation stands.
+ *    cost model's Poisson expectation stands;
+ *  - pass rate of a negated variable: among the same pairs of its neighbours' rows, the
+ *    fraction with none of its rows (by its own row conditions) between them; otherwise
+ *    the Poisson expectation from its rate ([[PatternStatistics.negationPassRate]]).
  *
  * Conditions reading three or more variables, or earlier rows of a Kleene closure, are not
  * estimated (selectivity 1): they narrow every plan alike once evaluable.
@@ -116,34 +119,54 @@ object StatisticsEstimator {
       positionsCache.getOrElseUpdate(v, passing(v).groupBy(i => keys(i)).map { case (k, is) =>
         k -> is.map(i => rows(i).getLong(loIndex)).sorted })
 
-    def kleeneBindings(s: CepSequence, k: Kleene): Option[Double] = {
-      if (density.isDefined) return None // a scattered sample misses the rows in between
+    // Over pairs of rows of the neighbours `before` and `after` with the same key within one
+    // window, the sum of f(number of rows of v strictly between them) (no less than half a
+    // pair's 1) over the pair count; None with fewer than MinPairs pairs, or when the sample
+    // is scattered (it misses the rows between).
+    def meanBetween(before: String, after: String, v: String)(f: Int => Double): Option[Double] = {
+      if (density.isDefined) return None
+      val between = positionsByKey(v)
+      val afterRows = positionsByKey(after)
+      val w = window.toLong
+      var total = 0L
+      var sum = 0.0
+      val firstRows = passing(before).iterator
+      while (firstRows.hasNext && total < MaxPairs) {
+        val i = firstRows.next()
+        val lo = rows(i).getLong(loIndex)
+        val vs = between.getOrElse(keys(i), Array.emptyLongArray)
+        val firstAfter = lowerBound(vs.length, lo + 1, vs(_))
+        afterRows.get(keys(i)).foreach { ns =>
+          var j = lowerBound(ns.length, lo + 1, ns(_))
+          while (j < ns.length && ns(j) <= lo + w && total < MaxPairs) {
+            sum = math.min(sum + f(lowerBound(vs.length, ns(j), vs(_)) - firstAfter), Double.MaxValue)
+            total += 1
+            j += 1
+          }
+        }
+      }
+      if (total >= MinPairs) Some(math.max(sum, 0.5) / total) else None
+    }
+
+    def kleeneBindings(s: CepSequence, k: Kleene): Option[Double] =
       s.neighbours(s.elements.indexWhere(_.variable == k.variable)) match {
         case (Some(Single(before)), Some(Single(after))) =>
-          val kleeneRows = positionsByKey(k.variable)
-          val afterRows = positionsByKey(after)
-          val w = window.toLong
-          var total = 0L
-          var sum = 0.0
-          val firstRows = passing(before).iterator
-          while (firstRows.hasNext && total < MaxPairs) {
-            val i = firstRows.next()
-            val lo = rows(i).getLong(loIndex)
-            val ks = kleeneRows.getOrElse(keys(i), Array.emptyLongArray)
-            val firstAfter = lowerBound(ks.length, lo + 1, ks(_))
-            afterRows.get(keys(i)).foreach { ns =>
-              var j = lowerBound(ns.length, lo + 1, ns(_))
-              while (j < ns.length && ns(j) <= lo + w && total < MaxPairs) {
-                val between = lowerBound(ks.length, ns(j), ks(_)) - firstAfter
-                sum = math.min(sum + subsets(between, k.min, k.max), Double.MaxValue)
-                total += 1
-                j += 1
-              }
-            }
-          }
-          if (total >= MinPairs) Some(math.max(sum, 0.5) / total) else None
+          meanBetween(before, after, k.variable)(n => subsets(n, k.min, k.max))
         case _ => None
       }
+
+    // The fraction of neighbour pairs with no row of negated `d` between them: measured
+    // between two single-row neighbours (d's own row conditions only), else the Poisson
+    // expectation from d's rate.
+    def negation(s: CepSequence, d: String): NegationStatistics = {
+      val measured = s.neighbours(s.elements.indexWhere(_.variable == d)) match {
+        case (Some(Single(before)), Some(Single(after))) =>
+          meanBetween(before, after, d)(n => if (n == 0) 1.0 else 0.0)
+        case _ => None
+      }
+      NegationStatistics(rate(d),
+        measured.getOrElse(PatternStatistics.negationPassRate(rate(d) * window)),
+        sampling.negationNeeds(s, d), measured.isDefined)
     }
 
     val perAlternative = sampling.alternatives.map { s =>
@@ -156,7 +179,8 @@ object StatisticsEstimator {
       PatternStatistics(window, order.map(v => v -> rate(v)).toMap, sels.toMap,
         s.kleenes.map(k => k.variable -> (rate(k.variable), sampling.kleeneNeeds(s, k.variable)))
           .toMap, latencyWeight, order.lastOption,
-        kleeneBindings = s.kleenes.flatMap(k => kleeneBindings(s, k).map(k.variable -> _)).toMap)
+        kleeneBindings = s.kleenes.flatMap(k => kleeneBindings(s, k).map(k.variable -> _)).toMap,
+        negations = s.negations.map(d => d -> negation(s, d)).toMap)
     }
     Some(Estimates(perAlternative, sampleRows, blocks, lambda, density.isDefined))
   }

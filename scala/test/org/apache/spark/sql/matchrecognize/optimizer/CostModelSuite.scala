@@ -202,4 +202,37 @@ class CostModelSuite extends AnyFunSuite {
     assert(subsets(1, 2, None) == 0)
     assert(subsets(5000, 1, None) == 1e300) // capped, never infinite
   }
+
+  test("a negation's check filters the node where its neighbours are bound") {
+    // PATTERN (A !N C D) WITHIN 1: A, C, D 10 rows per window, no conditions between them;
+    // N's check needs A and C and lets 0.1 of the (A, C) pairs through.
+    val s = PatternStatistics(1, Map("A" -> 10.0, "C" -> 10.0, "D" -> 10.0),
+      negations = Map("N" -> NegationStatistics(1.0, 0.1, Set("A", "C"))))
+    // ((A C) D): leaves 30, PM(AC) = 100 * 0.1 = 10, root 10 * 10 = 100: 140.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), s)), 140))
+    // ((A D) C): leaves 30, PM(AD) = 100, root 1000 * 0.1 = 100: 230.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A D) C)"), s)), 230))
+    // Orders alike: A C D = 10 + 10 + 100; D A C = 10 + 100 + 100.
+    assert(close(cost(CostModel.logCostOrd(Seq("A", "C", "D"), s)), 120))
+    assert(close(cost(CostModel.logCostOrd(Seq("D", "A", "C"), s)), 210))
+    assert(close(cost(CostModel.logPM(Set("A", "C"), s)), 10))
+    assert(close(cost(CostModel.logPM(Set("A", "D"), s)), 100))
+    // Without the negation (the paper's model) both trees cost 30 + 100 + 1000.
+    val paper = s.copy(negations = Map.empty)
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), paper)), 1130))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A D) C)"), paper)), 1130))
+  }
+
+  test("a negation's Poisson pass rate over the gap between two ordered rows of a window") {
+    import PatternStatistics.negationPassRate
+    // m negated rows per window: 2/m - 2(1 - e^-m)/m^2. m = 1: 2 - 2(1 - 0.3679) = 0.7358.
+    assert(close(negationPassRate(1.0), 2 - 2 * (1 - math.exp(-1))))
+    // m = 20: 0.1 - 2(1 - e^-20)/400 = 0.095.
+    assert(close(negationPassRate(20.0), 0.1 - 2 * (1 - math.exp(-20)) / 400))
+    // Rare rows: 1 - m/3 (a third of the window is the mean gap); none: every pair passes.
+    assert(math.abs(negationPassRate(1e-3) - (1 - 1e-3 / 3)) < 1e-6)
+    assert(negationPassRate(0.0) == 1.0)
+    // Far above e^(-m/3), the chance of no row in a gap of the mean length.
+    assert(negationPassRate(20.0) > 50 * math.exp(-20.0 / 3))
+  }
 }

@@ -288,6 +288,22 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     (before.toSeq ++ after.toSeq).map(_.variable).toSet ++
       conditions.filter(_.owner == v).flatMap(_.reads).filter(singles.contains)
   }
+  /**
+   * The single-row variables bound where the check of negated `d` is attached: its
+   * neighbours and the variables its condition reads, a Kleene one through what that
+   * closure needs.
+   */
+  def negationNeeds(s: CepSequence, d: String): Set[String] = {
+    val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
+    val around = (before.toSeq ++ after.toSeq).map(_.variable).toSet
+    singleRowsNeeded(s, around ++ conditions.filter(_.owner == d).flatMap(_.reads))
+  }
+
+  /** The single-row variables that must be bound for `vars` (a Kleene one: what it needs). */
+  private def singleRowsNeeded(s: CepSequence, vars: Set[String]): Set[String] =
+    vars.filter(s.singles.toSet.contains) ++
+      vars.filter(v => kinds(v) == VariableKind.KleeneRows).flatMap(kleeneNeeds(s, _))
+
 
   // ---- one alternative ---------------------------------------------------------------------
 
@@ -317,16 +333,8 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val kleeneAt = s.kleenes.map(k => k -> JoinTree.lowestCovering(tree, kleeneRequired(k.variable)))
     def attachedKleenes(n: JoinTree): Set[String] =
       kleeneAt.filter { case (_, at) => at.variables.subsetOf(n.variables) }.map(_._1.variable).toSet
-    def needsFor(vars: Set[String]): Set[String] =
-      vars.filter(singles.contains) ++ vars.filter(v => kinds(v) == VariableKind.KleeneRows)
-        .flatMap(kleeneRequired)
-    val negationAt = s.negations.map { d =>
-      val i = position(d)
-      val (before, after) = s.neighbours(i)
-      val around = (before.toSeq ++ after.toSeq).map(_.variable).toSet
-      d -> JoinTree.lowestCovering(tree,
-        needsFor(around ++ active.filter(_.owner == d).flatMap(_.reads)))
-    }
+    def needsFor(vars: Set[String]): Set[String] = singleRowsNeeded(s, vars)
+    val negationAt = s.negations.map(d => d -> JoinTree.lowestCovering(tree, negationNeeds(s, d)))
     val postConditions = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
       c.required.exists(v => kinds(v) == VariableKind.KleeneRows))
     val postAt = postConditions.map(c => c -> JoinTree.lowestCovering(tree, needsFor(c.required)))

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
-import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatistics}
+import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, NegationStatistics, PatternStatistics}
 
 /** Plan generation with fake statistics: hand-known plans, and the exact DPs checked
  * against brute force on random small instances (no Spark session). */
@@ -163,14 +163,16 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
       CostModel.logCostOrd(GreedyOrder.plan(large, ls).leaves, ls) + 1e-9)
   }
 
-  test("the spark cost model: the DPs and zstream reach the minimum of their costs") {
+  test("the spark cost model: the DPs and zstream reach the minimum of their costs (with Kleene closures and negations)") {
     // Both orientations of each join count: allTrees holds each split and its mirror.
     val rng = new scala.util.Random(2026)
     for (_ <- 1 to 80) {
       val (vs, s0) = randomInstance(rng, 2 + rng.nextInt(4))
       val s = s0.copy(candidateWeight = 0.01 + rng.nextDouble(),
         bandOrder = if (rng.nextInt(4) == 0) Nil else vs,
-        kleeneBounds = s0.kleene.map { case (k, _) => k -> (rng.nextInt(2), None) })
+        kleeneBounds = s0.kleene.map { case (k, _) => k -> (rng.nextInt(2), None) },
+        negations = if (rng.nextBoolean()) Map.empty else Map("N" -> NegationStatistics(1.0,
+          0.01 + rng.nextDouble(), Set(vs(rng.nextInt(vs.size)), vs(rng.nextInt(vs.size))))))
       assertExact(vs, s)
     }
   }

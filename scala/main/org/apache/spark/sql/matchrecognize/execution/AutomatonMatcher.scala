@@ -259,7 +259,7 @@ final class AutomatonMatcher(
           "conditions.")
     }
     val input = buffer.get(pos)
-    var someDied = false
+    var diedBehindFirst = 0 // attempts after the first that ended without a match
     k = 0
     while (k < attempts.size) {
       val a = attempts.get(k)
@@ -288,11 +288,11 @@ final class AutomatonMatcher(
         a.swap()
         if (next.isEmpty) {
           a.finished = true
-          if (a.candidate == null) someDied = true
+          if (a.candidate == null && k > 1) diedBehindFirst += 1
         }
       }
     }
-    if (someDied) dropDeadAttempts()
+    if (diedBehindFirst > 0) dropDeadAttempts(diedBehindFirst)
   }
 
   /**
@@ -300,10 +300,15 @@ final class AutomatonMatcher(
    * anyway), so it is dropped at once rather than kept until the attempts before it are
    * decided: otherwise one long-lived attempt would let dead ones pile up behind it.
    */
-  private def dropDeadAttempts(): Unit = {
-    // The newest attempts die most often (a start that goes nowhere): take them off the end.
-    while (attempts.size > 1 && isDead(attempts.peekLast())) recycle(attempts.removeLast())
-    if (attempts.size > 2) attempts.removeDeadAfterFirst(recycler)
+  private def dropDeadAttempts(died: Int): Unit = {
+    // The newest attempts die most often (a start that goes nowhere): take them off the end,
+    // and walk the others only when a death is left among them.
+    var left = died
+    while (attempts.size > 1 && isDead(attempts.peekLast())) {
+      recycle(attempts.removeLast())
+      left -= 1
+    }
+    if (left > 0 && attempts.size > 2) attempts.removeDeadAfterFirst(recycler)
   }
 
   /**

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -437,6 +438,8 @@ def test_a_negation_pass_rate_is_measured_in_a_time_ordered_sample(spark, events
     assert neg["rows_per_window"] == pytest.approx(0.5, rel=0.25), neg
     assert "of neighbour pairs through (measured in the sample), checked where A, C are " \
            "bound" in str(explain_pattern(spark, _negation_query()))
+    explain = "\n".join(r[0] for r in spark.sql("EXPLAIN " + _negation_query()).collect())
+    assert re.search(r"\| !N passes 0\.[78]\d* \(measured\)", explain), explain
     # Not in time order: the Poisson expectation over the gap, 2/m - 2(1 - e^-m)/m^2.
     [scattered] = explain_pattern(spark, _negation_query("scattered_events")).reports
     [sneg] = scattered.alternatives[0].negations

@@ -101,7 +101,9 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       (if (planned.size > 1) s"alternative ${i + 1}: " else "") +
         s"joinOrder=${delegate(p.sequence)} ${p.tree.sql} cost ${fmtLog(p.chosen.logCost)} | " +
         s"rows per window: ${perWindow.mkString(", ")}" +
-        (if (sels.isEmpty) "" else s" | selectivity: ${sels.mkString(", ")}")
+        (if (sels.isEmpty) "" else s" | selectivity: ${sels.mkString(", ")}") +
+        st.negations.toSeq.sortBy(_._1).map { case (d, n) =>
+          s" | !$d passes ${fmt(n.passRate)}${if (n.measured) " (measured)" else ""}" }.mkString
     }.mkString("; ") + s" | sample ${e.sampleRows} rows in ${e.blocks} block(s)" +
       (if (e.densityFromInput) ", density over the input (not stored in ORDER BY order)" else "") +
       (if (fresh) "" else ", cached")

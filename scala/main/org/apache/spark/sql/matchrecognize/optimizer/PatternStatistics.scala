@@ -74,16 +74,16 @@ final case class NegationStatistics(rate: Double, passRate: Double, needs: Set[S
 object PatternStatistics {
 
   /**
-   * The fraction of pairs of ordered rows within one window with no row of a variable
-   * whose rows arrive `rowsPerWindow` to a window (Poisson) between them. The gap between
-   * two ordered points of a window has the triangular density 2(W - g)/W^2, so with
-   * m = rowsPerWindow the expectation of e^(-m g/W) is 2/m - 2(1 - e^-m)/m^2 (1 - m/3 as
-   * m goes to 0; about 2/m for large m, far above e^(-m/3), the value at the mean gap).
+   * The fraction of pairs of rows, the second within one window after the first, with no
+   * row between them of a variable whose rows arrive `rowsPerWindow` to a window (Poisson):
+   * what the estimator measures when it can. On a stationary stream the gap of such a pair
+   * is uniform on [0, W], so with m = rowsPerWindow the expectation of e^(-m g/W) is
+   * (1 - e^-m)/m (1 - m/2 as m goes to 0; about 1/m for large m, far above e^(-m/2), the
+   * value at the mean gap).
    */
   def negationPassRate(rowsPerWindow: Double): Double = {
     val m = rowsPerWindow
-    if (m < 1e-4) 1 - m / 3
-    else 2 / m - 2 * (1 - math.exp(-m)) / (m * m)
+    if (m < 1e-6) 1 - m / 2 else -math.expm1(-m) / m
   }
 
   /**

@@ -223,16 +223,16 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A D) C)"), paper)), 1130))
   }
 
-  test("a negation's Poisson pass rate over the gap between two ordered rows of a window") {
+  test("a negation's Poisson pass rate over the gap of a pair of rows within one window") {
     import PatternStatistics.negationPassRate
-    // m negated rows per window: 2/m - 2(1 - e^-m)/m^2. m = 1: 2 - 2(1 - 0.3679) = 0.7358.
-    assert(close(negationPassRate(1.0), 2 - 2 * (1 - math.exp(-1))))
-    // m = 20: 0.1 - 2(1 - e^-20)/400 = 0.095.
-    assert(close(negationPassRate(20.0), 0.1 - 2 * (1 - math.exp(-20)) / 400))
-    // Rare rows: 1 - m/3 (a third of the window is the mean gap); none: every pair passes.
-    assert(math.abs(negationPassRate(1e-3) - (1 - 1e-3 / 3)) < 1e-6)
+    // m negated rows per window, the gap uniform on [0, W]: (1 - e^-m)/m. m = 1: 0.632.
+    assert(close(negationPassRate(1.0), 1 - math.exp(-1)))
+    // m = 20: (1 - e^-20)/20 = 0.05.
+    assert(close(negationPassRate(20.0), (1 - math.exp(-20)) / 20))
+    // Rare rows: 1 - m/2 (half the window is the mean gap); none: every pair passes.
+    assert(math.abs(negationPassRate(1e-3) - (1 - 1e-3 / 2)) < 1e-6)
     assert(negationPassRate(0.0) == 1.0)
-    // Far above e^(-m/3), the chance of no row in a gap of the mean length.
-    assert(negationPassRate(20.0) > 50 * math.exp(-20.0 / 3))
+    // Far above e^(-m/2), the chance of no row in a gap of the mean length.
+    assert(negationPassRate(20.0) > 1000 * math.exp(-20.0 / 2))
   }
 }

@@ -41,10 +41,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       val sampling = new CepPlanBuilder(builder.node.copy(child = sample.relation,
         partitionBy = builder.node.partitionBy :+ sample.block),
         CepSettings(Long.MaxValue, Long.MaxValue, JoinTreeChooser.patternOrder))
-      // A sample spread over an unordered input holds too few rows of rare variables.
-      val counts = density.map(_ => InputSample.passingCounts(session, builder.samplePlan))
-      StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0, density,
-        counts)
+      StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0, density)
     }
     estimates match {
       case None =>
@@ -109,7 +106,6 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
           s" | !$d passes ${fmt(n.passRate)}${if (n.measured) " (measured)" else ""}" }.mkString
     }.mkString("; ") + s" | sample ${e.sampleRows} rows in ${e.blocks} block(s)" +
       (if (e.densityFromInput) ", density over the input (not stored in ORDER BY order)" else "") +
-      (if (e.ratesFromInput) ", rates counted over the input" else "") +
       (if (fresh) "" else ", cached")
 
     def treeJson(t: JoinTree, pm: Map[JoinTree, Double]): String = t match {
@@ -160,7 +156,6 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       "sample" -> Json.obj("rows" -> Json.num(e.sampleRows), "blocks" -> Json.num(e.blocks),
         "rows_per_key_per_unit" -> Json.num(e.rowsPerKeyPerUnit),
         "density_from" -> Json.str(if (e.densityFromInput) "input" else "sample"),
-        "rates_from" -> Json.str(if (e.ratesFromInput) "input" else "sample"),
         "cached" -> Json.bool(!fresh)),
       "alternatives" -> Json.arr(alternatives)))
   }

@@ -103,6 +103,57 @@ object CostModel {
       else logPM(both, s) - attached.map(s.logKleeneFactor).sum
     }
 
+  /**
+   * ln(sigma * the rows sorted because of the join of `left` and `right`). Every operator
+   * of a join tree reads its inputs in start order. A sequence join's output keeps its left
+   * input's order when the right side starts after some left variable, i.e. when `left`
+   * holds the pattern-first variable of the two sides (and only with a band order: without
+   * one no join output is in order); a Kleene closure's output is never declared ordered,
+   * a negation's keeps its input's order. So an unordered output is sorted by whoever reads
+   * it: each closure or negation attached at this join in turn (closures first, as the
+   * planner attaches them), then the parent join — none at the root. -inf (nothing)
+   * without a sort weight. Leaves are sorted once in every plan alike and are not counted.
+   */
+  def logSortCost(left: Set[String], right: Set[String], isRoot: Boolean,
+      s: PatternStatistics): Double =
+    if (s.sortWeight <= 0) Double.NegativeInfinity
+    else {
+      val both = left ++ right
+      def here(needs: Set[String]) = needs.nonEmpty && needs.subsetOf(both) &&
+        !needs.subsetOf(left) && !needs.subsetOf(right)
+      val kleenes = s.kleene.toSeq.collect { case (k, (_, needs)) if here(needs) => s.logKleeneFactor(k) }
+      val negations = s.negations.values.toSeq.collect { case n if here(n.needs) => logPass(n.passRate) }
+      val position = s.bandOrder.zipWithIndex.toMap
+      val joinOrdered = s.bandOrder.nonEmpty && left.nonEmpty &&
+        left.map(position.getOrElse(_, Int.MaxValue)).min < right.map(position.getOrElse(_, Int.MaxValue)).min
+      logSortedRows(logPM(both, s) - kleenes.sum - negations.sum, joinOrdered, kleenes,
+        negations, isRoot, s.sortWeight)
+    }
+
+  /**
+   * The rows sorted after a join with output `rows` (ln), `ordered` or not, through the
+   * closures (factors `kleenes`) and then negations attached at it, and by its parent
+   * unless it is the root: ln(weight * sum), or -inf when nothing is sorted.
+   */
+  private[optimizer] def logSortedRows(rows: Double, ordered: Boolean, kleenes: Seq[Double],
+      negations: Seq[Double], isRoot: Boolean, weight: Double): Double = {
+    var current = rows
+    var inOrder = ordered
+    var sorted = Double.NegativeInfinity
+    kleenes.foreach { f =>
+      if (!inOrder) sorted = logAdd(sorted, current)
+      current += f
+      inOrder = false
+    }
+    negations.foreach { f =>
+      if (!inOrder) sorted = logAdd(sorted, current)
+      current += f
+      inOrder = true
+    }
+    if (!inOrder && !isRoot) sorted = logAdd(sorted, current)
+    if (sorted == Double.NegativeInfinity) sorted else math.log(weight) + sorted
+  }
+
   /** ln(omega * C(L, R)), or -inf (nothing) without a candidate weight. */
   def logCandidateCost(left: Set[String], right: Set[String], s: PatternStatistics): Double =
     if (s.candidateWeight <= 0) Double.NegativeInfinity
@@ -140,6 +191,9 @@ object CostModel {
         j += 1
       }
       if (k > 0 && s.candidateWeight > 0) total = logAdd(total, logOmega + candidates)
+      if (k > 0 && s.sortWeight > 0) {
+        total = logAdd(total, logSortCost(order.take(k).toSet, Set(v), k == order.length - 1, s))
+      }
       seen += v
       // Negation checks first: the rows a Kleene closure receives are counted after them
       // (as logKleeneInput counts them), an approximation where both attach at one join.
@@ -204,14 +258,18 @@ object CostModel {
 
   /**
    * ln Cost_tree(T) (§4.2): the sum of PM over every node, leaves included; plus omega *
-   * C(left, right) at every join, and the input of the Kleene closures attached at it.
+   * C(left, right) at every join, the input of the Kleene closures attached at it, and
+   * sigma times the rows sorted because of it.
    */
   def logCostTree(tree: JoinTree, s: PatternStatistics): Double = {
     val joins = tree.nodes.collect { case JoinNode(l, r) => (l.variables, r.variables) }
     val candidates = if (s.candidateWeight <= 0) Nil
       else joins.map { case (l, r) => logCandidateCost(l, r, s) }
     val kleeneInputs = joins.map { case (l, r) => logKleeneInput(l, r, s) }
-    logSum(logPartialMatches(tree, s).map(_._2) ++ candidates ++ kleeneInputs)
+    val sorts = if (s.sortWeight <= 0) Nil else tree.nodes.collect {
+      case n @ JoinNode(l, r) => logSortCost(l.variables, r.variables, n eq tree, s)
+    }
+    logSum(logPartialMatches(tree, s).map(_._2) ++ candidates ++ kleeneInputs ++ sorts)
   }
 
   /**

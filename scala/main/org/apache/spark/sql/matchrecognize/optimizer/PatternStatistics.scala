@@ -24,6 +24,10 @@ package org.apache.spark.sql.matchrecognize.optimizer
  *                      time-ordered sample; used instead of the Poisson expectation where
  *                      `kleeneBounds` asks for bindings (bursts of Kleene rows make the
  *                      mean of 2^k far larger than 2 to the mean k)
+ * @param sortWeight    sigma: the cost of sorting one row of an intermediate result that its
+ *                      consumer needs in start order and does not get so (see
+ *                      [[CostModel.logSortCost]]), relative to one partial match; 0 (the
+ *                      paper's model): sorts are not counted
  * @param negations     under the `spark` cost model, each negated variable's statistics
  *                      (empty under the paper's model, which leaves negation out of the cost)
  */
@@ -38,7 +42,8 @@ final case class PatternStatistics(
     bandOrder: Seq[String] = Nil,
     kleeneBounds: Map[String, (Int, Option[Int])] = Map.empty,
     kleeneBindings: Map[String, Double] = Map.empty,
-    negations: Map[String, NegationStatistics] = Map.empty) {
+    negations: Map[String, NegationStatistics] = Map.empty,
+    sortWeight: Double = 0.0) {
 
   /** The latency term's variable, when the weight asks for one. */
   def latencyVariable: Option[String] = if (latencyWeight > 0) last else None

@@ -235,4 +235,35 @@ class CostModelSuite extends AnyFunSuite {
     // Far above e^(-m/2), the chance of no row in a gap of the mean length.
     assert(negationPassRate(20.0) > 1000 * math.exp(-20.0 / 2))
   }
+
+  test("sorts: a join whose right side holds the pattern's first variable leaves its output unordered") {
+    // PATTERN (A B C) in `abc`, band order A B C, sigma = 1. Leaves are not counted.
+    val s = abc.copy(bandOrder = Seq("A", "B", "C"), sortWeight = 1.0)
+    // ((A B) C): both joins keep their left side's order: no sort, the paper's 185.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"), s)), 185))
+    // ((B C) A): (B C) is ordered; the root adds A, the first variable, on its right, but
+    // nothing reads the root: 95 + 0 = the same as without sorts.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((B C) A)"), s)), 95))
+    // ((C B) A): (C B) holds B on its right, so the root sorts its 10 rows: 95 + 10.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((C B) A)"), s)), 105))
+    // Orders alike: C B A = 65 + PM(BC) 10 sorted by the second join.
+    assert(close(cost(CostModel.logCostOrd(Seq("C", "B", "A"), s)), 75))
+    // Without a band order no join output is in order: every non-root join is sorted.
+    val unbanded = s.copy(bandOrder = Nil)
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"), unbanded)), 185 + 100))
+    // A closure attached at an unordered join sorts its input, and its own output, never
+    // declared ordered, is sorted by the parent: PATTERN (A K+ C D), K needs A and C (factor
+    // 4 per pair); ((C A) D) with no conditions, 10 rows per window each: PM(CA) = 100
+    // before the closure, 400 after; (C A) is unordered (A is first): the closure sorts 100,
+    // the root sorts 400. Leaves 30, PM(CA) 400, root 4000.
+    val k = PatternStatistics(1, Map("A" -> 10.0, "C" -> 10.0, "D" -> 10.0),
+      kleene = Map("K" -> (4.0, Set("A", "C"))), kleeneBounds = Map("K" -> (1, None)),
+      kleeneBindings = Map("K" -> 4.0), bandOrder = Seq("A", "C", "D"), sortWeight = 1.0)
+    // logKleeneInput adds the closure's input, 100, too.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((C A) D)"), k)),
+      30 + 400 + 4000 + 100 + (100 + 400)))
+    // ((A C) D): ordered join; the closure's output still sorted by the root: 400.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), k)),
+      30 + 400 + 4000 + 100 + 400))
+  }
 }

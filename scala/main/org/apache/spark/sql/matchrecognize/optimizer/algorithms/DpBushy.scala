@@ -10,7 +10,7 @@ import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatisti
  * allowed, as in the paper). A latency weight adds, at each node on the last variable's
  * path, alpha * PM of the other side, which again depends only on the split. A candidate
  * weight adds omega * C(left, right), which also depends on which part is the join's right
- * side: both are tried.
+ * side: both are tried; so does a sort weight (the rows sorted because of the join).
  */
 object DpBushy extends JoinOrderAlgorithm {
   val name = "dp_bushy"
@@ -32,6 +32,10 @@ object DpBushy extends JoinOrderAlgorithm {
         (needs & ~mask) == 0 && (needs & ~sub) != 0 && (needs & ~rest) != 0 }
       if (here.isEmpty) Double.NegativeInfinity else pmOf(mask) - here.map(_._2).sum
     }
+    // CostModel.logSortCost over masks: a node's cost includes the sorts its output causes
+    // (its parent's, except at the root), so a subtree's best cost does not depend on where
+    // it is used.
+    val sorts = if (stats.sortWeight > 0) Some(new MaskSortCosts(vars, stats, pmOf)) else None
     val latencyBit = stats.latencyVariable.map(v => 1 << vars.indexOf(v)).filter(_ > 0)
     val logAlpha = math.log(stats.latencyWeight)
     for (mask <- 1 to full) {
@@ -50,13 +54,20 @@ object DpBushy extends JoinOrderAlgorithm {
             val kleeneInput = if (kleeneNeeds.isEmpty) Double.NegativeInfinity
               else kleeneInputOf(mask, sub)
             val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm, latency, kleeneInput))
-            candidates match {
-              case None => if (c < best(mask)) { best(mask) = c; split(mask) = sub }
-              case Some(cc) =>
-                val asLeft = CostModel.logAdd(c, cc(sub, mask ^ sub))
-                val asRight = CostModel.logAdd(c, cc(mask ^ sub, sub))
-                if (asLeft < best(mask)) { best(mask) = asLeft; split(mask) = sub }
-                if (asRight < best(mask)) { best(mask) = asRight; split(mask) = mask ^ sub }
+            if (candidates.isEmpty && sorts.isEmpty) {
+              if (c < best(mask)) { best(mask) = c; split(mask) = sub }
+            } else {
+              // The candidates tested and the rows sorted depend on which part is the left.
+              def oriented(l: Int, r: Int): Double = {
+                var o = c
+                candidates.foreach(cc => o = CostModel.logAdd(o, cc(l, r)))
+                sorts.foreach(sc => o = CostModel.logAdd(o, sc(l, r, mask == full)))
+                o
+              }
+              val asLeft = oriented(sub, mask ^ sub)
+              val asRight = oriented(mask ^ sub, sub)
+              if (asLeft < best(mask)) { best(mask) = asLeft; split(mask) = sub }
+              if (asRight < best(mask)) { best(mask) = asRight; split(mask) = mask ^ sub }
             }
           }
           sub = (sub - 1) & mask

@@ -10,7 +10,7 @@ import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatisti
  * of a set S ends with some v after the best order of S - {v}: 2^n * n steps. With a
  * latency weight, placing the last variable v after S costs alpha * W * r of every variable
  * not yet placed (they all come after it), which depends only on S + {v}, so the DP stays
- * exact; so does omega * C(S, {v}) with a candidate weight.
+ * exact; so do omega * C(S, {v}) with a candidate weight and the sorts placing v causes.
  */
 object DpLeftDeep extends JoinOrderAlgorithm {
   val name = "dp_left_deep"
@@ -29,6 +29,7 @@ object DpLeftDeep extends JoinOrderAlgorithm {
     val logOmega = math.log(stats.candidateWeight)
     // CostModel.logCostOrd's Kleene input: closures first covered by placing v after S.
     val kleeneNeeds = SubsetCosts.kleeneMasks(vars, stats)
+    val sorts = if (stats.sortWeight > 0) Some(new MaskSortCosts(vars, stats, pmOf)) else None
     for (mask <- 1 to full) {
       val pm = pmOf(mask)
       for (i <- 0 until n if (mask & (1 << i)) != 0) {
@@ -53,7 +54,12 @@ object DpLeftDeep extends JoinOrderAlgorithm {
             (needs & ~mask) == 0 && (needs & ~rest) != 0 }
           if (here.isEmpty) Double.NegativeInfinity else pm - here.map(_._2).sum
         }
-        val c = CostModel.logSum(Seq(best(rest), pm, latency, tested, kleeneInput))
+        // CostModel.logSortCost of the join adding v (none for the first variable).
+        val sorted = sorts match {
+          case Some(sc) if rest != 0 => sc(rest, 1 << i, mask == full)
+          case _ => Double.NegativeInfinity
+        }
+        val c = CostModel.logSum(Seq(best(rest), pm, latency, tested, kleeneInput, sorted))
         if (c < best(mask)) { best(mask) = c; last(mask) = i }
       }
     }

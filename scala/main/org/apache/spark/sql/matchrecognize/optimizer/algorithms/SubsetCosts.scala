@@ -75,3 +75,39 @@ private[algorithms] final class MaskCandidateCosts(vars: Seq[String], stats: Pat
     c
   }
 }
+
+/**
+ * CostModel.logSortCost over bit masks of `vars`, for the DPs: the closures and negations
+ * a join attaches, and whether its left side holds the set's pattern-first variable, read
+ * from masks. `pm` is [[SubsetCosts.logPMByMask]]. Only for sort weights > 0.
+ */
+private[algorithms] final class MaskSortCosts(vars: Seq[String], stats: PatternStatistics,
+    pm: Array[Double]) {
+  private val index = vars.zipWithIndex.toMap
+  private def maskOf(needs: Set[String]): Option[Int] =
+    if (needs.isEmpty || !needs.forall(index.contains)) None
+    else Some(needs.toSeq.map(v => 1 << index(v)).sum)
+  // In the order CostModel.logSortCost reads them (it applies them in turn).
+  private val kleenes: Seq[(Int, Double)] = stats.kleene.toSeq.flatMap { case (k, (_, needs)) =>
+    maskOf(needs).map(_ -> stats.logKleeneFactor(k)) }
+  private val negations: Seq[(Int, Double)] = stats.negations.values.toSeq.flatMap { n =>
+    maskOf(n.needs).map(_ -> CostModel.logPass(n.passRate)) }
+  private val position = vars.map { v =>
+    val p = stats.bandOrder.indexOf(v); if (p < 0) Int.MaxValue else p
+  }.toArray
+  private def first(mask: Int): Int = {
+    var m = mask
+    var best = Int.MaxValue
+    while (m != 0) { best = math.min(best, position(Integer.numberOfTrailingZeros(m))); m &= m - 1 }
+    best
+  }
+
+  def apply(left: Int, right: Int, isRoot: Boolean): Double = {
+    val both = left | right
+    def here(needs: Int) = (needs & ~both) == 0 && (needs & ~left) != 0 && (needs & ~right) != 0
+    val ks = kleenes.collect { case (needs, f) if here(needs) => f }
+    val ns = negations.collect { case (needs, f) if here(needs) => f }
+    val ordered = stats.bandOrder.nonEmpty && first(left) < first(right)
+    CostModel.logSortedRows(pm(both) - ks.sum - ns.sum, ordered, ks, ns, isRoot, stats.sortWeight)
+  }
+}

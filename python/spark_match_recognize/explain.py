@@ -138,6 +138,15 @@ def _num(x: float) -> str:
     return f"{x:.2e}"
 
 
+def _attached_line(name: str, entry: dict[str, Any], effect: str, measured: bool | None,
+                  verb: str, bound: list[str]) -> str:
+    """One line on a Kleene closure or negation attached to the tree: its rate, its effect
+    on the partial matches, and where it is attached."""
+    source = " (measured in the sample)" if measured else ""
+    return (f"    {name}: {_num(entry['rows_per_window'])} rows per window, {effect}{source}, "
+            f"{verb} where {', '.join(bound)} are bound")
+
+
 def _tree_lines(node: PlanNode, prefix: str = "", last: bool = True, root: bool = True
                 ) -> list[str]:
     branch = "" if root else ("└─ " if last else "├─ ")
@@ -263,17 +272,15 @@ class PatternPlan:
                     lines.append("    selectivity: " + ", ".join(
                         f"{x}~{y} {_num(v)}" for (x, y), v in a.selectivities.items()))
                 for k in a.kleene:
-                    measured = " (measured in the sample)" if k.get("bindings_measured") else ""
-                    lines.append(f"    Kleene {k['variable']}: {_num(k['rows_per_window'])} "
-                                 f"rows per window, ~{_num(k.get('bindings', 0))} bindings "
-                                 f"per neighbour pair{measured}, attached where "
-                                 f"{', '.join(k['attached_where_bound'])} are bound")
+                    lines.append(_attached_line(
+                        f"Kleene {k['variable']}", k,
+                        f"~{_num(k.get('bindings', 0))} bindings per neighbour pair",
+                        k.get("bindings_measured"), "attached", k["attached_where_bound"]))
                 for n in a.negations:
-                    measured = " (measured in the sample)" if n.get("pass_rate_measured") else ""
-                    lines.append(f"    negation !{n['variable']}: {_num(n['rows_per_window'])} "
-                                 f"rows per window, lets ~{_num(n['pass_rate'])} of neighbour "
-                                 f"pairs through{measured}, checked where "
-                                 f"{', '.join(n['checked_where_bound'])} are bound")
+                    lines.append(_attached_line(
+                        f"negation !{n['variable']}", n,
+                        f"lets ~{_num(n['pass_rate'])} of neighbour pairs through",
+                        n.get("pass_rate_measured"), "checked", n["checked_where_bound"]))
                 if a.plan is not None:
                     lines += ["      " + t for t in _tree_lines(a.plan)]
                 if len(a.candidates) > 1:

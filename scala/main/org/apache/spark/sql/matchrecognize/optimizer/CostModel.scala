@@ -238,7 +238,7 @@ object CostModel {
     val attachedAt: Map[JoinTree, Seq[Double]] = factors.map { case (needs, f) =>
       JoinTree.lowestCovering(tree, needs.intersect(tree.variables)) -> f
     }.groupBy(_._1).map { case (n, fs) => n -> fs.map(_._2) }
-    def kleeneAt(n: JoinTree): Double = attachedAt.getOrElse(n, Nil).sum
+    def attachedFactor(n: JoinTree): Double = attachedAt.getOrElse(n, Nil).sum
     val out = Seq.newBuilder[(JoinTree, Double)]
     def visit(n: JoinTree): Double = {
       val own = n match {
@@ -248,7 +248,7 @@ object CostModel {
             yield math.log(s.selectivity(a, b))
           visit(l) + visit(r) + split.sum
       }
-      val pm = own + kleeneAt(n)
+      val pm = own + attachedFactor(n)
       out += n -> pm
       pm
     }

@@ -304,7 +304,6 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     vars.filter(s.singles.toSet.contains) ++
       vars.filter(v => kinds(v) == VariableKind.KleeneRows).flatMap(kleeneNeeds(s, _))
 
-
   // ---- one alternative ---------------------------------------------------------------------
 
   private final case class Built(plan: LogicalPlan, span: MatchSpan, description: String)
@@ -333,11 +332,10 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val kleeneAt = s.kleenes.map(k => k -> JoinTree.lowestCovering(tree, kleeneRequired(k.variable)))
     def attachedKleenes(n: JoinTree): Set[String] =
       kleeneAt.filter { case (_, at) => at.variables.subsetOf(n.variables) }.map(_._1.variable).toSet
-    def needsFor(vars: Set[String]): Set[String] = singleRowsNeeded(s, vars)
     val negationAt = s.negations.map(d => d -> JoinTree.lowestCovering(tree, negationNeeds(s, d)))
     val postConditions = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
       c.required.exists(v => kinds(v) == VariableKind.KleeneRows))
-    val postAt = postConditions.map(c => c -> JoinTree.lowestCovering(tree, needsFor(c.required)))
+    val postAt = postConditions.map(c => c -> JoinTree.lowestCovering(tree, singleRowsNeeded(s, c.required)))
     val joinConditions = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
       c.reads.nonEmpty && !postConditions.contains(c))
 

@@ -160,17 +160,21 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
     assert ours.candidate_weight == 0.1  # the default
     order = ["A", "B", "C"]
 
+    def sel(x: str, y: str) -> float:
+        return alt.selectivities.get((x, y), alt.selectivities.get((y, x), 1.0))
+
     def band(x: str, y: str) -> float:
-        s = alt.selectivities.get((x, y), alt.selectivities.get((y, x), 1.0))
-        return min(1.0, max(s, 0.5))
+        return min(1.0, max(sel(x, y), 0.5))
 
     def tested(join) -> float:
-        # PM(L) * PM(R), narrowed by the orders the band guarantees, times the number of
-        # right variables (a right match may end past the left's window; docs/optimizer.md).
+        # The join's output over the fraction of tested pairs that pass: each split pair's
+        # selectivity, over its order where the band guarantees it (docs/optimizer.md).
         left, right = _variables(join.left), _variables(join.right)
         first = min(right, key=order.index)
-        c = join.left.partial_matches * join.right.partial_matches * len(right)
+        c = join.partial_matches
         for x in left:
+            for y in right:
+                c /= sel(x, y)
             for y in (right if order.index(x) < order.index(first) else [first]):
                 c *= band(x, y)
         return c
@@ -188,7 +192,20 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
     finally:
         spark.conf.unset("spark.sql.matchRecognize.costModel")
     assert exact.cost_model == "paper" and exact.candidate_weight == 0
-    assert exact.alternatives[0].cost == pytest.approx(paper.alternatives[0].cost, rel=1e-9)
+    [p_alt] = exact.alternatives
+    assert p_alt.cost == pytest.approx(sum(n.partial_matches for n in _nodes(p_alt.plan)), rel=1e-9)
+    # Node by node, the spark model's partial matches are the paper's times the span
+    # factor 2^C(m,2)/(m-1)! of a node of m rows (1, 2, 4 for 1-3 rows).
+    # Compared on the nodes both plans have (the leaves and the root at least).
+    spans = {1: 1.0, 2: 2.0, 3: 4.0}
+    by_vars = {frozenset(_variables(n)): n for n in _nodes(p_alt.plan)}
+    common = [(n, by_vars[frozenset(_variables(n))]) for n in _nodes(paper.alternatives[0].plan)
+              if frozenset(_variables(n)) in by_vars]
+    assert len(common) >= 4
+    for ours_node, paper_node in common:
+        m = len(_variables(ours_node))
+        assert ours_node.partial_matches == pytest.approx(
+            paper_node.partial_matches * spans[m], rel=1e-9)
     assert ", cost model spark, candidate weight 0.1" in str(
         explain_pattern(spark, query, candidates=False))
 
@@ -256,14 +273,20 @@ def test_statistics_of_an_input_not_stored_in_time_order(spark, events, scattere
     [report] = explain_pattern(spark, query).reports
     [alt] = report.alternatives
     assert report.sample["density_from"] == "input"
+    # The rates come from counting each variable's rows over the whole input, not from
+    # the sample: exact here (up to the density's span estimate).
+    assert report.sample["rates_from"] == "input"
     rpw = alt.rows_per_window
-    assert rpw["A"] == pytest.approx(1.0, rel=0.25), rpw
-    assert rpw["B"] == pytest.approx(5.0, rel=0.25), rpw
-    assert rpw["C"] == pytest.approx(4.0, rel=0.25), rpw
+    assert rpw["A"] == pytest.approx(1.0, rel=0.01), rpw
+    assert rpw["B"] == pytest.approx(5.0, rel=0.01), rpw
+    assert rpw["C"] == pytest.approx(4.0, rel=0.01), rpw
     assert "over the whole input (not stored in time order)" in str(explain_pattern(spark, query))
+    explain = "\n".join(r[0] for r in spark.sql("EXPLAIN " + query).collect())
+    assert "rates counted over the input" in explain, explain
     # The time-ordered copy keeps the blocks' own density.
     [ordered] = explain_pattern(spark, _query("A B C")).reports
     assert ordered.sample["density_from"] == "sample"
+    assert ordered.sample["rates_from"] == "sample"
     # The same rows as from the same data stored in time order.
     in_order = query.replace("scattered_events", "scattered_events_in_order")
     assert sorted(spark.sql(query).collect()) == sorted(spark.sql(in_order).collect())
@@ -274,7 +297,7 @@ def test_kleene_bindings_are_measured_in_a_time_ordered_sample(spark, events,
     # Every A (minute 10m) has C rows at 10m+2, +4, +6, +8 within its window and 1, 2, 3, 4
     # B rows (odd minutes) before them: 1, 3, 7, 15 non-empty subsets, 6.5 on average
     # (B's own condition only: B.x > A.x is not applied). The Poisson expectation from B's
-    # 5 rows per window would be e^(5/3) - 1 = 4.29.
+    # 5 rows per window, over a gap uniform in the window, would be (e^5 - 1)/5 - 1 = 28.5.
     [report] = explain_pattern(spark, _query("A B+ C")).reports
     [alt] = report.alternatives
     [kleene] = alt.kleene
@@ -287,8 +310,9 @@ def test_kleene_bindings_are_measured_in_a_time_ordered_sample(spark, events,
         spark, _query("A B+ C").replace("known_events", "scattered_events")).reports
     [skleene] = scattered.alternatives[0].kleene
     assert skleene["bindings_measured"] is False
-    assert skleene["bindings"] == pytest.approx(math.expm1(skleene["rows_per_window"] / 3),
-                                                rel=1e-6), skleene
+    # Per neighbour pair, the gap uniform in the window: E[e^(rX)] - 1 = (e^r - 1)/r - 1.
+    r = skleene["rows_per_window"]
+    assert skleene["bindings"] == pytest.approx(math.expm1(r) / r - 1, rel=1e-3), skleene
     # The paper's cost model keeps its 2^(rW).
     spark.conf.set("spark.sql.matchRecognize.costModel", "paper")
     try:

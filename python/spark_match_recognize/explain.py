@@ -258,6 +258,8 @@ class PatternPlan:
                              + (", rows per key per time unit over the whole input (not "
                                 "stored in time order)" if s.get("density_from") == "input"
                                 else "")
+                             + (", rows of each variable counted over the whole input"
+                                if s.get("rates_from") == "input" else "")
                              + (" (cached)" if s.get("cached") else "")
                              + f"; window {_num(r.window or 0)} {r.window_unit}")
             for j, a in enumerate(r.alternatives, 1):

@@ -31,16 +31,20 @@ object CostModel {
    * not depend on how the node was built: W * r of every variable, the selectivity of every
    * pair inside, the subset count of every Kleene variable whose needs `vars` covers
    * (it is attached at or below this node), and the pass rate of every negation whose
-   * needs it covers (its check is attached at or below; `spark` cost model only).
+   * needs it covers (its check is attached at or below; `spark` cost model only); with
+   * `spanAware` statistics, the span factor, and the Kleene and negation factors taken for
+   * |S| rows in one window (a function of S still: a closure attached lower binds the
+   * same rows, and the joins above keep the partial matches whose rows lie closer).
    */
   def logPM(vars: Set[String], s: PatternStatistics): Double = {
     val seq = vars.toSeq.sorted
     val pairs = for (i <- seq.indices; j <- i + 1 until seq.size)
       yield math.log(s.selectivity(seq(i), seq(j)))
-    seq.map(s.logWindowRows).sum + pairs.sum + s.kleene.collect {
-      case (k, (_, needs)) if needs.nonEmpty && needs.subsetOf(vars) => s.logKleeneFactor(k)
-    }.sum + s.negations.values.collect {
-      case n if n.needs.nonEmpty && n.needs.subsetOf(vars) => logPass(n.passRate)
+    val m = vars.size
+    seq.map(s.logWindowRows).sum + pairs.sum + s.logSpanFactor(m) + s.kleene.collect {
+      case (k, (_, needs)) if needs.nonEmpty && needs.subsetOf(vars) => s.logKleeneFactor(k, m)
+    }.sum + s.negations.collect {
+      case (d, n) if n.needs.nonEmpty && n.needs.subsetOf(vars) => s.logNegationPass(d, m)
     }.sum
   }
 
@@ -57,33 +61,57 @@ object CostModel {
     math.log(math.min(1.0, math.max(s.selectivity(x, y), 0.5)))
 
   /**
-   * ln C(L, R): the candidate pairs the sequence join of `left` with `right` tests, i.e.
-   * PM(L) * PM(R) narrowed by the band only (times the right side's span factor, below). For each left partial match the join reads the
-   * right ones starting within the window, after every left variable the pattern puts
-   * before the right side's first variable f, and before every other left variable
-   * (CepPlanBuilder.bandBounds). So the order of (x, y) is guaranteed for x before f and any
-   * y, and for x after f with y = f; the other conditions between the sides (the order of x
-   * and the later right variables, DEFINE comparisons) are tested pair by pair. Without a
-   * band order (`bandOrder` empty) every pair within the window is tested.
+   * ln C(L, R): the candidate pairs the sequence join of `left` with `right` tests. For
+   * each left partial match the join reads the right ones starting within the window, after
+   * every left variable the pattern puts before the right side's first variable f, and
+   * before every other left variable (CepPlanBuilder.bandBounds). So the order of (x, y) is
+   * guaranteed for x before f and any y, and for x after f with y = f; the other conditions
+   * between the sides (the order of x and the later right variables, DEFINE comparisons)
+   * are tested pair by pair. Without a band order (`bandOrder` empty) every pair within the
+   * window is tested.
    *
-   * The band bounds where a right partial match starts, not where it ends: PM(R) counts
-   * right matches of k variables lying inside one window, but k times as many start inside
-   * a window and end within a window of their start (ordered points: W^k / k! against
-   * W * W^(k-1) / (k-1)!), and the joint window check rejects the ones that end too late.
-   * Hence the factor k (1 for a single variable, so left-deep joins get none).
+   * With `spanAware` statistics: the join's output before the closures and negations
+   * attached at it, divided by the fraction of the tested pairs that pass, i.e. by each
+   * split pair's selectivity over what the band guarantees of it (its order, 1/2), never
+   * fewer pairs than it emits. Otherwise PM(L) * PM(R) narrowed by the band's factors, times
+   * k for a right side of k variables: PM(R) counts right matches lying inside one window,
+   * but k times as many start inside a window and end within a window of their start
+   * (ordered points: W^k / k! against W * W^(k-1) / (k-1)!), and the joint window check
+   * rejects the ones that end too late.
    */
   def logCandidates(left: Set[String], right: Set[String], s: PatternStatistics): Double = {
-    val base = logPM(left, s) + logPM(right, s) + math.log(right.size)
-    if (s.bandOrder.isEmpty) base
-    else {
+    val band = if (s.bandOrder.isEmpty) 0.0 else {
       val index = s.bandOrder.zipWithIndex.toMap
       def position(v: String) = index.getOrElse(v, Int.MaxValue)
       val f = right.toSeq.sorted.minBy(position)
-      base + left.toSeq.map { x =>
+      left.toSeq.map { x =>
         if (position(x) < position(f)) right.toSeq.map(logBandFactor(x, _, s)).sum
         else logBandFactor(x, f, s)
       }.sum
     }
+    if (!s.spanAware) logPM(left, s) + logPM(right, s) + math.log(right.size) + band
+    else {
+      val (kleenes, negations) = attachedAt(left, right, s)
+      val split = for (x <- left.toSeq; y <- right.toSeq) yield math.log(s.selectivity(x, y))
+      logPM(left ++ right, s) - kleenes.map(_._1).sum - negations.sum - split.sum + band
+    }
+  }
+
+  /**
+   * ln of the factors of the Kleene closures and the negations attached at the join of
+   * `left` and `right` (those whose needs it is the first to cover), for its |L + R| rows;
+   * the closures' in the order the planner attaches them, each with whether its output
+   * keeps start order (see [[logSortCost]]).
+   */
+  private[optimizer] def attachedAt(left: Set[String], right: Set[String],
+      s: PatternStatistics): (Seq[(Double, Boolean)], Seq[Double]) = {
+    val both = left ++ right
+    def here(needs: Set[String]) = needs.nonEmpty && needs.subsetOf(both) &&
+      !needs.subsetOf(left) && !needs.subsetOf(right)
+    val m = both.size
+    (s.kleene.toSeq.collect { case (k, (_, needs)) if here(needs) =>
+        (s.logKleeneFactor(k, m), !s.openingKleene.contains(k)) },
+      s.negations.toSeq.collect { case (d, n) if here(n.needs) => s.logNegationPass(d, m) })
   }
 
   /**
@@ -96,11 +124,8 @@ object CostModel {
   def logKleeneInput(left: Set[String], right: Set[String], s: PatternStatistics): Double =
     if (s.kleeneBounds.isEmpty) Double.NegativeInfinity
     else {
-      val both = left ++ right
-      val attached = s.kleene.collect { case (k, (_, needs)) if needs.nonEmpty &&
-        needs.subsetOf(both) && !needs.subsetOf(left) && !needs.subsetOf(right) => k }
-      if (attached.isEmpty) Double.NegativeInfinity
-      else logPM(both, s) - attached.map(s.logKleeneFactor).sum
+      val kleenes = attachedAt(left, right, s)._1
+      if (kleenes.isEmpty) Double.NegativeInfinity else logPM(left ++ right, s) - kleenes.map(_._1).sum
     }
 
   /**
@@ -108,9 +133,10 @@ object CostModel {
    * of a join tree reads its inputs in start order. A sequence join's output keeps its left
    * input's order when the right side starts after some left variable, i.e. when `left`
    * holds the pattern-first variable of the two sides (and only with a band order: without
-   * one no join output is in order); a Kleene closure's output is never declared ordered,
-   * a negation's keeps its input's order. So an unordered output is sorted by whoever reads
-   * it: each closure or negation attached at this join in turn (closures first, as the
+   * one no join output is in order). A Kleene closure or a negation reads its input in
+   * start order (sorting it if it does not come so) and keeps that order, except a closure
+   * that opens the pattern, whose bindings may start a match earlier. So an unordered
+   * output is sorted by whoever reads it: each closure or negation attached at this join in turn (closures first, as the
    * planner attaches them), then the parent join — none at the root. -inf (nothing)
    * without a sort weight. Leaves are sorted once in every plan alike and are not counted.
    */
@@ -119,14 +145,11 @@ object CostModel {
     if (s.sortWeight <= 0) Double.NegativeInfinity
     else {
       val both = left ++ right
-      def here(needs: Set[String]) = needs.nonEmpty && needs.subsetOf(both) &&
-        !needs.subsetOf(left) && !needs.subsetOf(right)
-      val kleenes = s.kleene.toSeq.collect { case (k, (_, needs)) if here(needs) => s.logKleeneFactor(k) }
-      val negations = s.negations.values.toSeq.collect { case n if here(n.needs) => logPass(n.passRate) }
+      val (kleenes, negations) = attachedAt(left, right, s)
       val position = s.bandOrder.zipWithIndex.toMap
       val joinOrdered = s.bandOrder.nonEmpty && left.nonEmpty &&
         left.map(position.getOrElse(_, Int.MaxValue)).min < right.map(position.getOrElse(_, Int.MaxValue)).min
-      logSortedRows(logPM(both, s) - kleenes.sum - negations.sum, joinOrdered, kleenes,
+      logSortedRows(logPM(both, s) - kleenes.map(_._1).sum - negations.sum, joinOrdered, kleenes,
         negations, isRoot, s.sortWeight)
     }
 
@@ -135,15 +158,16 @@ object CostModel {
    * closures (factors `kleenes`) and then negations attached at it, and by its parent
    * unless it is the root: ln(weight * sum), or -inf when nothing is sorted.
    */
-  private[optimizer] def logSortedRows(rows: Double, ordered: Boolean, kleenes: Seq[Double],
-      negations: Seq[Double], isRoot: Boolean, weight: Double): Double = {
+  private[optimizer] def logSortedRows(rows: Double, ordered: Boolean,
+      kleenes: Seq[(Double, Boolean)], negations: Seq[Double], isRoot: Boolean,
+      weight: Double): Double = {
     var current = rows
     var inOrder = ordered
     var sorted = Double.NegativeInfinity
-    kleenes.foreach { f =>
+    kleenes.foreach { case (f, keepsOrder) =>
       if (!inOrder) sorted = logAdd(sorted, current)
       current += f
-      inOrder = false
+      inOrder = keepsOrder
     }
     negations.foreach { f =>
       if (!inOrder) sorted = logAdd(sorted, current)
@@ -166,56 +190,60 @@ object CostModel {
    * the band guarantees the order of every pair with it).
    */
   def logCostOrd(order: Seq[String], s: PatternStatistics): Double = {
-    // Incremental: PM(p1..pk) = PM(p1..pk-1) * W r_pk * prod over j < k of sel(pj, pk), times
-    // the subset count of each Kleene variable whose needs the prefix covers first (equal to
-    // logPM of each prefix, in O(n^2) instead of O(n^3 log n): iterative improvement calls
-    // this for every move it tries).
+    // Incremental: the prefix's product over rows and pairs grows by W r_pk * prod over
+    // j < k of sel(pj, pk); the span, Kleene and negation factors are taken for its k rows
+    // (equal to logPM of each prefix, in O(n^2) instead of O(n^3 log n): iterative
+    // improvement calls this for every move it tries). The candidate and sort terms, when
+    // weighted, are computed per join from sets.
     val kleene = s.kleene.toSeq.filter(_._2._2.nonEmpty)
     val attached = Array.fill(kleene.size)(false)
-    val negations = s.negations.values.filter(_.needs.nonEmpty).toArray
+    val negations = s.negations.toSeq.filter(_._2.needs.nonEmpty).toArray
     val checked = Array.fill(negations.length)(false)
     val seen = scala.collection.mutable.HashSet.empty[String]
+    var singles = 0.0 // the product over the prefix's rows and pairs
     var pm = 0.0
     var total = Double.NegativeInfinity
     var k = 0
-    val logOmega = if (s.candidateWeight > 0) math.log(s.candidateWeight) else Double.NaN
-    val banded = s.bandOrder.nonEmpty
     while (k < order.length) {
       val v = order(k)
-      var candidates = pm + s.logWindowRows(v)
-      pm += s.logWindowRows(v)
+      val m = k + 1
+      singles += s.logWindowRows(v)
       var j = 0
       while (j < k) {
-        pm += math.log(s.selectivity(order(j), v))
-        if (banded) candidates += logBandFactor(order(j), v, s)
+        singles += math.log(s.selectivity(order(j), v))
         j += 1
       }
-      if (k > 0 && s.candidateWeight > 0) total = logAdd(total, logOmega + candidates)
-      if (k > 0 && s.sortWeight > 0) {
-        total = logAdd(total, logSortCost(order.take(k).toSet, Set(v), k == order.length - 1, s))
+      if (k > 0 && (s.candidateWeight > 0 || s.sortWeight > 0)) {
+        val prefix = order.take(k).toSet
+        total = logAdd(total, logCandidateCost(prefix, Set(v), s))
+        total = logAdd(total, logSortCost(prefix, Set(v), k == order.length - 1, s))
       }
       seen += v
       // Negation checks first: the rows a Kleene closure receives are counted after them
       // (as logKleeneInput counts them), an approximation where both attach at one join.
+      // Every factor is taken for the prefix's m rows (logPM).
+      pm = singles + s.logSpanFactor(m)
       var q = 0
       while (q < negations.length) {
-        if (!checked(q) && negations(q).needs.subsetOf(seen)) {
+        if (checked(q) || negations(q)._2.needs.subsetOf(seen)) {
           checked(q) = true
-          pm += logPass(negations(q).passRate)
+          pm += s.logNegationPass(negations(q)._1, m)
         }
         q += 1
       }
-      val beforeKleene = pm
+      var newly = 0.0
       var attachedHere = false
       q = 0
       while (q < kleene.size) {
-        if (!attached(q) && kleene(q)._2._2.subsetOf(seen)) {
+        if (attached(q) || kleene(q)._2._2.subsetOf(seen)) {
+          val f = s.logKleeneFactor(kleene(q)._1, m)
+          if (!attached(q)) { attachedHere = true; newly += f }
           attached(q) = true
-          attachedHere = true
-          pm += s.logKleeneFactor(kleene(q)._1)
+          pm += f
         }
         q += 1
       }
+      val beforeKleene = pm - newly
       // logKleeneInput: the join output the closures attached here consume.
       if (attachedHere && s.kleeneBounds.nonEmpty) total = logAdd(total, beforeKleene)
       total = logAdd(total, pm)
@@ -233,24 +261,29 @@ object CostModel {
    * check likewise (§5.3), by its pass rate.
    */
   def logPartialMatches(tree: JoinTree, s: PatternStatistics): Seq[(JoinTree, Double)] = {
-    val factors = s.kleene.toSeq.map { case (k, (_, needs)) => (needs, s.logKleeneFactor(k)) } ++
-      s.negations.values.toSeq.filter(_.needs.nonEmpty).map(n => (n.needs, logPass(n.passRate)))
-    val attachedAt: Map[JoinTree, Seq[Double]] = factors.map { case (needs, f) =>
+    // Each factor as a function of the rows m of the node it multiplies (logPM).
+    val factors: Seq[(Set[String], Int => Double)] =
+      s.kleene.toSeq.map { case (k, (_, needs)) => (needs, (m: Int) => s.logKleeneFactor(k, m)) } ++
+        s.negations.toSeq.filter(_._2.needs.nonEmpty)
+          .map { case (d, n) => (n.needs, (m: Int) => s.logNegationPass(d, m)) }
+    val attachedAt: Map[JoinTree, Seq[Int => Double]] = factors.map { case (needs, f) =>
       JoinTree.lowestCovering(tree, needs.intersect(tree.variables)) -> f
     }.groupBy(_._1).map { case (n, fs) => n -> fs.map(_._2) }
-    def attachedFactor(n: JoinTree): Double = attachedAt.getOrElse(n, Nil).sum
     val out = Seq.newBuilder[(JoinTree, Double)]
-    def visit(n: JoinTree): Double = {
-      val own = n match {
-        case JoinLeaf(v) => s.logWindowRows(v)
+    // Returns the node's product over rows and pairs, and the factors attached at or below.
+    def visit(n: JoinTree): (Double, Seq[Int => Double]) = {
+      val (own, below) = n match {
+        case JoinLeaf(v) => (s.logWindowRows(v), Nil)
         case JoinNode(l, r) =>
           val split = for (a <- l.variables.toSeq; b <- r.variables.toSeq)
             yield math.log(s.selectivity(a, b))
-          visit(l) + visit(r) + split.sum
+          val ((pl, fl), (pr, fr)) = (visit(l), visit(r))
+          (pl + pr + split.sum, fl ++ fr)
       }
-      val pm = own + attachedFactor(n)
-      out += n -> pm
-      pm
+      val fs = below ++ attachedAt.getOrElse(n, Nil)
+      val m = n.variables.size
+      out += n -> (own + s.logSpanFactor(m) + fs.map(_(m)).sum)
+      (own, fs)
     }
     visit(tree)
     out.result()

@@ -5,8 +5,9 @@ import scala.util.Random
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, BoundReference, CreateStruct, Expression, IsNotNull, Literal, UnsafeProjection}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{Count, HyperLogLogPlusPlus, Max, Min}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Count, CountIf, HyperLogLogPlusPlus, Max, Min}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Limit, LocalRelation, LogicalPlan, Sample}
+import org.apache.spark.sql.matchrecognize.compile.cep.SampleLayout
 import org.apache.spark.sql.types.IntegerType
 
 /**
@@ -128,6 +129,30 @@ object InputSample {
       val span = math.max(1.0, (row.getLong(2) - row.getLong(1)).toDouble * n / (n - 1))
       Some(InputStats(n, n / (math.max(1L, row.getLong(3)) * span)))
     }
+  }
+
+  /** How many rows of the whole input pass each variable's own conditions, of how many. */
+  final case class PassingCounts(perVariable: Map[String, Long], rows: Long)
+
+  /**
+   * Counts, by one aggregate over the whole input laid out as `layout` (the statistics
+   * sample's layout, over the real input), the rows passing each variable's own
+   * conditions. A sample spread over an input of millions of rows holds a handful of the
+   * rows of a rare variable, or none, so its arrival rate would be mostly noise; for inputs
+   * not stored in time order, which are read whole for the sample anyway.
+   */
+  def passingCounts(session: SparkSession, layout: SampleLayout): PassingCounts = {
+    val vars = layout.flags.keys.toSeq.sorted
+    val aggregate = Aggregate(Nil,
+      Alias(Count(Literal(1)).toAggregateExpression(), "n")() +:
+        vars.map(v => Alias(CountIf(layout.flags(v)).toAggregateExpression(), v)()),
+      layout.plan)
+    val row = withDescription(session, "MATCH_RECOGNIZE statistics: rows per pattern " +
+      "variable (input not stored in ORDER BY order)") {
+      session.sessionState.executePlan(aggregate).executedPlan.executeCollect().head
+    }
+    PassingCounts(vars.zipWithIndex.map { case (v, i) => v -> row.getLong(i + 1) }.toMap,
+      row.getLong(0))
   }
 
   /**

@@ -41,7 +41,10 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       val sampling = new CepPlanBuilder(builder.node.copy(child = sample.relation,
         partitionBy = builder.node.partitionBy :+ sample.block),
         CepSettings(Long.MaxValue, Long.MaxValue, JoinTreeChooser.patternOrder))
-      StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0, density)
+      // A sample spread over an unordered input holds too few rows of rare variables.
+      val counts = density.map(_ => InputSample.passingCounts(session, builder.samplePlan))
+      StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0, density,
+        counts)
     }
     estimates match {
       case None =>
@@ -59,7 +62,8 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
             kleeneBounds = if (paperCost) Map.empty
               else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,
             negations = if (paperCost) Map.empty else st.negations,
-            sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight))
+            sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight,
+            spanAware = !paperCost))
         }
         ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned))
     }
@@ -107,6 +111,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
           s" | !$d passes ${fmt(n.passRate)}${if (n.measured) " (measured)" else ""}" }.mkString
     }.mkString("; ") + s" | sample ${e.sampleRows} rows in ${e.blocks} block(s)" +
       (if (e.densityFromInput) ", density over the input (not stored in ORDER BY order)" else "") +
+      (if (e.ratesFromInput) ", rates counted over the input" else "") +
       (if (fresh) "" else ", cached")
 
     def treeJson(t: JoinTree, pm: Map[JoinTree, Double]): String = t match {
@@ -157,6 +162,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       "sample" -> Json.obj("rows" -> Json.num(e.sampleRows), "blocks" -> Json.num(e.blocks),
         "rows_per_key_per_unit" -> Json.num(e.rowsPerKeyPerUnit),
         "density_from" -> Json.str(if (e.densityFromInput) "input" else "sample"),
+        "rates_from" -> Json.str(if (e.ratesFromInput) "input" else "sample"),
         "cached" -> Json.bool(!fresh)),
       "alternatives" -> Json.arr(alternatives)))
   }

@@ -30,6 +30,14 @@ package org.apache.spark.sql.matchrecognize.optimizer
  *                      paper's model): sorts are not counted
  * @param negations     under the `spark` cost model, each negated variable's statistics
  *                      (empty under the paper's model, which leaves negation out of the cost)
+ * @param spanAware     the `spark` cost model's account of a node's span (see
+ *                      [[logSpanFactor]]): its partial matches are tuples in pattern order whose
+ *                      span fits the window, and its Kleene bindings and negation pass rates
+ *                      depend on how many single rows it binds (the more rows share one
+ *                      window, the closer two neighbours lie). False: the paper's products
+ * @param openingKleene the Kleene variables with no variable before them in the pattern:
+ *                      their bindings may start a match earlier than its rows, so their
+ *                      output is not in start order (see [[CostModel.logSortCost]])
  */
 final case class PatternStatistics(
     window: Double,
@@ -43,7 +51,9 @@ final case class PatternStatistics(
     kleeneBounds: Map[String, (Int, Option[Int])] = Map.empty,
     kleeneBindings: Map[String, Double] = Map.empty,
     negations: Map[String, NegationStatistics] = Map.empty,
-    sortWeight: Double = 0.0) {
+    sortWeight: Double = 0.0,
+    spanAware: Boolean = false,
+    openingKleene: Set[String] = Set.empty) {
 
   /** The latency term's variable, when the weight asks for one. */
   def latencyVariable: Option[String] = if (latencyWeight > 0) last else None
@@ -55,17 +65,65 @@ final case class PatternStatistics(
   def logWindowRows(v: String): Double = math.log(window * rates(v))
 
   /**
-   * ln(2^(r W)): the paper's Kleene rate r' = 2^(rW)/W (§5.2) times W, i.e. the expected
-   * number of subsets of a Kleene variable's rows in one window, kept in log space because
-   * it overflows a double for a few hundred rows.
+   * ln of a Kleene variable's factor in a partial match binding `m` single rows: the
+   * paper's 2^(rW) (the subsets of a window's worth of rows, §5.2; without `kleeneBounds`),
+   * else the expected bindings its quantifier allows between its neighbours: Poisson over
+   * the gap between them ([[PatternStatistics.logExpectedBindings]]), the gap taken as a
+   * third of the window, or, when `spanAware`, averaged over the gap's distribution among
+   * `m` rows in one window ([[PatternStatistics.logSpanMean]]), with the rate that
+   * reproduces the bindings measured between neighbour pairs when they were measured.
+   * Kept in log space: it overflows a double for a few hundred rows.
    */
-  def logKleeneFactor(v: String): Double = kleeneBounds.get(v) match {
+  def logKleeneFactor(v: String, m: Int = 2): Double = kleeneBounds.get(v) match {
     case None => kleene(v)._1 * window * math.log(2)
-    case Some((min, max)) => kleeneBindings.get(v) match {
+    case Some((min, max)) if !spanAware => kleeneBindings.get(v) match {
       case Some(measured) => math.log(measured)
       case None => PatternStatistics.logExpectedBindings(kleene(v)._1 * window / 3, min, max)
     }
+    case Some((min, max)) => cached(("kleene", v, m)) {
+      def atRows(rows: Double, m: Int) =
+        PatternStatistics.logSpanMean(m)(x => PatternStatistics.logExpectedBindings(rows * x, min, max))
+      val rows = kleeneBindings.get(v) match {
+        case Some(measured) => PatternStatistics.solveRising(math.log(measured))(atRows(_, 2))
+        case None => kleene(v)._1 * window
+      }
+      atRows(rows, m)
+    }
   }
+
+  /**
+   * ln of a negation's pass rate in a partial match binding `m` single rows: its pair-level
+   * `passRate` as estimated, or, when `spanAware`, e^(-n g) averaged over the gap g between
+   * its neighbours among `m` rows in one window, n being its rows per window (the value that
+   * reproduces a measured pass rate at m = 2, else its rate times W).
+   */
+  def logNegationPass(d: String, m: Int): Double = {
+    val n = negations(d)
+    if (!spanAware) CostModel.logPass(n.passRate)
+    else cached(("negation", d, m)) {
+      def atRows(rows: Double, m: Int) = PatternStatistics.logSpanMean(m)(x => -rows * x)
+      val rows = if (n.measured) PatternStatistics.solveRising(-CostModel.logPass(n.passRate))(r => -atRows(r, 2))
+        else n.rate * window
+      atRows(rows, m)
+    }
+  }
+
+  /**
+   * ln of the factor by which the partial matches of a node binding `m` single rows exceed
+   * the paper's product (0 unless `spanAware`). The product counts m rows each within a
+   * window, 1/2 per pair for the pattern order that every pair selectivity includes:
+   * (W r)^m 2^-C(m,2). A join emits the tuples in pattern order that start within a window
+   * and span at most W: (W r)^m / (m-1)!, 2^C(m,2) / (m-1)! times as many (2 for a pair, 273
+   * for six rows: the JQPG size-7 Kleene plan measured actual / estimated partial matches
+   * growing from 1 to 199 between its 2- and 6-row nodes).
+   */
+  def logSpanFactor(m: Int): Double =
+    if (!spanAware || m < 2) 0.0
+    else m * (m - 1) / 2 * math.log(2) - (2 until m).map(i => math.log(i)).sum
+
+  private val cache = new java.util.concurrent.ConcurrentHashMap[(String, String, Int), java.lang.Double]()
+  private def cached(key: (String, String, Int))(f: => Double): Double =
+    cache.computeIfAbsent(key, _ => java.lang.Double.valueOf(f)).doubleValue
 }
 
 /**
@@ -77,6 +135,41 @@ final case class NegationStatistics(rate: Double, passRate: Double, needs: Set[S
     measured: Boolean = false)
 
 object PatternStatistics {
+
+  private val SpanPoints = 256
+
+  /**
+   * ln E[e^f(X)] where X is the gap, as a fraction of the window, between two neighbours
+   * among `m` rows of one partial match that fits the window: with the first row at 0 the
+   * other m - 1 lie uniformly within the window, so each gap between consecutive rows (and
+   * the room left after the last) is Beta(1, m - 1), mean 1/m; uniform for a pair. With
+   * one row the room is the whole window (X = 1). Midpoint rule over the quantiles.
+   */
+  def logSpanMean(m: Int)(f: Double => Double): Double =
+    if (m <= 1) f(1.0)
+    else {
+      val values = (0 until SpanPoints).map { i =>
+        val u = (i + 0.5) / SpanPoints
+        f(1 - math.pow(1 - u, 1.0 / (m - 1)))
+      }
+      val top = values.max
+      if (top.isInfinite) top
+      else top + math.log(values.map(v => math.exp(v - top)).sum / SpanPoints)
+    }
+
+  /** The x >= 0 with g(x) = target for a non-decreasing g (bisection; 0 or 1e4 at the ends). */
+  private[optimizer] def solveRising(target: Double)(g: Double => Double): Double = {
+    if (g(0.0) >= target) return 0.0
+    var (lo, hi) = (0.0, 1e4)
+    if (g(hi) <= target) return hi
+    var i = 0
+    while (i < 80) {
+      val mid = if (lo == 0) hi / 1e3 else math.sqrt(lo * hi)
+      if (g(mid) < target) lo = mid else hi = mid
+      i += 1
+    }
+    if (lo == 0) hi else math.sqrt(lo * hi)
+  }
 
   /**
    * The fraction of pairs of rows, the second within one window after the first, with no

@@ -16,7 +16,8 @@ import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSeque
  *    over the span they cover (a group of n rows spanning d covers about d * n / (n - 1);
  *    a lone row covers its block's span);
  *  - arrival rate of variable v: lambda times the fraction of rows passing v's own
- *    conditions (half a row when none does, so that no rate is 0);
+ *    conditions (half a row when none does, so that no rate is 0), in the sample, or, given
+ *    `counts` (input not stored in time order), in the whole input;
  *  - selectivity of a pair of single-row variables: among pairs of their rows with the same
  *    key within one window, the fraction in pattern order that passes the DEFINE conditions
  *    between the two. With fewer than [[MinPairs]] such pairs, 1/2 for the order times the
@@ -42,7 +43,8 @@ object StatisticsEstimator {
 
   /** What the estimates came from, for the plan report. */
   final case class Estimates(perAlternative: Seq[PatternStatistics], sampleRows: Int,
-      blocks: Int, rowsPerKeyPerUnit: Double, densityFromInput: Boolean = false)
+      blocks: Int, rowsPerKeyPerUnit: Double, densityFromInput: Boolean = false,
+      ratesFromInput: Boolean = false)
 
   /**
    * `density`: rows per key per position unit measured over the whole input, used instead
@@ -50,7 +52,8 @@ object StatisticsEstimator {
    * [[InputSample.inputStats]]).
    */
   def estimate(session: SparkSession, sampling: CepPlanBuilder, sampleRows: Int, blocks: Int,
-      latencyWeight: Double, density: Option[Double] = None): Option[Estimates] = {
+      latencyWeight: Double, density: Option[Double] = None,
+      counts: Option[InputSample.PassingCounts] = None): Option[Estimates] = {
     val layout = sampling.samplePlan
     val output = layout.plan.output
     def index(a: Attribute) = output.indexWhere(_.exprId == a.exprId)
@@ -78,7 +81,11 @@ object StatisticsEstimator {
       val fi = index(flag)
       v -> rows.indices.filter(i => !rows(i).isNullAt(fi) && rows(i).getBoolean(fi)).toArray
     }
-    def rate(v: String): Double = lambda * math.max(passing(v).length.toDouble, 0.5) / rows.length
+    def rate(v: String): Double = counts match {
+      case Some(c) if c.rows > 0 && c.perVariable.contains(v) =>
+        lambda * math.max(c.perVariable(v).toDouble, 0.5) / c.rows
+      case _ => lambda * math.max(passing(v).length.toDouble, 0.5) / rows.length
+    }
     val window = math.max(1.0, sampling.window.toDouble)
 
     val pairCache = mutable.HashMap.empty[(String, String, Seq[PairCondition]), Double]
@@ -180,9 +187,13 @@ object StatisticsEstimator {
         s.kleenes.map(k => k.variable -> (rate(k.variable), sampling.kleeneNeeds(s, k.variable)))
           .toMap, latencyWeight, order.lastOption,
         kleeneBindings = s.kleenes.flatMap(k => kleeneBindings(s, k).map(k.variable -> _)).toMap,
-        negations = s.negations.map(d => d -> negation(s, d)).toMap)
+        negations = s.negations.map(d => d -> negation(s, d)).toMap,
+        openingKleene = s.kleenes.filter(k =>
+          s.neighbours(s.elements.indexWhere(_.variable == k.variable))._1.isEmpty)
+          .map(_.variable).toSet)
     }
-    Some(Estimates(perAlternative, sampleRows, blocks, lambda, density.isDefined))
+    Some(Estimates(perAlternative, sampleRows, blocks, lambda, density.isDefined,
+      counts.isDefined))
   }
 
   private def safely(v: => Boolean): Boolean = try v catch { case _: RuntimeException => false }

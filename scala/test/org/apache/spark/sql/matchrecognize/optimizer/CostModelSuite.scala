@@ -251,19 +251,85 @@ class CostModelSuite extends AnyFunSuite {
     // Without a band order no join output is in order: every non-root join is sorted.
     val unbanded = s.copy(bandOrder = Nil)
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"), unbanded)), 185 + 100))
-    // A closure attached at an unordered join sorts its input, and its own output, never
-    // declared ordered, is sorted by the parent: PATTERN (A K+ C D), K needs A and C (factor
-    // 4 per pair); ((C A) D) with no conditions, 10 rows per window each: PM(CA) = 100
-    // before the closure, 400 after; (C A) is unordered (A is first): the closure sorts 100,
-    // the root sorts 400. Leaves 30, PM(CA) 400, root 4000.
+    // A closure attached at an unordered join sorts its input and keeps that order:
+    // PATTERN (A K+ C D), K needs A and C (factor 4 per pair); ((C A) D) with no
+    // conditions, 10 rows per window each: PM(CA) = 100 before the closure, 400 after;
+    // (C A) is unordered (A is first): the closure sorts 100, the root nothing. Leaves 30,
+    // PM(CA) 400, root 4000.
     val k = PatternStatistics(1, Map("A" -> 10.0, "C" -> 10.0, "D" -> 10.0),
       kleene = Map("K" -> (4.0, Set("A", "C"))), kleeneBounds = Map("K" -> (1, None)),
       kleeneBindings = Map("K" -> 4.0), bandOrder = Seq("A", "C", "D"), sortWeight = 1.0)
     // logKleeneInput adds the closure's input, 100, too.
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((C A) D)"), k)),
-      30 + 400 + 4000 + 100 + (100 + 400)))
-    // ((A C) D): ordered join; the closure's output still sorted by the root: 400.
+      30 + 400 + 4000 + 100 + 100))
+    // ((A C) D): ordered join, ordered closure: no sort.
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), k)),
+      30 + 400 + 4000 + 100))
+    // A closure that opens the pattern (PATTERN (K+ A C D) with the same factor, say) may
+    // start a match earlier: its output is out of order and the root sorts its 400 rows.
+    val opening = k.copy(openingKleene = Set("K"))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), opening)),
       30 + 400 + 4000 + 100 + 400))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((C A) D)"), opening)),
+      30 + 400 + 4000 + 100 + (100 + 400)))
+  }
+
+  test("span-aware partial matches: 2^C(m,2) / (m-1)! times the paper's product") {
+    // `abc` again, span-aware: PM(S) of m rows is multiplied by 2^C(m,2)/(m-1)!: 1 for a
+    // leaf, 2 for a pair, 8/2 = 4 for three rows.
+    val s = abc.copy(spanAware = true)
+    assert(close(cost(CostModel.logPM(Set("A", "B"), s)), 100 * 2))
+    assert(close(cost(CostModel.logPM(Set("A", "B", "C"), s)), 50 * 4))
+    // ((A B) C): leaves 35, PM(AB) 200, root 200: 435. (A (B C)): 35 + 20 + 200 = 255.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"), s)), 435))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), s)), 255))
+    // (C B A): 5 + 10 * 2 + 50 * 4 = 225.
+    assert(close(cost(CostModel.logCostOrd(Seq("C", "B", "A"), s)), 225))
+    // Six rows: 2^15 / 5! = 273.07.
+    assert(close(math.exp(s.logSpanFactor(6)), 32768.0 / 120))
+    assert(abc.logSpanFactor(6) == 0.0)
+  }
+
+  test("span-aware Kleene bindings and negation pass rates shrink with the rows bound") {
+    // PATTERN (A K+ C D E) WITHIN 1, K 2.2 rows per window: K+ between A and C. With m rows
+    // in one window the gap between two neighbours is W * Beta(1, m - 1), and the expected
+    // bindings E[e^(2.2 X)] - 1:
+    //   m = 2, X uniform:          (e^2.2 - 1)/2.2 - 1            = 2.648
+    //   m = 3, density 2(1 - x):   2 (e^2.2 - 1 - 2.2)/2.2^2 - 1  = 1.407
+    val k = PatternStatistics(1, Map("A" -> 1.0, "C" -> 1.0, "D" -> 1.0, "E" -> 1.0),
+      kleene = Map("K" -> (2.2, Set("A", "C"))), kleeneBounds = Map("K" -> (1, None)),
+      spanAware = true)
+    val e = math.exp(2.2)
+    def near(a: Double, b: Double) = math.abs(a - b) <= 1e-3 * b
+    assert(near(math.exp(k.logKleeneFactor("K", 2)), (e - 1) / 2.2 - 1))
+    assert(near(math.exp(k.logKleeneFactor("K", 3)), 2 * (e - 1 - 2.2) / (2.2 * 2.2) - 1))
+    // Measured 2.648 bindings per pair fix the rate at 2.2 rows per window, so m = 3 again
+    // gives 1.407 (whatever the sample's rate said).
+    val measured = k.copy(kleene = Map("K" -> (9.0, Set("A", "C"))),
+      kleeneBindings = Map("K" -> ((e - 1) / 2.2 - 1)))
+    assert(near(math.exp(measured.logKleeneFactor("K", 3)), 2 * (e - 1 - 2.2) / (2.2 * 2.2) - 1))
+    // Four rows: PM(A C D E) = 1 * 2^6/3! * bindings(4); below it, bindings fall with m.
+    val f = (2 to 6).map(m => k.logKleeneFactor("K", m))
+    assert(f.zip(f.tail).forall { case (a, b) => b < a })
+    assert(close(CostModel.logPM(Set("A", "C", "D", "E"), k),
+      math.log(64.0 / 6) + k.logKleeneFactor("K", 4)))
+    // Without spans, one Poisson value at a third of the window for every node.
+    val flat = k.copy(spanAware = false)
+    assert(flat.logKleeneFactor("K", 2) == flat.logKleeneFactor("K", 5))
+
+    // A negation, 3 rows per window between A and C: E[e^(-3 X)]:
+    //   m = 2: (1 - e^-3)/3 = 0.3167 (the pair-level rate);  m = 3: 2 (e^-3 - 1 + 3)/9 = 0.4555.
+    val n = PatternStatistics(1, Map("A" -> 1.0, "C" -> 1.0, "D" -> 1.0),
+      negations = Map("N" -> NegationStatistics(3.0, PatternStatistics.negationPassRate(3.0),
+        Set("A", "C"))), spanAware = true)
+    assert(near(math.exp(n.logNegationPass("N", 2)), (1 - math.exp(-3)) / 3))
+    assert(near(math.exp(n.logNegationPass("N", 3)), 2 * (math.exp(-3) - 1 + 3) / 9))
+    // A measured pass rate of 0.3167 stands for 3 rows per window, whatever the rate says.
+    val nm = n.copy(negations = Map("N" -> NegationStatistics(0.1, (1 - math.exp(-3)) / 3,
+      Set("A", "C"), measured = true)))
+    assert(near(math.exp(nm.logNegationPass("N", 3)), 2 * (math.exp(-3) - 1 + 3) / 9))
+    // ((A C) D): leaves 3, PM(AC) = 2 * 0.3167, root = 4 * 0.4555.
+    assert(near(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), n)),
+      3 + 2 * (1 - math.exp(-3)) / 3 + 4 * 2 * (math.exp(-3) - 1 + 3) / 9))
   }
 }

@@ -4,7 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, Expression, GenericInternalRow, JoinedRow, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BindReferences, Expression, GenericInternalRow, JoinedRow, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.execution.{AggregateRunner, MatchRecognizeLimitException}
@@ -42,6 +42,14 @@ case class KleeneExec(
 
   override def producedAttributes: AttributeSet =
     AttributeSet(outputs.map(_.attribute) ++ Seq(firstOrder, lastOrder, outLo, outHi) ++ previous.map(_._2))
+
+  // It reads its left side in start order (sorting it, or Spark does). With a neighbour
+  // before it (`lower`), every binding lies after a row of the partial match, so the output
+  // starts where its left row does and keeps that order; a closure that opens the pattern
+  // may start the match earlier.
+  override def outputOrdering: Seq[SortOrder] =
+    if (lower.isEmpty || !(leftSpan.keys :+ outLo).forall(outputSet.contains)) Nil
+    else (leftSpan.keys :+ outLo).map(SortOrder(_, Ascending))
 
   override def simpleString(maxFields: Int): String =
     s"KleeneClosure $description within $window" +

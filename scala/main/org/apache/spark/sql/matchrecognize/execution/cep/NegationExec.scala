@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.execution.cep
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, Expression, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -26,8 +26,11 @@ case class NegationExec(
 
   override def output: Seq[Attribute] = left.output
 
-  // A filter of the left side: its order is kept.
-  override def outputOrdering: Seq[SortOrder] = left.outputOrdering
+  // A filter of its left side, which it reads in start order whether or not it came so
+  // (it sorts it, or Spark does): its output is in start order.
+  override def outputOrdering: Seq[SortOrder] =
+    if (!(leftSpan.keys :+ leftSpan.lo).forall(outputSet.contains)) Nil
+    else (leftSpan.keys :+ leftSpan.lo).map(SortOrder(_, Ascending))
 
   override def simpleString(maxFields: Int): String =
     s"Negation $description" + condition.map(c => s", condition: ${c.sql}").getOrElse("") +

@@ -30,7 +30,8 @@ object DpBushy extends JoinOrderAlgorithm {
       val rest = mask ^ sub
       val here = kleeneNeeds.filter { case (needs, _) =>
         (needs & ~mask) == 0 && (needs & ~sub) != 0 && (needs & ~rest) != 0 }
-      if (here.isEmpty) Double.NegativeInfinity else pmOf(mask) - here.map(_._2).sum
+      if (here.isEmpty) Double.NegativeInfinity
+      else pmOf(mask) - here.map(_._2(Integer.bitCount(mask))).sum
     }
     // CostModel.logSortCost over masks: a node's cost includes the sorts its output causes
     // (its parent's, except at the root), so a subtree's best cost does not depend on where

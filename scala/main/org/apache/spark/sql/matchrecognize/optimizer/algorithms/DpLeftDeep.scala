@@ -22,11 +22,8 @@ object DpLeftDeep extends JoinOrderAlgorithm {
     val last = Array.fill(full + 1)(-1)
     best(0) = Double.NegativeInfinity // ln 0: the empty prefix costs nothing
     val pmOf = SubsetCosts.logPMByMask(vars, stats)
-    val candidates = if (stats.candidateWeight <= 0) None
-      else Some(Array.tabulate(n)(i => vars.indices.map(j =>
-        if (j == i || stats.bandOrder.isEmpty) 0.0
-        else CostModel.logBandFactor(vars(j), vars(i), stats)).toArray))
-    val logOmega = math.log(stats.candidateWeight)
+    val candidates =
+      if (stats.candidateWeight > 0) Some(new MaskCandidateCosts(vars, stats, pmOf)) else None
     // CostModel.logCostOrd's Kleene input: closures first covered by placing v after S.
     val kleeneNeeds = SubsetCosts.kleeneMasks(vars, stats)
     val sorts = if (stats.sortWeight > 0) Some(new MaskSortCosts(vars, stats, pmOf)) else None
@@ -40,19 +37,16 @@ object DpLeftDeep extends JoinOrderAlgorithm {
           case _ => Double.NegativeInfinity
         }
         val rest = mask ^ (1 << i)
-        // omega * C(rest, {v}): PM(rest) * W r_v, narrowed by the order of every pair with v.
+        // omega * C(rest, {v}).
         val tested = candidates match {
-          case Some(factor) if rest != 0 =>
-            var c = logOmega + pmOf(rest) + stats.logWindowRows(vars(i))
-            var m = rest
-            while (m != 0) { c += factor(i)(Integer.numberOfTrailingZeros(m)); m &= m - 1 }
-            c
+          case Some(cc) if rest != 0 => cc(rest, 1 << i)
           case _ => Double.NegativeInfinity
         }
         val kleeneInput = {
           val here = kleeneNeeds.filter { case (needs, _) =>
             (needs & ~mask) == 0 && (needs & ~rest) != 0 }
-          if (here.isEmpty) Double.NegativeInfinity else pm - here.map(_._2).sum
+          if (here.isEmpty) Double.NegativeInfinity
+          else pm - here.map(_._2(Integer.bitCount(mask))).sum
         }
         // CostModel.logSortCost of the join adding v (none for the first variable).
         val sorted = sorts match {

@@ -10,14 +10,15 @@ private[algorithms] object SubsetCosts {
 
   /**
    * Under the `spark` cost model (`kleeneBounds` given), each Kleene closure's needs as a
-   * bit mask of `vars`, with ln of its factor: what CostModel.logKleeneInput reads, for
-   * the DPs' splits. Empty under the paper's model.
+   * bit mask of `vars`, with ln of its factor for a node of m rows: what
+   * CostModel.logKleeneInput reads, for the DPs' splits. Empty under the paper's model.
    */
-  def kleeneMasks(vars: Seq[String], stats: PatternStatistics): Seq[(Int, Double)] =
+  def kleeneMasks(vars: Seq[String], stats: PatternStatistics): Seq[(Int, Int => Double)] =
     if (stats.kleeneBounds.isEmpty) Nil
     else stats.kleene.toSeq.collect { case (k, (_, needs)) if needs.nonEmpty &&
         needs.subsetOf(vars.toSet) =>
-      (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum, stats.logKleeneFactor(k))
+      (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum,
+        (m: Int) => stats.logKleeneFactor(k, m))
     }
 
   /** ln PM(S) for every subset S of `vars` (index = bit mask; the empty set is unused). */
@@ -30,9 +31,35 @@ private[algorithms] object SubsetCosts {
 }
 
 /**
+ * The Kleene closures and negations a join of two masks of `vars` attaches (needs covered by
+ * both, by neither side), with ln of their factors for its rows: CostModel.attachedAt over
+ * masks, in the order that function gives them.
+ */
+private[algorithms] final class MaskAttachments(vars: Seq[String], stats: PatternStatistics) {
+  private val index = vars.zipWithIndex.toMap
+  private def maskOf(needs: Set[String]): Option[Int] =
+    if (needs.isEmpty || !needs.forall(index.contains)) None
+    else Some(needs.toSeq.map(v => 1 << index(v)).sum)
+  private val kleenes: Seq[(Int, Int => Double, Boolean)] = stats.kleene.toSeq.flatMap {
+    case (k, (_, needs)) => maskOf(needs).map(mask =>
+      (mask, (m: Int) => stats.logKleeneFactor(k, m), !stats.openingKleene.contains(k)))
+  }
+  private val negations: Seq[(Int, Int => Double)] = stats.negations.toSeq.flatMap { case (d, n) =>
+    maskOf(n.needs).map(_ -> ((m: Int) => stats.logNegationPass(d, m))) }
+
+  def apply(left: Int, right: Int): (Seq[(Double, Boolean)], Seq[Double]) = {
+    val both = left | right
+    def here(needs: Int) = (needs & ~both) == 0 && (needs & ~left) != 0 && (needs & ~right) != 0
+    val m = Integer.bitCount(both)
+    (kleenes.collect { case (needs, f, keepsOrder) if here(needs) => (f(m), keepsOrder) },
+      negations.collect { case (needs, f) if here(needs) => f(m) })
+  }
+}
+
+/**
  * CostModel.logCandidateCost over bit masks of `vars`, in O(n) per join instead of O(n^2)
- * set work: the band factors of every pair are read once, and for each left variable the
- * sum of its factors over any right mask is tabulated (n * 2^n values). `pm` is
+ * set work: the band factors and selectivities of every pair are read once, and for each
+ * left variable their sums over any right mask are tabulated (n * 2^n values each). `pm` is
  * [[SubsetCosts.logPMByMask]]. Only for weights > 0.
  */
 private[algorithms] final class MaskCandidateCosts(vars: Seq[String], stats: PatternStatistics,
@@ -47,30 +74,37 @@ private[algorithms] final class MaskCandidateCosts(vars: Seq[String], stats: Pat
     if (i == j || !banded) 0.0 else CostModel.logBandFactor(vars(i), vars(j), stats)
   }
   private val full = (1 << n) - 1
-  // The right side's first variable in pattern order, and each variable's summed factors.
+  // The right side's first variable in pattern order, and each variable's summed values.
   private val first = Array.tabulate(full + 1) { mask =>
     if (mask == 0) -1 else (0 until n).filter(i => (mask & (1 << i)) != 0).minBy(position(_))
   }
-  private val factorSum = Array.tabulate(n) { i =>
+  private def sums(value: (Int, Int) => Double): Array[Array[Double]] = Array.tabulate(n) { i =>
     val a = new Array[Double](full + 1)
     for (mask <- 1 to full) {
       val j = Integer.numberOfTrailingZeros(mask)
-      a(mask) = a(mask & (mask - 1)) + factor(i)(j)
+      a(mask) = a(mask & (mask - 1)) + value(i, j)
     }
     a
   }
+  private val factorSum = sums(factor(_)(_))
+  private val selectivitySum = if (!stats.spanAware) null
+    else sums((i, j) => if (i == j) 0.0 else math.log(stats.selectivity(vars(i), vars(j))))
+  private val attachments = if (stats.spanAware) new MaskAttachments(vars, stats) else null
 
   /** ln(omega * C(left, right)). */
   def apply(left: Int, right: Int): Double = {
-    var c = logOmega + pm(left) + pm(right) + math.log(Integer.bitCount(right))
-    if (banded) {
-      val f = first(right)
-      var m = left
-      while (m != 0) {
-        val x = Integer.numberOfTrailingZeros(m)
-        c += (if (position(x) < position(f)) factorSum(x)(right) else factor(x)(f))
-        m &= m - 1
-      }
+    var c = logOmega
+    if (stats.spanAware) {
+      val (ks, ns) = attachments(left, right)
+      c += pm(left | right) - ks.map(_._1).sum - ns.sum
+    } else c += pm(left) + pm(right) + math.log(Integer.bitCount(right))
+    val f = first(right)
+    var m = left
+    while (m != 0) {
+      val x = Integer.numberOfTrailingZeros(m)
+      if (stats.spanAware) c -= selectivitySum(x)(right)
+      if (banded) c += (if (position(x) < position(f)) factorSum(x)(right) else factor(x)(f))
+      m &= m - 1
     }
     c
   }
@@ -83,15 +117,7 @@ private[algorithms] final class MaskCandidateCosts(vars: Seq[String], stats: Pat
  */
 private[algorithms] final class MaskSortCosts(vars: Seq[String], stats: PatternStatistics,
     pm: Array[Double]) {
-  private val index = vars.zipWithIndex.toMap
-  private def maskOf(needs: Set[String]): Option[Int] =
-    if (needs.isEmpty || !needs.forall(index.contains)) None
-    else Some(needs.toSeq.map(v => 1 << index(v)).sum)
-  // In the order CostModel.logSortCost reads them (it applies them in turn).
-  private val kleenes: Seq[(Int, Double)] = stats.kleene.toSeq.flatMap { case (k, (_, needs)) =>
-    maskOf(needs).map(_ -> stats.logKleeneFactor(k)) }
-  private val negations: Seq[(Int, Double)] = stats.negations.values.toSeq.flatMap { n =>
-    maskOf(n.needs).map(_ -> CostModel.logPass(n.passRate)) }
+  private val attachments = new MaskAttachments(vars, stats)
   private val position = vars.map { v =>
     val p = stats.bandOrder.indexOf(v); if (p < 0) Int.MaxValue else p
   }.toArray
@@ -103,11 +129,9 @@ private[algorithms] final class MaskSortCosts(vars: Seq[String], stats: PatternS
   }
 
   def apply(left: Int, right: Int, isRoot: Boolean): Double = {
-    val both = left | right
-    def here(needs: Int) = (needs & ~both) == 0 && (needs & ~left) != 0 && (needs & ~right) != 0
-    val ks = kleenes.collect { case (needs, f) if here(needs) => f }
-    val ns = negations.collect { case (needs, f) if here(needs) => f }
+    val (ks, ns) = attachments(left, right)
     val ordered = stats.bandOrder.nonEmpty && first(left) < first(right)
-    CostModel.logSortedRows(pm(both) - ks.sum - ns.sum, ordered, ks, ns, isRoot, stats.sortWeight)
+    CostModel.logSortedRows(pm(left | right) - ks.map(_._1).sum - ns.sum, ordered, ks, ns, isRoot,
+      stats.sortWeight)
   }
 }

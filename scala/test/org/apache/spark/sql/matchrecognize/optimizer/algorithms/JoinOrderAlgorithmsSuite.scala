@@ -163,7 +163,7 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
       CostModel.logCostOrd(GreedyOrder.plan(large, ls).leaves, ls) + 1e-9)
   }
 
-  test("the spark cost model: the DPs and zstream reach the minimum of their costs (with Kleene closures, negations and sorts)") {
+  test("the spark cost model: the DPs and zstream reach the minimum of their costs (with Kleene closures, negations, sorts and spans)") {
     // Both orientations of each join count: allTrees holds each split and its mirror.
     val rng = new scala.util.Random(2026)
     for (_ <- 1 to 80) {
@@ -172,8 +172,11 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
         bandOrder = if (rng.nextInt(4) == 0) Nil else vs,
         kleeneBounds = s0.kleene.map { case (k, _) => k -> (rng.nextInt(2), None) },
         negations = if (rng.nextBoolean()) Map.empty else Map("N" -> NegationStatistics(1.0,
-          0.01 + rng.nextDouble(), Set(vs(rng.nextInt(vs.size)), vs(rng.nextInt(vs.size))))),
-        sortWeight = if (rng.nextInt(3) == 0) 0.0 else 0.1 + rng.nextDouble() * 2)
+          0.01 + rng.nextDouble(), Set(vs(rng.nextInt(vs.size)), vs(rng.nextInt(vs.size))),
+          measured = rng.nextBoolean())),
+        sortWeight = if (rng.nextInt(3) == 0) 0.0 else 0.1 + rng.nextDouble() * 2,
+        spanAware = rng.nextBoolean(),
+        openingKleene = s0.kleene.keySet.filter(_ => rng.nextBoolean()))
       assertExact(vs, s)
     }
   }

@@ -158,33 +158,32 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
     [ours] = explain_pattern(spark, query, candidates=False).reports
     [alt] = ours.alternatives
     assert ours.candidate_weight == 0.1  # the default
-    order = ["A", "B", "C"]
-
-    def sel(x: str, y: str) -> float:
-        return alt.selectivities.get((x, y), alt.selectivities.get((y, x), 1.0))
-
-    def band(x: str, y: str) -> float:
-        return min(1.0, max(sel(x, y), 0.5))
 
     def tested(join) -> float:
-        # The join's output over the fraction of tested pairs that pass: each split pair's
-        # selectivity, over its order where the band guarantees it (docs/optimizer.md).
-        left, right = _variables(join.left), _variables(join.right)
-        first = min(right, key=order.index)
-        c = join.partial_matches
-        for x in left:
-            for y in right:
-                c /= sel(x, y)
-            for y in (right if order.index(x) < order.index(first) else [first]):
-                c *= band(x, y)
-        return c
+        # PM(L) * PM(R) over the left side's rows: the band a left match of a rows leaves
+        # the right side is W/a long on average (docs/optimizer.md).
+        return (join.left.partial_matches * join.right.partial_matches
+                / len(_variables(join.left)))
 
     joins = [n for n in _nodes(alt.plan) if not n.is_leaf]
     assert len(joins) == 2
     expected = sum(n.partial_matches for n in _nodes(alt.plan)) + 0.1 * sum(map(tested, joins))
     assert alt.cost == pytest.approx(expected, rel=1e-6)
     # Never fewer tests than the partial matches a join produces.
-    assert all(tested(j) >= j.partial_matches * (1 - 1e-9) for j in joins)
+    # A join emits what it tests times its split pairs' selectivities and the span factors
+    # (2^C(k,2)/(k-1)! for k rows): output / tested = a * span(a+b) / (span(a) span(b)) *
+    # prod sel, i.e. prod over the split pairs of 2 sel for a single right variable; no
+    # more than it tests while each selectivity is at most its order's 1/2.
+    def span(k: int) -> float:
+        return 2 ** (k * (k - 1) // 2) / math.factorial(k - 1)
+
+    for j in joins:
+        left, right = _variables(j.left), _variables(j.right)
+        a, b = len(left), len(right)
+        sels = math.prod(alt.selectivities.get((x, y), alt.selectivities.get((y, x), 1.0))
+                         for x in left for y in right)
+        assert j.partial_matches == pytest.approx(
+            tested(j) * a * span(a + b) / (span(a) * span(b)) * sels, rel=1e-9)
     # The paper's cost model ignores the weight.
     spark.conf.set("spark.sql.matchRecognize.costModel", "PAPER")
     try:

@@ -70,32 +70,35 @@ object CostModel {
    * are tested pair by pair. Without a band order (`bandOrder` empty) every pair within the
    * window is tested.
    *
-   * With `spanAware` statistics: the join's output before the closures and negations
-   * attached at it, divided by the fraction of the tested pairs that pass, i.e. by each
-   * split pair's selectivity over what the band guarantees of it (its order, 1/2), never
-   * fewer pairs than it emits. Otherwise PM(L) * PM(R) narrowed by the band's factors, times
-   * k for a right side of k variables: PM(R) counts right matches lying inside one window,
-   * but k times as many start inside a window and end within a window of their start
-   * (ordered points: W^k / k! against W * W^(k-1) / (k-1)!), and the joint window check
-   * rejects the ones that end too late.
+   * With `spanAware` statistics, where PM counts the partial matches that start in a window:
+   * for a left match of a rows the band is the gap between two of its rows (or the room
+   * before its first or after its last), W * Beta(1, a - 1) long, W / a on average, so
+   * C = PM(L) * PM(R) / a; without a band order, right matches starting within a window on
+   * either side of the left one, C = 2 PM(L) PM(R). The joint window check rejects most of
+   * these when both sides span several rows (a join of 3 and 4 rows emits 1 in 20 before
+   * its conditions). Otherwise (the paper's product) PM(L) * PM(R) narrowed by the band's
+   * factors, times k for a right side of k variables: PM(R) counts right matches lying
+   * inside one window, but k times as many start inside a window and end within a window
+   * of their start (ordered points: W^k / k! against W * W^(k-1) / (k-1)!).
    */
-  def logCandidates(left: Set[String], right: Set[String], s: PatternStatistics): Double = {
-    val band = if (s.bandOrder.isEmpty) 0.0 else {
-      val index = s.bandOrder.zipWithIndex.toMap
-      def position(v: String) = index.getOrElse(v, Int.MaxValue)
-      val f = right.toSeq.sorted.minBy(position)
-      left.toSeq.map { x =>
-        if (position(x) < position(f)) right.toSeq.map(logBandFactor(x, _, s)).sum
-        else logBandFactor(x, f, s)
-      }.sum
-    }
-    if (!s.spanAware) logPM(left, s) + logPM(right, s) + math.log(right.size) + band
+  def logCandidates(left: Set[String], right: Set[String], s: PatternStatistics): Double =
+    if (s.spanAware) logPM(left, s) + logPM(right, s) + logBandShare(left.size, s)
     else {
-      val (kleenes, negations) = attachedAt(left, right, s)
-      val split = for (x <- left.toSeq; y <- right.toSeq) yield math.log(s.selectivity(x, y))
-      logPM(left ++ right, s) - kleenes.map(_._1).sum - negations.sum - split.sum + band
+      val band = if (s.bandOrder.isEmpty) 0.0 else {
+        val index = s.bandOrder.zipWithIndex.toMap
+        def position(v: String) = index.getOrElse(v, Int.MaxValue)
+        val f = right.toSeq.sorted.minBy(position)
+        left.toSeq.map { x =>
+          if (position(x) < position(f)) right.toSeq.map(logBandFactor(x, _, s)).sum
+          else logBandFactor(x, f, s)
+        }.sum
+      }
+      logPM(left, s) + logPM(right, s) + math.log(right.size) + band
     }
-  }
+
+  /** ln of the share of a window a span-aware band leaves a left side of `a` rows. */
+  private[optimizer] def logBandShare(a: Int, s: PatternStatistics): Double =
+    if (s.bandOrder.isEmpty) math.log(2) else -math.log(a)
 
   /**
    * ln of the factors of the Kleene closures and the negations attached at the join of

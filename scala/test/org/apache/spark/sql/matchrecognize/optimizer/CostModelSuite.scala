@@ -285,6 +285,17 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), s)), 255))
     // (C B A): 5 + 10 * 2 + 50 * 4 = 225.
     assert(close(cost(CostModel.logCostOrd(Seq("C", "B", "A"), s)), 225))
+    // Candidates, omega = 1, band order A B C: a join tests PM(L) * PM(R) / |L| pairs (the
+    // band of a left match of a rows is W / a long on average). ((A B) C): 10 * 20 / 1 = 200
+    // at (A B), 200 * 5 / 2 = 500 at the root: 435 + 700. Orders: A B C = 410 + 700.
+    val c = s.copy(candidateWeight = 1.0, bandOrder = Seq("A", "B", "C"))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"), c)), 1135))
+    assert(close(cost(CostModel.logCostOrd(Seq("A", "B", "C"), c)), 1110))
+    // (A (B C)): (B C) 20 * 5 / 1 = 100; root 10 * PM(BC) 20 / 1 = 200: 255 + 300. Without a
+    // band order, right matches starting within a window either side: twice PM(L) * PM(R).
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), c)), 555))
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), c.copy(bandOrder = Nil))),
+      255 + 2 * 300))
     // Six rows: 2^15 / 5! = 273.07.
     assert(close(math.exp(s.logSpanFactor(6)), 32768.0 / 120))
     assert(abc.logSpanFactor(6) == 0.0)

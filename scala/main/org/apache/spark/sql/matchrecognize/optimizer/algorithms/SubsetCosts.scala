@@ -57,10 +57,10 @@ private[algorithms] final class MaskAttachments(vars: Seq[String], stats: Patter
 }
 
 /**
- * CostModel.logCandidateCost over bit masks of `vars`, in O(n) per join instead of O(n^2)
- * set work: the band factors and selectivities of every pair are read once, and for each
- * left variable their sums over any right mask are tabulated (n * 2^n values each). `pm` is
- * [[SubsetCosts.logPMByMask]]. Only for weights > 0.
+ * CostModel.logCandidateCost over bit masks of `vars`: O(1) per join with `spanAware`
+ * statistics; otherwise O(n) instead of O(n^2) set work: the band factors of every pair are
+ * read once, and for each left variable their sum over any right mask is tabulated
+ * (n * 2^n values). `pm` is [[SubsetCosts.logPMByMask]]. Only for weights > 0.
  */
 private[algorithms] final class MaskCandidateCosts(vars: Seq[String], stats: PatternStatistics,
     pm: Array[Double]) {
@@ -78,36 +78,32 @@ private[algorithms] final class MaskCandidateCosts(vars: Seq[String], stats: Pat
   private val first = Array.tabulate(full + 1) { mask =>
     if (mask == 0) -1 else (0 until n).filter(i => (mask & (1 << i)) != 0).minBy(position(_))
   }
-  private def sums(value: (Int, Int) => Double): Array[Array[Double]] = Array.tabulate(n) { i =>
+  private lazy val factorSum = Array.tabulate(n) { i =>
     val a = new Array[Double](full + 1)
     for (mask <- 1 to full) {
       val j = Integer.numberOfTrailingZeros(mask)
-      a(mask) = a(mask & (mask - 1)) + value(i, j)
+      a(mask) = a(mask & (mask - 1)) + factor(i)(j)
     }
     a
   }
-  private val factorSum = sums(factor(_)(_))
-  private val selectivitySum = if (!stats.spanAware) null
-    else sums((i, j) => if (i == j) 0.0 else math.log(stats.selectivity(vars(i), vars(j))))
-  private val attachments = if (stats.spanAware) new MaskAttachments(vars, stats) else null
 
   /** ln(omega * C(left, right)). */
-  def apply(left: Int, right: Int): Double = {
-    var c = logOmega
+  def apply(left: Int, right: Int): Double =
     if (stats.spanAware) {
-      val (ks, ns) = attachments(left, right)
-      c += pm(left | right) - ks.map(_._1).sum - ns.sum
-    } else c += pm(left) + pm(right) + math.log(Integer.bitCount(right))
-    val f = first(right)
-    var m = left
-    while (m != 0) {
-      val x = Integer.numberOfTrailingZeros(m)
-      if (stats.spanAware) c -= selectivitySum(x)(right)
-      if (banded) c += (if (position(x) < position(f)) factorSum(x)(right) else factor(x)(f))
-      m &= m - 1
+      logOmega + pm(left) + pm(right) + CostModel.logBandShare(Integer.bitCount(left), stats)
+    } else {
+      var c = logOmega + pm(left) + pm(right) + math.log(Integer.bitCount(right))
+      if (banded) {
+        val f = first(right)
+        var m = left
+        while (m != 0) {
+          val x = Integer.numberOfTrailingZeros(m)
+          c += (if (position(x) < position(f)) factorSum(x)(right) else factor(x)(f))
+          m &= m - 1
+        }
+      }
+      c
     }
-    c
-  }
 }
 
 /**

@@ -124,7 +124,9 @@ case class SequenceJoinExec(
               lo = l.getLong(lLo)
               hi = l.getLong(lHi)
               band = sweep.band(l, lo - w, lo + w)
-              var from = lo - w
+              // A right match starts no earlier than the left one's last row minus the
+              // window (the buffer keeps lo - w: left rows come in lo order, not hi).
+              var from = hi - w
               var to = lo + w
               var k = 0
               while (k < after.length) { from = math.max(from, l.getLong(after(k)) + 1); k += 1 }

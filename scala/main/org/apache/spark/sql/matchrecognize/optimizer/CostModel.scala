@@ -139,9 +139,10 @@ object CostModel {
    * one no join output is in order). A Kleene closure or a negation reads its input in
    * start order (sorting it if it does not come so) and keeps that order, except a closure
    * that opens the pattern, whose bindings may start a match earlier. So an unordered
-   * output is sorted by whoever reads it: each closure or negation attached at this join in turn (closures first, as the
-   * planner attaches them), then the parent join — none at the root. -inf (nothing)
-   * without a sort weight. Leaves are sorted once in every plan alike and are not counted.
+   * output is sorted by whoever reads it: each closure or negation attached at this join in
+   * turn (closures first, as the planner attaches them), then the parent join — none at
+   * the root. -inf (nothing) without a sort weight. Leaves are sorted once in every plan
+   * alike and are not counted.
    */
   def logSortCost(left: Set[String], right: Set[String], isRoot: Boolean,
       s: PatternStatistics): Double =
@@ -197,7 +198,8 @@ object CostModel {
     // j < k of sel(pj, pk); the span, Kleene and negation factors are taken for its k rows
     // (equal to logPM of each prefix, in O(n^2) instead of O(n^3 log n): iterative
     // improvement calls this for every move it tries). The candidate and sort terms, when
-    // weighted, are computed per join from sets.
+    // weighted (always under the `spark` model), are computed per join from sets, which
+    // makes the whole O(n^3 log n) again (TODO: incremental, as the PM part).
     val kleene = s.kleene.toSeq.filter(_._2._2.nonEmpty)
     val attached = Array.fill(kleene.size)(false)
     val negations = s.negations.toSeq.filter(_._2.needs.nonEmpty).toArray

@@ -69,13 +69,16 @@ def timed_count(
 
 
 def timed_rounds(
-    spark, sqls: dict[str, str], runs: int = 5, warmups: int = 1, before=None
+    spark, sqls: dict[str, str], runs: int = 5, warmups: int = 1, before=None,
+    min_seconds: float = 0.0, max_runs: int = 0,
 ) -> dict[str, tuple[float, list[float]]]:
     """Median wall times of several sides run in interleaved rounds (`warmups` runs of each,
     then `runs` rounds of every side in turn), so that a slow spell of the machine, which on
     a shared 2-core host can stretch one run by a third, falls on every side alike instead
     of on whichever side happened to be running. `before(name)`, when given, is called
-    before each run of a side (to set the side's session conf)."""
+    before each run of a side (to set the side's session conf). With `min_seconds`, rounds
+    go on (up to `max_runs`) until every side has run that long in all: sub-second sides
+    vary by tens of milliseconds from run to run, which three runs do not average out."""
 
     def run(name: str, sql: str) -> float:
         if before is not None:
@@ -88,9 +91,11 @@ def timed_rounds(
         for name, sql in sqls.items():
             run(name, sql)
     times: dict[str, list[float]] = {name: [] for name in sqls}
-    for _ in range(runs):
+    done = 0
+    while done < runs or (done < max_runs and min(map(sum, times.values())) < min_seconds):
         for name, sql in sqls.items():
             times[name].append(run(name, sql))
+        done += 1
     return {name: (statistics.median(ts), ts) for name, ts in times.items()}
 
 

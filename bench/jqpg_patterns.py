@@ -178,9 +178,10 @@ def floor_sql(p: Pattern) -> str:
     return f"SELECT * FROM {ticks} WHERE sym IN ({listed}) DISTRIBUTE BY sym SORT BY ts"
 
 
-def time_trees(spark, p: Pattern, trees: list[str], runs: int) -> dict[str, float]:
+def time_trees(spark, p: Pattern, trees: list[str], runs: int, min_seconds: float = 0.0,
+               max_runs: int = 0) -> dict[str, float]:
     """Median seconds of each forced tree and of the pattern's floor, timed in interleaved
-    rounds (see timed_rounds)."""
+    rounds (see timed_rounds; at least `runs`, more for sub-second trees)."""
     sides = {t: p.sql for t in trees}
     sides[FLOOR] = floor_sql(p)
 
@@ -191,7 +192,7 @@ def time_trees(spark, p: Pattern, trees: list[str], runs: int) -> dict[str, floa
             spark.conf.set(TREE_CONF, side)
     try:
         timed = timed_rounds(spark, sides, runs=runs, warmups=1 if runs > 1 else 0,
-                             before=before)
+                             before=before, min_seconds=min_seconds, max_runs=max_runs)
     finally:
         spark.conf.unset(TREE_CONF)
     return {t: m for t, (m, _) in timed.items()}
@@ -290,7 +291,10 @@ def main() -> None:
     ap.add_argument("--sizes", default="3,4,5,6,7")
     ap.add_argument("--per-set", type=int, default=20)
     ap.add_argument("--sets", default=",".join(SETS))
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=3, help="timed rounds, at least")
+    ap.add_argument("--min-seconds", type=float, default=0.0,
+                    help="more rounds (up to --max-runs) until every tree ran this long in all")
+    ap.add_argument("--max-runs", type=int, default=15)
     ap.add_argument("--exhaustive", type=int, default=5,
                     help="execute every tree of patterns with up to this many variables")
     ap.add_argument("--max-conj", type=int, default=4, help="largest PERMUTE (n! sequences)")
@@ -325,7 +329,8 @@ def main() -> None:
         # Every tree is probed once (rows, partial matches, tests; a warm-up), then all the
         # pattern's trees are timed in interleaved rounds, so drift hits them alike.
         executed = {t: probe_tree(spark, p, t) for t in dict.fromkeys(chosen + every)}
-        seconds = time_trees(spark, p, [t for t, m in executed.items() if "rows" in m], a.runs)
+        seconds = time_trees(spark, p, [t for t, m in executed.items() if "rows" in m], a.runs,
+                             a.min_seconds, a.max_runs)
         for t, m in executed.items():
             if t in seconds:
                 m["seconds"] = seconds[t]

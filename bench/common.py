@@ -77,8 +77,9 @@ def timed_rounds(
     a shared 2-core host can stretch one run by a third, falls on every side alike instead
     of on whichever side happened to be running. `before(name)`, when given, is called
     before each run of a side (to set the side's session conf). With `min_seconds`, rounds
-    go on (up to `max_runs`) until every side has run that long in all: sub-second sides
-    vary by tens of milliseconds from run to run, which three runs do not average out."""
+    go on (up to `max_runs`) until the slowest side has run that long in all: when every
+    side takes under a second, tens of milliseconds from run to run decide between them,
+    which three runs do not average out."""
 
     def run(name: str, sql: str) -> float:
         if before is not None:
@@ -92,7 +93,7 @@ def timed_rounds(
             run(name, sql)
     times: dict[str, list[float]] = {name: [] for name in sqls}
     done = 0
-    while done < runs or (done < max_runs and min(map(sum, times.values())) < min_seconds):
+    while done < runs or (done < max_runs and max(map(sum, times.values())) < min_seconds):
         for name, sql in sqls.items():
             times[name].append(run(name, sql))
         done += 1

@@ -293,7 +293,7 @@ def main() -> None:
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--runs", type=int, default=3, help="timed rounds, at least")
     ap.add_argument("--min-seconds", type=float, default=0.0,
-                    help="more rounds (up to --max-runs) until every tree ran this long in all")
+                    help="more rounds (up to --max-runs) until the slowest tree ran this long")
     ap.add_argument("--max-runs", type=int, default=15)
     ap.add_argument("--exhaustive", type=int, default=5,
                     help="execute every tree of patterns with up to this many variables")

@@ -11,8 +11,8 @@ import org.apache.spark.sql.matchrecognize.SparkSessionFixture
  * The SKIP TILL ANY MATCH operators sort their own inputs (as an array while a task's rows
  * are few, else through Spark's sorter): the rows must be exactly those of the same plan
  * over Spark's Sort operator, for sequence, negation and Kleene closure, with and without
- * a partition key, and an input already in order (a sequence join's output) is not
- * sorted again.
+ * a partition key, and an input already in order (a sequence join's output, a negation's,
+ * a Kleene closure's with a neighbour before it) is not sorted again.
  */
 class CepInputSortSuite extends AnyFunSuite with SparkSessionFixture with AdaptiveSparkPlanHelper {
 
@@ -30,7 +30,8 @@ class CepInputSortSuite extends AnyFunSuite with SparkSessionFixture with Adapti
       FROM range(4000)""")
   }
 
-  private val conditions = Map("A" -> "v = 1", "B" -> "v = 2", "C" -> "v = 4", "N" -> "v = 3")
+  private val conditions =
+    Map("A" -> "v = 1", "B" -> "v = 2", "C" -> "v = 4", "N" -> "v = 3", "D" -> "v = 5")
 
   private def query(partition: String, pattern: String, measures: String): String = {
     val defines = conditions.toSeq.sorted.collect {
@@ -89,6 +90,29 @@ class CepInputSortSuite extends AnyFunSuite with SparkSessionFixture with Adapti
           _.endsWith(", sorts its right input")), found)
       assert(found.filter(_.startsWith("SequenceJoin (A ⋈ B)")).forall(
         _.endsWith(", sorts both inputs")), found)
+    }
+  }
+
+  test("a negation's or a Kleene closure's output is in start order: the join above does not sort it") {
+    val tree = "spark.sql.matchRecognize.internal.joinTree"
+    Seq(("A B+ C D", "A.ts AS a, count(B.*) AS bs, C.ts AS c, D.ts AS d", "KleeneClosure"),
+      ("A !N C D", "A.ts AS a, C.ts AS c, D.ts AS d", "Negation")).foreach {
+      case (pattern, measures, operator) =>
+        val sql = query("PARTITION BY k", pattern, measures)
+        // The check sits at (A ⋈ C) in ((A C) D), so the root reads its output; in ((A D) C)
+        // it sits at the root, and no join reads it.
+        val (plan, rows) = withConf(tree -> "((A C) D)") {
+          val df = spark.sql(sql)
+          (df.queryExecution.executedPlan, df.collect().toSeq)
+        }
+        val found = notes(plan)
+        assert(found.exists(_.startsWith(operator)), found)
+        val root = found.filter(_.startsWith("SequenceJoin ((A ⋈ C)"))
+        assert(root.size == 1 && root.head.endsWith(", sorts its right input"), found)
+        assert(sorts(plan).isEmpty, plan)
+        assert(rows.nonEmpty, "the case must match something")
+        // The same rows as the tree that sorts nothing the operator produced.
+        withConf(tree -> "((A D) C)") { assertRows(spark.sql(sql), rows) }
     }
   }
 }

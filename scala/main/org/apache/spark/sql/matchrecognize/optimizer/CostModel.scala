@@ -198,8 +198,8 @@ object CostModel {
     // j < k of sel(pj, pk); the span, Kleene and negation factors are taken for its k rows
     // (equal to logPM of each prefix, in O(n^2) instead of O(n^3 log n): iterative
     // improvement calls this for every move it tries). The candidate and sort terms, when
-    // weighted (always under the `spark` model), are computed per join from sets, which
-    // makes the whole O(n^3 log n) again (TODO: incremental, as the PM part).
+    // weighted (always under the `spark` model), are computed per join from sets, so with
+    // them the whole is O(n^3 log n); iterative improvement's time budget bounds its use.
     val kleene = s.kleene.toSeq.filter(_._2._2.nonEmpty)
     val attached = Array.fill(kleene.size)(false)
     val negations = s.negations.toSeq.filter(_._2.needs.nonEmpty).toArray

@@ -74,8 +74,9 @@ private[algorithms] final class MaskCandidateCosts(vars: Seq[String], stats: Pat
     if (i == j || !banded) 0.0 else CostModel.logBandFactor(vars(i), vars(j), stats)
   }
   private val full = (1 << n) - 1
-  // The right side's first variable in pattern order, and each variable's summed values.
-  private val first = Array.tabulate(full + 1) { mask =>
+  // The right side's first variable in pattern order, and each variable's summed factors
+  // (the paper's product only: the span-aware estimate needs neither).
+  private lazy val first = Array.tabulate(full + 1) { mask =>
     if (mask == 0) -1 else (0 until n).filter(i => (mask & (1 << i)) != 0).minBy(position(_))
   }
   private lazy val factorSum = Array.tabulate(n) { i =>

@@ -161,3 +161,69 @@ def test_configure_refuses_a_remote_connect_server():
     message = str(caught.value)
     assert "sc://example.invalid:15002" in message and "--jars" in message
     assert 'remote("local[2]")' in message
+
+
+def _documented_server_command() -> str:
+    """The bash block of docs/configuration.md that starts a standalone Connect server."""
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```bash\n")[1:]]
+    (block,) = [b for b in blocks if "SparkConnectServer" in b]
+    return block
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_documented_connect_server_command_serves_match_recognize(spark, tmp_path):
+    """Runs the command docs/configuration.md gives (with a free port) and queries the server
+    from a plain Connect client in another process."""
+    import signal
+    import time
+
+    port = _free_port()
+    command = _documented_server_command().replace("15002", str(port))
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["TZ"] = "UTC"
+    log = tmp_path / "server.log"
+    with open(log, "w") as sink:
+        server = subprocess.Popen(
+            ["bash", "-c", "set -e\n" + command.replace("\\\n", " ")],
+            env=env,
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    client = (
+        "import json, sys\n"
+        "from pyspark.sql import SparkSession\n"
+        "s = SparkSession.builder.remote(sys.argv[1]).getOrCreate()\n"
+        "rows = s.sql(sys.argv[2]).collect()\n"
+        "print('RESULT ' + json.dumps([[str(v) for v in r] for r in rows]))\n"
+    )
+    try:
+        deadline = time.time() + 300
+        while "Spark Connect server started" not in log.read_text(errors="replace"):
+            assert server.poll() is None, log.read_text(errors="replace")[-4000:]
+            assert time.time() < deadline, log.read_text(errors="replace")[-4000:]
+            time.sleep(1)
+        result = subprocess.run(
+            [sys.executable, "-c", client, f"sc://localhost:{port}", QUERIES["v_shape"]],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr[-4000:]
+        line = next(x for x in result.stdout.splitlines() if x.startswith("RESULT "))
+        remote = json.loads(line[len("RESULT ") :])
+        classic = _as_strings(spark.sql(QUERIES["v_shape"]))["rows"]
+        assert remote and sorted(remote) == sorted(classic)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)

@@ -36,6 +36,9 @@ lazy val root = (project in file("."))
         s"version=${version.value}\nspark.version=$sparkVersion\nscala.version=${scalaVersion.value}\n")
       Seq(out)
     }.taskValue,
+    // The licence travels inside the jar, where `--jars` users find it.
+    Compile / packageBin / mappings ++= Seq(
+      file("LICENSE") -> "META-INF/LICENSE", file("NOTICE") -> "META-INF/NOTICE"),
     Compile / packageBin / artifactPath :=
       target.value / s"spark-match-recognize_${scalaBinaryVersion.value}-${version.value}.jar",
     Test / fork := true,

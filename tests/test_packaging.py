@@ -97,6 +97,25 @@ def test_wheel_bundles_the_jar_and_the_examples_and_pins_pyspark(dist):
     assert "spark-match-recognize = spark_match_recognize.__main__:main" in entry_points
 
 
+def test_the_licence_travels_in_the_sdist_the_wheel_and_the_jar(dist):
+    licence = (ROOT / "LICENSE").read_bytes()
+    notice = (ROOT / "NOTICE").read_bytes()
+    assert b"Apache License" in licence and b"Version 2.0" in licence
+    with tarfile.open(only(dist, "*.tar.gz")) as sdist:
+        by_name = {m.name.split("/", 1)[1]: m for m in sdist.getmembers() if "/" in m.name}
+        assert sdist.extractfile(by_name["LICENSE"]).read() == licence
+        assert sdist.extractfile(by_name["NOTICE"]).read() == notice
+    with zipfile.ZipFile(only(dist, "*.whl")) as wheel:
+        names = set(wheel.namelist())
+        assert wheel.read(only_name(names, ".dist-info/licenses/LICENSE")) == licence
+        assert wheel.read(only_name(names, ".dist-info/licenses/NOTICE")) == notice
+        metadata = wheel.read(only_name(names, ".dist-info/METADATA")).decode()
+    assert "License-Expression: Apache-2.0" in metadata
+    with zipfile.ZipFile(jar_path()) as jar:
+        assert jar.read("META-INF/LICENSE") == licence
+        assert jar.read("META-INF/NOTICE") == notice
+
+
 def only_name(names: set[str], suffix: str) -> str:
     found = [n for n in names if n.endswith(suffix)]
     assert len(found) == 1, found

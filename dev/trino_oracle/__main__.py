@@ -1,0 +1,162 @@
+"""dev/trino-oracle: random MATCH_RECOGNIZE cases run in Trino and in this extension.
+
+    dev/trino-oracle --cases 500 --seed 1 --time-budget 3600
+
+Prints progress and a summary; writes ``report.json`` (every disagreement: both queries,
+both outcomes, the Python reference's) under ``--results`` (default trino-oracle-results/,
+ignored by git). Exit status 0 when every case agreed, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+from . import compare
+from .cases import ROOT, generate
+from .spark_engine import SparkEngine
+from .trino_engine import TrinoEngine, TrinoTimeout, trino_version
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(prog="dev/trino-oracle", description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", type=int, default=500, help="how many cases (default 500)")
+    parser.add_argument("--seed", type=int, default=1, help="first case seed (default 1)")
+    parser.add_argument(
+        "--time-budget", type=float, default=0,
+        help="stop starting new cases after this many seconds (default: no limit)",
+    )
+    parser.add_argument(
+        "--results", type=Path, default=ROOT / "trino-oracle-results",
+        help="where report.json and trino.log go (default trino-oracle-results/)",
+    )
+    parser.add_argument("--query-timeout", type=float, default=300, help="seconds per Trino query")
+    parser.add_argument("--trino-heap", default="3g", help="Trino's -Xmx (default 3g)")
+    parser.add_argument("--progress-every", type=int, default=10, help="cases between progress lines")
+    return parser.parse_args(argv)
+
+
+def _say(message: str) -> None:
+    print(f"[trino-oracle] {message}", flush=True)
+
+
+class Run:
+    """The counts and the recorded disagreements of one run."""
+
+    def __init__(self, args):
+        self.args = args
+        self.counts: Counter = Counter()
+        self.features: Counter = Counter()
+        self.kinds: Counter = Counter()
+        self.disagreements: list[dict] = []
+        self.started = time.monotonic()
+
+    def record(self, case, trino: dict, spark: dict, status: str, detail: str | None) -> None:
+        self.counts[status] += 1
+        self.counts["cases"] += 1
+        self.features.update(case.features())
+        if status in (compare.BOTH_ERROR,):
+            self.kinds[detail] += 1
+        if status in (compare.MATCH, compare.BOTH_ERROR):
+            return
+        reference = case.reference(budget=None)
+        self.disagreements.append(
+            {
+                "seed": case.seed,
+                "status": status,
+                "detail": detail,
+                "features": case.features(),
+                "reference_agrees_with": [
+                    name
+                    for name, outcome in (("trino", trino), ("spark", spark))
+                    if compare.agrees_with(reference, outcome)
+                ],
+                "trino_sql": case.sql("trino"),
+                "spark_sql": case.sql("spark"),
+                "trino": trino,
+                "spark": spark,
+                "reference": reference,
+            }
+        )
+
+    def line(self) -> str:
+        c = self.counts
+        return (
+            f"{c['cases']} cases: {c[compare.MATCH]} same rows, {c[compare.BOTH_ERROR]} same error, "
+            f"{c[compare.MISMATCH]} different rows, {c[compare.ERROR_MISMATCH]} different errors, "
+            f"{c[compare.TRINO_ERROR]} Trino-only errors, {c[compare.SPARK_ERROR]} Spark-only errors "
+            f"({time.monotonic() - self.started:.0f}s)"
+        )
+
+    def write(self) -> Path:
+        self.args.results.mkdir(parents=True, exist_ok=True)
+        path = self.args.results / "report.json"
+        report = {
+            "trino_version": trino_version(),
+            "first_seed": self.args.seed,
+            "seconds": round(time.monotonic() - self.started),
+            "summary": {s: self.counts[s] for s in ("cases", *compare.STATUSES)},
+            "same_errors": dict(self.kinds),
+            "features": dict(sorted(self.features.items())),
+            "disagreements": self.disagreements,
+        }
+        path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+        return path
+
+
+def main(argv=None) -> int:
+    args = _parse(argv)
+    trino = TrinoEngine(args.results / "trino.log", heap=args.trino_heap)
+    failure: list[BaseException] = []
+
+    def start_trino():
+        try:
+            trino.start()
+        except BaseException as error:  # reported below, on the main thread
+            failure.append(error)
+
+    starter = threading.Thread(target=start_trino)
+    starter.start()  # Trino takes longest to start: Spark starts meanwhile
+    _say("starting Spark (local[2]) with the extension")
+    spark = SparkEngine()
+    starter.join()
+    if failure:
+        spark.stop()
+        raise failure[0]
+
+    run = Run(args)
+    try:
+        for seed in range(args.seed, args.seed + args.cases):
+            if args.time_budget and time.monotonic() - run.started > args.time_budget:
+                _say(f"time budget of {args.time_budget:.0f}s spent")
+                break
+            case = generate(seed)
+            trino.submit(case.sql("trino"))  # Trino runs while Spark does
+            spark_outcome = spark.run(case.sql("spark"))
+            try:
+                trino_outcome = trino.result(args.query_timeout)
+            except TrinoTimeout as error:
+                trino_outcome = {"error": f"timeout: {error}"}
+            status, detail = compare.classify(trino_outcome, spark_outcome)
+            run.record(case, trino_outcome, spark_outcome, status, detail)
+            if status not in (compare.MATCH, compare.BOTH_ERROR):
+                _say(f"seed {seed}: {status} ({(detail or '').splitlines()[0][:120]})")
+            if run.counts["cases"] % args.progress_every == 0:
+                _say(run.line())
+                run.write()
+    finally:
+        trino.stop()
+        spark.stop()
+        path = run.write()
+    _say("done: " + run.line())
+    _say(f"report: {path}")
+    return 0 if run.counts["cases"] == run.counts[compare.MATCH] + run.counts[compare.BOTH_ERROR] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -37,6 +37,11 @@ def _parse(argv):
     )
     parser.add_argument("--query-timeout", type=float, default=300, help="seconds per Trino query")
     parser.add_argument("--trino-heap", default="3g", help="Trino's -Xmx (default 3g)")
+    parser.add_argument(
+        "--sql", type=Path,
+        help="instead of random cases, run the queries of this file (separated by lines "
+        "holding only ';') in both engines and print both outcomes",
+    )
     parser.add_argument("--progress-every", type=int, default=10, help="cases between progress lines")
     return parser.parse_args(argv)
 
@@ -109,6 +114,23 @@ class Run:
         return path
 
 
+def _run_file(path: Path, trino: TrinoEngine, spark: SparkEngine, timeout: float) -> int:
+    """Runs each query of ``path`` in both engines; prints the outcomes and whether they agree."""
+    queries = [q.strip() for q in path.read_text().split("\n;\n") if q.strip()]
+    disagreements = 0
+    for number, sql in enumerate(queries, 1):
+        trino.submit(sql)
+        spark_outcome = spark.run(sql)
+        trino_outcome = trino.result(timeout)
+        status, detail = compare.classify(trino_outcome, spark_outcome)
+        disagreements += status not in (compare.MATCH, compare.BOTH_ERROR)
+        print(f"-- query {number}: {status}\n{sql}")
+        for name, outcome in (("Trino", trino_outcome), ("Spark", spark_outcome)):
+            shown = outcome.get("error") or f"{outcome['columns']} {outcome['rows']}"
+            print(f"   {name}: {shown}")
+    return 1 if disagreements else 0
+
+
 def main(argv=None) -> int:
     args = _parse(argv)
     trino = TrinoEngine(args.results / "trino.log", heap=args.trino_heap)
@@ -128,6 +150,13 @@ def main(argv=None) -> int:
     if failure:
         spark.stop()
         raise failure[0]
+
+    if args.sql:
+        try:
+            return _run_file(args.sql, trino, spark, args.query_timeout)
+        finally:
+            trino.stop()
+            spark.stop()
 
     run = Run(args)
     try:

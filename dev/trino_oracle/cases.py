@@ -12,7 +12,9 @@ MATCH_NUMBER, SUBSET; every ROWS PER MATCH mode; data with ties in ``x``/``y`` a
   ending with ``id`` (see *determinism* in docs/trino-oracle.md);
 * duplicated input rows (verbatim copies, so rows that tie on the whole ORDER BY are equal in
   every column);
-* with or without PARTITION BY.
+* with or without PARTITION BY;
+* now and then a DEFINE condition that also tests the current row's own ``CLASSIFIER()``
+  (the generator only reaches it through ``PREV``).
 
 ``WITHIN n ROWS`` (an extension Trino lacks) is dropped from the spec. Specs whose search the
 Python reference cannot finish within its budget are redrawn, which keeps pathological
@@ -31,7 +33,7 @@ if str(ROOT / "tests") not in sys.path:
     sys.path.insert(0, str(ROOT / "tests"))
 
 from reference import random_cases, rpr  # noqa: E402
-from reference.random_cases import COLUMNS, Lit, Spec  # noqa: E402
+from reference.random_cases import COLUMNS, And, Classifier, Compare, Lit, Spec  # noqa: E402
 
 DIALECTS = ("trino", "spark")
 
@@ -146,6 +148,16 @@ def _duplicate_rows(rng: random.Random, data: list[tuple]) -> list[tuple]:
     return data
 
 
+def _with_classifier_condition(rng: random.Random, spec: Spec) -> Spec:
+    define = list(spec.define)
+    i = rng.randrange(len(define))
+    var, condition = define[i]
+    label = rng.choice(rpr.pattern_variables(spec.pattern))
+    test = Compare(rng.choice(["=", "<>"]), Classifier(rng.choice([None, var])), Lit(label))
+    define[i] = (var, And(condition, test))
+    return replace(spec, define=define)
+
+
 def _vary(seed: int, spec: Spec, rng: random.Random) -> OracleCase:
     spec = replace(spec, within_rows=None)
     order_by, order_tag = _draw_order(rng)
@@ -157,6 +169,9 @@ def _vary(seed: int, spec: Spec, rng: random.Random) -> OracleCase:
     partitioned = rng.random() < 0.85
     if not partitioned:
         variant.append("no_partition_by")
+    if rng.random() < 0.05:
+        spec = _with_classifier_condition(rng, spec)
+        variant.append("classifier_in_define")
     return OracleCase(seed, spec, data, order_by, partitioned, variant)
 
 

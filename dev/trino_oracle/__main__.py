@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from . import compare
+from . import compare, known
 from .cases import ROOT, generate
 from .spark_engine import SparkEngine
 from .trino_engine import TrinoEngine, TrinoTimeout, trino_version
@@ -28,21 +28,35 @@ def _parse(argv):
     parser.add_argument("--cases", type=int, default=500, help="how many cases (default 500)")
     parser.add_argument("--seed", type=int, default=1, help="first case seed (default 1)")
     parser.add_argument(
-        "--time-budget", type=float, default=0,
+        "--time-budget",
+        type=float,
+        default=0,
         help="stop starting new cases after this many seconds (default: no limit)",
     )
     parser.add_argument(
-        "--results", type=Path, default=ROOT / "trino-oracle-results",
+        "--results",
+        type=Path,
+        default=ROOT / "trino-oracle-results",
         help="where report.json and trino.log go (default trino-oracle-results/)",
     )
     parser.add_argument("--query-timeout", type=float, default=300, help="seconds per Trino query")
     parser.add_argument("--trino-heap", default="3g", help="Trino's -Xmx (default 3g)")
     parser.add_argument(
-        "--sql", type=Path,
+        "--sql",
+        type=Path,
         help="instead of random cases, run the queries of this file (separated by lines "
         "holding only ';') in both engines and print both outcomes",
     )
-    parser.add_argument("--progress-every", type=int, default=10, help="cases between progress lines")
+    parser.add_argument(
+        "--classify",
+        type=Path,
+        metavar="REPORT",
+        help="no engines: re-tag the disagreements of an earlier report.json with the known "
+        "classes of docs/trino-oracle.md, print the counts and rewrite the report",
+    )
+    parser.add_argument(
+        "--progress-every", type=int, default=10, help="cases between progress lines"
+    )
     return parser.parse_args(argv)
 
 
@@ -58,6 +72,7 @@ class Run:
         self.counts: Counter = Counter()
         self.features: Counter = Counter()
         self.kinds: Counter = Counter()
+        self.known: Counter = Counter()
         self.disagreements: list[dict] = []
         self.started = time.monotonic()
 
@@ -70,10 +85,13 @@ class Run:
         if status in (compare.MATCH, compare.BOTH_ERROR):
             return
         reference = case.reference(budget=None)
+        known_class = known.known_class(case, status, trino, spark)
+        self.known[known_class or "new"] += 1
         self.disagreements.append(
             {
                 "seed": case.seed,
                 "status": status,
+                "known_class": known_class,
                 "detail": detail,
                 "features": case.features(),
                 "reference_agrees_with": [
@@ -92,11 +110,21 @@ class Run:
     def line(self) -> str:
         c = self.counts
         return (
-            f"{c['cases']} cases: {c[compare.MATCH]} same rows, {c[compare.BOTH_ERROR]} same error, "
-            f"{c[compare.MISMATCH]} different rows, {c[compare.ERROR_MISMATCH]} different errors, "
-            f"{c[compare.TRINO_ERROR]} Trino-only errors, {c[compare.SPARK_ERROR]} Spark-only errors "
+            f"{c['cases']} cases: {c[compare.MATCH]} same rows, "
+            f"{c[compare.BOTH_ERROR]} same error, {c[compare.MISMATCH]} different rows, "
+            f"{c[compare.ERROR_MISMATCH]} different errors, "
+            f"{c[compare.TRINO_ERROR]} Trino-only errors, "
+            f"{c[compare.SPARK_ERROR]} Spark-only errors "
             f"({time.monotonic() - self.started:.0f}s)"
         )
+
+    def all_agreed(self) -> bool:
+        agreed = self.counts[compare.MATCH] + self.counts[compare.BOTH_ERROR]
+        return self.counts["cases"] == agreed
+
+    def known_line(self) -> str:
+        parts = [f"{n} {name}" for name, n in sorted(self.known.items()) if name != "new"]
+        return f"disagreements: {self.known['new']} new, known: {', '.join(parts) or 'none'}"
 
     def write(self) -> Path:
         self.args.results.mkdir(parents=True, exist_ok=True)
@@ -107,6 +135,7 @@ class Run:
             "seconds": round(time.monotonic() - self.started),
             "summary": {s: self.counts[s] for s in ("cases", *compare.STATUSES)},
             "same_errors": dict(self.kinds),
+            "disagreement_classes": dict(self.known),
             "features": dict(sorted(self.features.items())),
             "disagreements": self.disagreements,
         }
@@ -131,8 +160,29 @@ def _run_file(path: Path, trino: TrinoEngine, spark: SparkEngine, timeout: float
     return 1 if disagreements else 0
 
 
+def _classify(path: Path) -> int:
+    """Re-tags a report's disagreements (the cases are regenerated from their seeds)."""
+    report = json.loads(path.read_text())
+    classes: Counter = Counter()
+    for entry in report["disagreements"]:
+        case = generate(entry["seed"])
+        if case.sql("trino") != entry["trino_sql"]:
+            raise SystemExit(f"seed {entry['seed']} no longer gives the reported query")
+        tag = known.known_class(case, entry["status"], entry["trino"], entry["spark"])
+        entry["known_class"] = tag
+        classes[tag or "new"] += 1
+        _say(f"seed {entry['seed']}: {entry['status']} [{tag or 'new'}]")
+    report["disagreement_classes"] = dict(classes)
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    _say(f"{report['summary']}")
+    _say(f"classes: {dict(classes)}")
+    return 0 if not classes["new"] else 1
+
+
 def main(argv=None) -> int:
     args = _parse(argv)
+    if args.classify:
+        return _classify(args.classify)
     trino = TrinoEngine(args.results / "trino.log", heap=args.trino_heap)
     failure: list[BaseException] = []
 
@@ -174,7 +224,8 @@ def main(argv=None) -> int:
             status, detail = compare.classify(trino_outcome, spark_outcome)
             run.record(case, trino_outcome, spark_outcome, status, detail)
             if status not in (compare.MATCH, compare.BOTH_ERROR):
-                _say(f"seed {seed}: {status} ({(detail or '').splitlines()[0][:120]})")
+                tag = run.disagreements[-1]["known_class"] or "new"
+                _say(f"seed {seed}: {status} [{tag}] ({(detail or '').splitlines()[0][:120]})")
             if run.counts["cases"] % args.progress_every == 0:
                 _say(run.line())
                 run.write()
@@ -183,8 +234,9 @@ def main(argv=None) -> int:
         spark.stop()
         path = run.write()
     _say("done: " + run.line())
+    _say(run.known_line())
     _say(f"report: {path}")
-    return 0 if run.counts["cases"] == run.counts[compare.MATCH] + run.counts[compare.BOTH_ERROR] else 1
+    return 0 if run.all_agreed() else 1
 
 
 if __name__ == "__main__":

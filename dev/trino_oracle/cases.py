@@ -80,9 +80,7 @@ class OracleCase:
         if dialect not in DIALECTS:
             raise ValueError(f"dialect must be one of {DIALECTS}")
         spec = self.spec
-        values = ",\n".join(
-            "  (" + ", ".join(Lit(v).sql() for v in row) + ")" for row in self.data
-        )
+        values = ",\n".join("  (" + ", ".join(Lit(v).sql() for v in row) + ")" for row in self.data)
         lines = ["SELECT *", "FROM (VALUES", values, f") AS t({', '.join(COLUMNS)})"]
         lines.append("MATCH_RECOGNIZE (")
         if self.partitioned:

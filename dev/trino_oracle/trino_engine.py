@@ -67,14 +67,19 @@ def ensure_jars() -> Path:
     lib.mkdir(parents=True, exist_ok=True)
     _log(f"fetching Trino {trino_version()} (trino-main and its dependencies) with Maven")
     command = [
-        "mvn", "-q", "-B", "-f", str(POM), "dependency:copy-dependencies",
-        "-DincludeScope=runtime", f"-DoutputDirectory={lib}",
+        "mvn",
+        "-q",
+        "-B",
+        "-f",
+        str(POM),
+        "dependency:copy-dependencies",
+        "-DincludeScope=runtime",
+        f"-DoutputDirectory={lib}",
     ]
     finished = subprocess.run(command, capture_output=True, text=True)
     if finished.returncode != 0:
-        raise TrinoUnavailable(
-            f"mvn failed ({finished.returncode}):\n{finished.stdout[-3000:]}{finished.stderr[-3000:]}"
-        )
+        output = finished.stdout[-3000:] + finished.stderr[-3000:]
+        raise TrinoUnavailable(f"mvn failed ({finished.returncode}):\n{output}")
     done.write_text("ok\n")
     return lib
 
@@ -114,16 +119,25 @@ class TrinoEngine:
         classes = ensure_driver(lib)
         java = java_home() / "bin" / "java"
         command = [
-            str(java), f"-Xmx{self.heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            str(java),
+            f"-Xmx{self.heap}",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
             "--enable-native-access=ALL-UNNAMED",
-            "-cp", f"{classes}:{lib}/*", "TrinoOracleDriver",
+            "-cp",
+            f"{classes}:{lib}/*",
+            "TrinoOracleDriver",
         ]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")  # noqa: SIM115 - owned by the process
         _log(f"starting Trino {trino_version()} in-process (log: {self.log_path})")
         began = time.monotonic()
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
             bufsize=1,
         )
         self.replies = queue.Queue()

@@ -42,14 +42,16 @@ def _first_last_trees(variables):
     with the last variable first."""
     first, rest = variables[0], variables[1:]
     at_root = [t for r in _all_trees(rest) for t in (f"({r} {first})", f"({first} {r})")]
-    early = "((" + first + " " + variables[-1] + ")" + "".join(
-        " " + v for v in variables[1:-1]) + ")"
+    early = (
+        "((" + first + " " + variables[-1] + ")" + "".join(" " + v for v in variables[1:-1]) + ")"
+    )
     return at_root + ([early] if len(variables) > 2 else [])
 
 
 def _plans(variables, orders=JOIN_ORDERS):
     return [(ORDER_CONF, o) for o in orders] + [
-        (TREE_CONF, t) for t in _first_last_trees(variables)]
+        (TREE_CONF, t) for t in _first_last_trees(variables)
+    ]
 
 
 def _run(spark, sql, conf):
@@ -80,8 +82,9 @@ def _values(rows):
 
 
 def _query(rows, pattern, within, measures):
-    define = ", ".join(f"{v} AS {v}.sym = '{v.lower()}'" for v in "ABCN"
-                       if re.search(rf"\b{v}\b", pattern))
+    define = ", ".join(
+        f"{v} AS {v}.sym = '{v.lower()}'" for v in "ABCN" if re.search(rf"\b{v}\b", pattern)
+    )
     return f"""
         SELECT * FROM {_values(rows)}
         MATCH_RECOGNIZE (
@@ -101,30 +104,62 @@ ABC = "A.id AS a, B.id AS b, C.id AS c"
 INTERVAL_ROWS = [
     # 1: A@0 B@3 C@8 N@12. The match's window is [0, 10]; N lies within C's own ten minutes
     #    but past the end of the match's window: a match.
-    (1, 11, 0, "a"), (1, 12, 3, "b"), (1, 13, 8, "c"), (1, 14, 12, "n"),
+    (1, 11, 0, "a"),
+    (1, 12, 3, "b"),
+    (1, 13, 8, "c"),
+    (1, 14, 12, "n"),
     # 2: N@10, exactly at the end of the window (inclusive): no match.
-    (2, 21, 0, "a"), (2, 22, 3, "b"), (2, 23, 8, "c"), (2, 24, 10, "n"),
+    (2, 21, 0, "a"),
+    (2, 22, 3, "b"),
+    (2, 23, 8, "c"),
+    (2, 24, 10, "n"),
     # 3: N@11, one minute past the end: a match.
-    (3, 31, 0, "a"), (3, 32, 3, "b"), (3, 33, 8, "c"), (3, 34, 11, "n"),
+    (3, 31, 0, "a"),
+    (3, 32, 3, "b"),
+    (3, 33, 8, "c"),
+    (3, 34, 11, "n"),
     # 4: A@0 and A@2, B@3 C@8 N@11: (A@0 ...) has [0, 10], N past it: a match; (A@2 ...)
     #    has [2, 12], N inside it: none.
-    (4, 41, 0, "a"), (4, 42, 2, "a"), (4, 43, 3, "b"), (4, 44, 8, "c"), (4, 45, 11, "n"),
+    (4, 41, 0, "a"),
+    (4, 42, 2, "a"),
+    (4, 43, 3, "b"),
+    (4, 44, 8, "c"),
+    (4, 45, 11, "n"),
     # 5: N@5 between B and C and N@8 on C's key are not after the last row: a match.
-    (5, 51, 0, "a"), (5, 52, 3, "b"), (5, 53, 5, "n"), (5, 54, 8, "c"), (5, 55, 8, "n"),
+    (5, 51, 0, "a"),
+    (5, 52, 3, "b"),
+    (5, 53, 5, "n"),
+    (5, 54, 8, "c"),
+    (5, 55, 8, "n"),
 ]
 INTERVAL_EXPECTED = [(1, 11, 12, 13), (3, 31, 32, 33), (4, 41, 43, 44), (5, 51, 52, 54)]
 
 ROWS_ROWS = [
     # WITHIN 4 ROWS. 1: A B C X N: A's window is A, B, C, X; N is the fifth row: a match.
-    (1, 11, 0, "a"), (1, 12, 1, "b"), (1, 13, 2, "c"), (1, 14, 3, "x"), (1, 15, 4, "n"),
+    (1, 11, 0, "a"),
+    (1, 12, 1, "b"),
+    (1, 13, 2, "c"),
+    (1, 14, 3, "x"),
+    (1, 15, 4, "n"),
     # 2: A B C N: N is the fourth row of A's window: no match.
-    (2, 21, 0, "a"), (2, 22, 1, "b"), (2, 23, 2, "c"), (2, 24, 3, "n"),
+    (2, 21, 0, "a"),
+    (2, 22, 1, "b"),
+    (2, 23, 2, "c"),
+    (2, 24, 3, "n"),
     # 3: A B C, then N and X on one key: the rows from A's key to N's are five, more than
     #    four (a match ending on that key would not fit either): a match.
-    (3, 31, 0, "a"), (3, 32, 1, "b"), (3, 33, 2, "c"), (3, 34, 3, "n"), (3, 35, 3, "x"),
+    (3, 31, 0, "a"),
+    (3, 32, 1, "b"),
+    (3, 33, 2, "c"),
+    (3, 34, 3, "n"),
+    (3, 35, 3, "x"),
     # 4: A A B C N: (A@0 ...) has A, A, B, C, N is fifth: a match; (A@1 ...) has A, B, C,
     #    N: none.
-    (4, 41, 0, "a"), (4, 42, 1, "a"), (4, 43, 2, "b"), (4, 44, 3, "c"), (4, 45, 4, "n"),
+    (4, 41, 0, "a"),
+    (4, 42, 1, "a"),
+    (4, 43, 2, "b"),
+    (4, 44, 3, "c"),
+    (4, 45, 4, "n"),
 ]
 ROWS_EXPECTED = [(1, 11, 12, 13), (3, 31, 32, 33), (4, 41, 43, 44)]
 
@@ -143,20 +178,43 @@ def test_trailing_negation_with_a_kleene_first_element(spark):
     # PATTERN (A+ B !N) WITHIN 5 minutes: A@0, A@2, B@4, N@6. {A@0}: window [0, 5], N past
     # it: a match; {A@2}: [2, 7], N inside: none; {A@0, A@2}: opens at A@0: a match.
     rows = [(1, 1, 0, "a"), (1, 2, 2, "a"), (1, 3, 4, "b"), (1, 4, 6, "n")]
-    sql = _query(rows, "A+ B !N", "WITHIN INTERVAL '5' MINUTE",
-                 "FIRST(A.id) AS first_a, count(A.*) AS n_a, B.id AS b")
+    sql = _query(
+        rows,
+        "A+ B !N",
+        "WITHIN INTERVAL '5' MINUTE",
+        "FIRST(A.id) AS first_a, count(A.*) AS n_a, B.id AS b",
+    )
     _check_every_plan(spark, sql, ["B"], [(1, 1, 1, 3), (1, 1, 2, 3)])
 
 
 def test_trailing_negation_with_a_kleene_in_the_middle(spark):
     # PATTERN (A B+ C !N) WITHIN 10 minutes: A@0 B@2 B@4 C@8 N@12 (past [0, 10]): the three
     # bindings of B are matches. A second partition has N@9 instead: none.
-    rows = [(1, 1, 0, "a"), (1, 2, 2, "b"), (1, 3, 4, "b"), (1, 4, 8, "c"), (1, 5, 12, "n"),
-            (2, 6, 0, "a"), (2, 7, 2, "b"), (2, 8, 4, "b"), (2, 9, 8, "c"), (2, 10, 9, "n")]
-    sql = _query(rows, "A B+ C !N", "WITHIN INTERVAL '10' MINUTE",
-                 "A.id AS a, FIRST(B.id) AS b1, count(B.*) AS nb, C.id AS c")
-    _check_every_plan(spark, sql, ["A", "C"],
-                      [(1, 1, 2, 1, 4), (1, 1, 2, 2, 4), (1, 1, 3, 1, 4)], ("auto", "trivial"))
+    rows = [
+        (1, 1, 0, "a"),
+        (1, 2, 2, "b"),
+        (1, 3, 4, "b"),
+        (1, 4, 8, "c"),
+        (1, 5, 12, "n"),
+        (2, 6, 0, "a"),
+        (2, 7, 2, "b"),
+        (2, 8, 4, "b"),
+        (2, 9, 8, "c"),
+        (2, 10, 9, "n"),
+    ]
+    sql = _query(
+        rows,
+        "A B+ C !N",
+        "WITHIN INTERVAL '10' MINUTE",
+        "A.id AS a, FIRST(B.id) AS b1, count(B.*) AS nb, C.id AS c",
+    )
+    _check_every_plan(
+        spark,
+        sql,
+        ["A", "C"],
+        [(1, 1, 2, 1, 4), (1, 1, 2, 2, 4), (1, 1, 3, 1, 4)],
+        ("auto", "trivial"),
+    )
 
 
 def test_a_tree_that_binds_the_first_variable_last_checks_at_its_root(spark):
@@ -171,7 +229,8 @@ def test_a_tree_that_binds_the_first_variable_last_checks_at_its_root(spark):
 
 @pytest.mark.parametrize("first_rare", [True, False])
 def test_the_cost_model_checks_a_trailing_negation_where_the_first_variable_is_bound(
-        spark, first_rare):
+    spark, first_rare
+):
     from spark_match_recognize import explain_pattern
 
     # Many B and C rows, few A rows (or the reverse): whatever order the optimizer picks,

@@ -119,9 +119,13 @@ def _pattern(rng: random.Random, size: int):
     items: list = []
     kleene: set[str] = set()
     negated: set[str] = set()
-    trailing = size >= 3 and rng.random() < 0.3
+    trailing = size >= 3 and rng.random() < 0.4
     if trailing:  # the last variable negates the end of the window: PATTERN (... !X)
         names.pop()
+        # Mostly opened by a single row, which the join tree binds on its own (a closure
+        # or a PERMUTE there is bound together with its neighbour).
+        if rng.random() < 0.7:
+            items.append(Var(names.pop(0)))
 
     def last_positive():
         return next((i for i in reversed(items) if not isinstance(i, Neg)), None)
@@ -181,12 +185,12 @@ def _companions(pattern, var: str) -> set[str]:
 # -- data --------------------------------------------------------------------------------------
 
 
-def _rows(rng: random.Random, partitioned: bool) -> list[dict]:
+def _rows(rng: random.Random, partitioned: bool, least: int = 0) -> list[dict]:
     rows = []
     parts = [1, 2] if partitioned else [1]
     ident = 0
     for k in parts:
-        n = rng.randint(0 if partitioned else 3, 11)
+        n = rng.randint(max(least, 0 if partitioned else 3), 11)
         minute = 0
         for _ in range(n):
             ident += 1
@@ -242,7 +246,8 @@ def generate(seed: int, budget: int = 200_000) -> Case | None:
     flats = flat_alternatives(pattern)
     notes = []
     opener = None
-    if any(isinstance(f[-1], NegEl) for f in flats) and rng.random() < 0.5:
+    trailing_negation = any(isinstance(f[-1], NegEl) for f in flats)
+    if trailing_negation and rng.random() < 0.5:
         opener = flats[0][0].var
         notes.append("trailing negation, frequent first variable")
 
@@ -283,7 +288,10 @@ def generate(seed: int, budget: int = 200_000) -> Case | None:
             measures_fn[f"{low}_id"] = lambda c, v=v: c.last(v, "id")
 
     partitioned = rng.random() < 0.5
-    rows = _rows(rng, partitioned)
+    # A trailing negation's range ends with the window of the match's first row: rows that
+    # fall past it but within the window of the match's last row tell the two apart, and
+    # partitions of a few rows seldom have them.
+    rows = _rows(rng, partitioned, least=8 if trailing_negation else 0)
     two_keys = rng.random() < 0.25
     order_by = ["ts", "id"] if two_keys else ["ts"]
     if rng.random() < 0.5:

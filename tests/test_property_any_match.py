@@ -7,7 +7,9 @@ tree), under join-order algorithms chosen by conf (ALGORITHMS_PER_CASE per case,
 rotation, so a run covers every algorithm several times), and under trees forced with the
 internal conf spark.sql.matchRecognize.internal.joinTree: seeded random trees (left-deep,
 right-deep and bushy shapes over shuffled leaves) and, for patterns that are one simple
-sequence, every left-deep order of its single-row variables.
+sequence, every left-deep order of its single-row variables and, past that, the trees that
+bind its first variable last (the reverse pattern order, and the pattern order with the
+first variable moved to the end), where a trailing negation is only checked at the root.
 
 The operators sort their own inputs: every other case sets the in-memory budget of that
 sort to 0, so its rows go through Spark's spilling sorter instead of an array sort.
@@ -51,6 +53,9 @@ def _trees(pattern_text: str, seed: int, case_number: int) -> list[str | None]:
         if 2 <= len(singles) <= ALL_ORDERS_UP_TO:
             for order in itertools.permutations(singles):
                 trees.append("(" + " ".join(order) + ")")
+        elif len(singles) > ALL_ORDERS_UP_TO:
+            trees.append("(" + " ".join(reversed(singles)) + ")")
+            trees.append("((" + " ".join(singles[1:]) + ") " + singles[0] + ")")
     return trees
 
 
@@ -117,6 +122,8 @@ def test_generated_cases_cover_every_form():
             seen.add("alternation")
         if any(isinstance(f[-1], NegEl) for f in flats):
             seen.add("trailing negation")
+        if "trailing negation, frequent first variable" in case.notes:
+            seen.add("trailing negation, frequent first variable")
         if any(
             isinstance(a, NegEl) and isinstance(b, NegEl)
             for f in flats
@@ -135,6 +142,7 @@ def test_generated_cases_cover_every_form():
         "permute",
         "alternation",
         "trailing negation",
+        "trailing negation, frequent first variable",
         "consecutive negations",
         "two order keys",
         "within rows",

@@ -10,6 +10,11 @@ in the ORDER BY key, NULL values, several partitions or none.
 Conditions are kept to what the reference models exactly: single-variable filters, pairwise
 comparisons between variables that always occur together, a Kleene variable compared with
 its previous row, and negated variables reading their bound neighbours.
+
+A trailing negation looks up to the end of the window of the match's first row, which a
+join tree knows only where it binds the pattern's first variable. So that the cost-based
+join orders also build trees binding that variable last, half of the patterns ending in a
+negation make it the frequent one: no condition of its own, every later variable a filter.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field
 
 from .cep_reference import (
     Neg,
+    NegEl,
     Result,
     WithinInterval,
     WithinRows,
@@ -113,9 +119,13 @@ def _pattern(rng: random.Random, size: int):
     items: list = []
     kleene: set[str] = set()
     negated: set[str] = set()
-    trailing = size >= 3 and rng.random() < 0.2
+    trailing = size >= 3 and rng.random() < 0.4
     if trailing:  # the last variable negates the end of the window: PATTERN (... !X)
         names.pop()
+        # Mostly opened by a single row, which the join tree binds on its own (a closure
+        # or a PERMUTE there is bound together with its neighbour).
+        if rng.random() < 0.7:
+            items.append(Var(names.pop(0)))
 
     def last_positive():
         return next((i for i in reversed(items) if not isinstance(i, Neg)), None)
@@ -175,12 +185,12 @@ def _companions(pattern, var: str) -> set[str]:
 # -- data --------------------------------------------------------------------------------------
 
 
-def _rows(rng: random.Random, partitioned: bool) -> list[dict]:
+def _rows(rng: random.Random, partitioned: bool, least: int = 0) -> list[dict]:
     rows = []
     parts = [1, 2] if partitioned else [1]
     ident = 0
     for k in parts:
-        n = rng.randint(0 if partitioned else 3, 11)
+        n = rng.randint(max(least, 0 if partitioned else 3), 11)
         minute = 0
         for _ in range(n):
             ident += 1
@@ -233,11 +243,21 @@ def generate(seed: int, budget: int = 200_000) -> Case | None:
     )
     positives = [v for v in variables if v not in negated]
     singles = [v for v in positives if v not in kleene]
+    flats = flat_alternatives(pattern)
+    notes = []
+    opener = None
+    trailing_negation = any(isinstance(f[-1], NegEl) for f in flats)
+    if trailing_negation and rng.random() < 0.5:
+        opener = flats[0][0].var
+        notes.append("trailing negation, frequent first variable")
 
     define_sql, define_fn = [], {}
     for v in variables:
         parts = []
-        if v in negated or rng.random() < 0.7:
+        if opener is not None and v in positives:
+            if v != opener:
+                parts.append(_filter(rng, v))
+        elif v in negated or rng.random() < 0.7:
             parts.append(_filter(rng, v))
         friends = sorted(_companions(pattern, v) & set(singles))
         if friends and rng.random() < (0.6 if v in negated else 0.35):
@@ -268,7 +288,10 @@ def generate(seed: int, budget: int = 200_000) -> Case | None:
             measures_fn[f"{low}_id"] = lambda c, v=v: c.last(v, "id")
 
     partitioned = rng.random() < 0.5
-    rows = _rows(rng, partitioned)
+    # A trailing negation's range ends with the window of the match's first row: rows that
+    # fall past it but within the window of the match's last row tell the two apart, and
+    # partitions of a few rows seldom have them.
+    rows = _rows(rng, partitioned, least=8 if trailing_negation else 0)
     two_keys = rng.random() < 0.25
     order_by = ["ts", "id"] if two_keys else ["ts"]
     if rng.random() < 0.5:
@@ -312,4 +335,4 @@ def generate(seed: int, budget: int = 200_000) -> Case | None:
         lines.append("  DEFINE " + ",\n         ".join(define_sql))
     lines.append(")")
     sql = "\n".join(lines)
-    return Case(seed, sql, sql, expected, text)
+    return Case(seed, sql, sql, expected, text, notes)

@@ -56,8 +56,9 @@ final case class CepSequenceJoin(
 /**
  * Keeps a partial match only if no row of the negated variable lies strictly between
  * `lower` and `upper` (positions in ORDER BY order over the match's columns) — or, when
- * `upper` is absent (a trailing negation), after `lower` up to one window past the
- * match's first row — and satisfies `condition` (over the match and the row).
+ * `upper` is absent (a trailing negation), after `lower` and within the window of the
+ * match's first row (`leftSpan.lo`: the partial match binds the pattern's first element)
+ * — and satisfies `condition` (over the match and the row).
  */
 final case class CepNegation(
     left: LogicalPlan,

@@ -223,6 +223,24 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A D) C)"), paper)), 1130))
   }
 
+  test("a trailing negation's check waits for the pattern's first variable") {
+    // PATTERN (A B C !N) WITHIN 1: A, B, C 10 rows per window, no conditions between them;
+    // N's range ends with the window of A's row, so its check needs A and C, and lets 0.1
+    // of the partial matches through.
+    val s = PatternStatistics(1, Map("A" -> 10.0, "B" -> 10.0, "C" -> 10.0),
+      negations = Map("N" -> NegationStatistics(1.0, 0.1, Set("A", "C"))))
+    // ((A C) B): leaves 30, PM(AC) = 100 * 0.1 = 10, root 10 * 10 = 100: 140.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) B)"), s)), 140))
+    // ((B C) A), A joined last: the check is at the root only. Leaves 30 (C's leaf is not
+    // filtered), PM(BC) = 100, root 1000 * 0.1 = 100: 230.
+    assert(close(cost(CostModel.logCostTree(JoinTree.parse("((B C) A)"), s)), 230))
+    assert(close(cost(CostModel.logPM(Set("C"), s)), 10))
+    assert(close(cost(CostModel.logPM(Set("B", "C"), s)), 100))
+    // Orders alike: C B A = 10 + 100 + 100; A C B = 10 + 10 + 100.
+    assert(close(cost(CostModel.logCostOrd(Seq("C", "B", "A"), s)), 210))
+    assert(close(cost(CostModel.logCostOrd(Seq("A", "C", "B"), s)), 120))
+  }
+
   test("a negation's Poisson pass rate over the gap of a pair of rows within one window") {
     import PatternStatistics.negationPassRate
     // m negated rows per window, the gap uniform on [0, W]: (1 - e^-m)/m. m = 1: 0.632.

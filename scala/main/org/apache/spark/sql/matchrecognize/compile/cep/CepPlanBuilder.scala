@@ -291,12 +291,14 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   /**
    * The single-row variables bound where the check of negated `d` is attached: its
    * neighbours and the variables its condition reads, a Kleene one through what that
-   * closure needs.
+   * closure needs. A trailing negation also needs the pattern's first element: its range
+   * ends with the window of the match's first row, known only once that row is bound.
    */
   def negationNeeds(s: CepSequence, d: String): Set[String] = {
     val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
     val around = (before.toSeq ++ after.toSeq).map(_.variable).toSet
-    singleRowsNeeded(s, around ++ conditions.filter(_.owner == d).flatMap(_.reads))
+    val opening = if (after.isEmpty) s.elements.headOption.map(_.variable).toSet else Set.empty
+    singleRowsNeeded(s, around ++ opening ++ conditions.filter(_.owner == d).flatMap(_.reads))
   }
 
   /** The single-row variables that must be bound for `vars` (a Kleene one: what it needs). */

@@ -10,7 +10,9 @@ import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 /**
  * Negation `!D` as an anti band join: a partial match survives only if no row of D lies
  * strictly between its `lower` and `upper` ORDER BY positions (trailing negation: after
- * `lower`, up to one window past the match's first row) while satisfying `condition`.
+ * `lower`, and within the window of the match's first row, as a match ending at the D row
+ * would be) while satisfying `condition`. A trailing negation is attached where the
+ * pattern's first element is bound, so the left span's `lo` is the match's first row.
  */
 case class NegationExec(
     leftSpan: MatchSpan,
@@ -41,7 +43,7 @@ case class NegationExec(
     val hasUpper = upper.isDefined
     val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
     val rOrder = right.output.indexWhere(_.exprId == rightOrder.exprId)
-    val rLo = right.output.indexWhere(_.exprId == rightSpan.lo.exprId)
+    val rHi = right.output.indexWhere(_.exprId == rightSpan.hi.exprId)
     val leftSchema = left.output
     val rightSchema = right.output
     val cond = condition
@@ -74,7 +76,7 @@ case class NegationExec(
           while (!negated && it.hasNext) {
             val d = it.next()
             val o = d.getLong(rOrder)
-            negated = o > from && o < until && (hasUpper || d.getLong(rLo) <= lo + w) &&
+            negated = o > from && o < until && (hasUpper || d.getLong(rHi) <= lo + w) &&
               predicate.forall(_.eval(l, d))
           }
           !negated

@@ -181,6 +181,20 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
     }
   }
 
+  test("the spark cost model with a trailing negation (checked where the first and the last variables are bound): the DPs and zstream reach the minimum") {
+    val rng = new scala.util.Random(4242)
+    for (_ <- 1 to 40) {
+      val (vs, s0) = randomInstance(rng, 2 + rng.nextInt(4))
+      val s = s0.copy(candidateWeight = rng.nextDouble(),
+        bandOrder = if (rng.nextBoolean()) Nil else vs,
+        negations = Map("N" -> NegationStatistics(1.0, 0.01 + rng.nextDouble(),
+          Set(vs.head, vs.last))),
+        sortWeight = if (rng.nextBoolean()) 0.0 else rng.nextDouble() * 2,
+        spanAware = rng.nextBoolean())
+      assertExact(vs, s)
+    }
+  }
+
   test("with a candidate weight dp_bushy prefers trees whose bands order more pairs") {
     // PATTERN (A B C D), 10 rows per window each, no DEFINE between them: every pair's
     // selectivity is its order, 1/2. PM by size: 10, 50, 125, 156.25.

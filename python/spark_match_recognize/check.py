@@ -393,14 +393,11 @@ class PatternParser:
         return items[0] if len(items) == 1 else Pattern("concat", tuple(items))
 
     def _term(self) -> Pattern:
-        primary_start = self.pos
         p = self._primary()
         self._skip_space()
         quantified = self._quantifier(p)
         if quantified is None:
             return p
-        if p.op in ("start", "end"):
-            self._fail(primary_start, p.sql, "an anchor cannot be quantified")
         self._skip_space()
         if (
             self.pos < self.end

@@ -166,6 +166,7 @@ _P = "spark.sql.matchRecognize."
 OPTIONS: Mapping[str, Option] = _table(
     Option("max_live_threads", _P + "maxLiveThreads", _long(1), "The most partial matches the automaton tracks at once in one partition; past it the query fails with an error naming the key (default 100000)."),  # noqa: E501
     Option("max_buffered_rows", _P + "maxBufferedRows", _long(1), "The most rows of one partition kept in memory for matches in progress; past it the query fails with an error naming the key (default 5000000)."),  # noqa: E501
+    Option("max_matcher_bytes", _P + "maxMatcherBytes", _long(0), "The most bytes of partial-match state the automaton holds for one partition; past it the query fails with an error naming the key (default 0: one task's share of the executor heap left to user data, at least 32 MB)."),  # noqa: E501
     Option("optimizer", _P + "joinOrder", _choice(*JOIN_ORDERS), "The join-order algorithm for SKIP TILL ANY MATCH patterns (docs/optimizer.md); every choice returns the same rows (default auto)."),  # noqa: E501
     Option("cost_model", _P + "costModel", _choice("spark", "paper"), "What the join-order algorithms minimize: 'spark' (default: partial matches, the pairs each join tests, expected Kleene bindings) or 'paper' (the JQPG paper's cost exactly)."),  # noqa: E501
     Option("latency_weight", _P + "latencyWeight", _double(0.0), "Weight of detection latency against throughput in the join-order cost (default 0: throughput only)."),  # noqa: E501

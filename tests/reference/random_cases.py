@@ -18,7 +18,7 @@ Levels:
   MEASURES are ``FIRST/LAST(V.c)``, ``V.c``, ``count(*)``, ``CLASSIFIER()``,
   ``MATCH_NUMBER()``; ONE ROW PER MATCH; AFTER MATCH SKIP PAST LAST ROW; no NULLs.
 * ``full``: adds alternation, grouping, every quantifier (also reluctant), ``PERMUTE``,
-  exclusion (ALL ROWS only), anchors, the empty pattern, every ALL ROWS mode, every skip mode
+  exclusion (ALL ROWS only), anchors (also quantified, inside groups), the empty pattern, every ALL ROWS mode, every skip mode
   (cases that fail at run time carry ``expect_error``), SUBSET, ``WITHIN n ROWS``,
   RUNNING/FINAL, aggregates, ``PREV/NEXT`` with offsets and nested logical navigation,
   ``FIRST/LAST`` with offsets, CLASSIFIER through navigation, MATCH_NUMBER in DEFINE, and
@@ -584,22 +584,27 @@ def _quantify(rng, node) -> Quant:
     return Quant(node, low, high, greedy=rng.random() > 0.3)
 
 
-def _sub_pattern(rng, depth: int, allow_exclusion: bool):
-    kind = _weighted(
-        rng,
-        {
-            "var": 4 if depth > 0 else 1,
-            "concat": 1.5 if depth > 0 else 0,
-            "alt": 1.5 if depth > 0 else 0,
-            "group": 1.5 if depth > 0 else 0,
-            "permute": 0.7 if depth > 0 else 0,
-            "exclude": 0.5 if depth > 0 and allow_exclusion else 0,
-        },
-    )
+def _sub_pattern(rng, depth: int, allow_exclusion: bool, anchors: bool = False):
+    weights = {
+        "var": 4 if depth > 0 else 1,
+        "concat": 1.5 if depth > 0 else 0,
+        "alt": 1.5 if depth > 0 else 0,
+        "group": 1.5 if depth > 0 else 0,
+        "permute": 0.7 if depth > 0 else 0,
+        "exclude": 0.5 if depth > 0 and allow_exclusion else 0,
+    }
+    if anchors:  # a zero-width ^ or $ anywhere, quantified or not
+        weights["anchor"] = 0.4
+    kind = _weighted(rng, weights)
+    if kind == "anchor":
+        node = Start() if rng.random() < 0.5 else End()
+        return _quantify(rng, node) if rng.random() < 0.5 else node
     if kind == "var":
         node = Var(rng.choice(VARIABLES))
         return _quantify(rng, node) if rng.random() < 0.5 else node
-    parts = [_sub_pattern(rng, depth - 1, allow_exclusion) for _ in range(rng.randint(2, 3))]
+    parts = [
+        _sub_pattern(rng, depth - 1, allow_exclusion, anchors) for _ in range(rng.randint(2, 3))
+    ]
     if kind == "concat":
         return Concat(tuple(parts))
     if kind == "alt":
@@ -615,7 +620,7 @@ def _sub_pattern(rng, depth: int, allow_exclusion: bool):
             i = rng.randrange(len(items))
             items[i] = _quantify(rng, items[i])
         return Permute(tuple(items))
-    return Exclude(_sub_pattern(rng, depth - 1, allow_exclusion=False))
+    return Exclude(_sub_pattern(rng, depth - 1, allow_exclusion=False, anchors=anchors))
 
 
 def _pattern_size(node) -> int:
@@ -628,7 +633,7 @@ def _pattern_size(node) -> int:
 
 def _draw_pattern(rng, allow_exclusion: bool, anchors: bool = True):
     while True:
-        items = [_sub_pattern(rng, 2, allow_exclusion) for _ in range(rng.randint(1, 3))]
+        items = [_sub_pattern(rng, 2, allow_exclusion, anchors) for _ in range(rng.randint(1, 3))]
         if anchors and rng.random() < 0.1:
             items.insert(0, Start())
         if anchors and rng.random() < 0.1:

@@ -35,6 +35,20 @@ object MatchRecognizeConf {
       .checkValue(_ > 0, "must be positive")
       .createWithDefault(5000000L)
 
+  val MAX_MATCHER_BYTES: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.maxMatcherBytes")
+      .doc("The most bytes of partial-match state (threads and the rows they have mapped) " +
+        "the automaton may hold for one partition, counted as the state grows. Past it the " +
+        "query fails with an error naming this key and the partition instead of running out " +
+        "of memory. 0 (the default) derives it on each executor: one task's share of the " +
+        "heap Spark leaves to user data, (heap - 300 MB) * (1 - spark.memory.fraction) / " +
+        "spark.executor.cores, at least 32 MB. Rows kept for matches in progress are bounded " +
+        "separately by spark.sql.matchRecognize.maxBufferedRows.")
+      .version("0.1.0")
+      .bytesConf(ByteUnit.BYTE)
+      .checkValue(_ >= 0, "must be 0 (derived from the heap) or positive")
+      .createWithDefault(0L)
+
   /** The values of `joinOrder`, in the order the documentation lists them. */
   val JoinOrderValues: Seq[String] = Seq("auto", "trivial", "efreq", "greedy", "ii_random",
     "ii_greedy", "dp_left_deep", "dp_bushy", "zstream", "zstream_ord")
@@ -211,8 +225,8 @@ object MatchRecognizeConf {
 
   /** Every public entry, for documentation and for the Python option table. */
   def entries: Seq[ConfigEntry[_]] =
-    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, JOIN_ORDER, COST_MODEL, LATENCY_WEIGHT, CANDIDATE_WEIGHT,
-      AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
+    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, JOIN_ORDER, COST_MODEL,
+      LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
@@ -220,4 +234,5 @@ object MatchRecognizeConf {
 
   def maxLiveThreads(conf: SQLConf): Long = conf.getConf(MAX_LIVE_THREADS)
   def maxBufferedRows(conf: SQLConf): Long = conf.getConf(MAX_BUFFERED_ROWS)
+  def maxMatcherBytes(conf: SQLConf): Long = conf.getConf(MAX_MATCHER_BYTES)
 }

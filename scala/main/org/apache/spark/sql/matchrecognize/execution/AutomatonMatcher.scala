@@ -23,7 +23,8 @@ final class AutomatonMatcher(
     spec: MatcherSpec,
     buffer: RowBuffer,
     onMatch: CompletedMatch => Unit,
-    partitionIndex: Int) {
+    partitionIndex: Int,
+    describePartition: () => String = () => "") {
 
   private val program = spec.program.instructions.toArray
   private val labelCount = spec.labels.length
@@ -34,7 +35,11 @@ final class AutomatonMatcher(
   private val simpleKeys = !keyedByHistory && registerCount == 0
 
   private val conditions = new LabelConditions(spec, buffer, partitionIndex)
-  private val view = new MutableThreadView
+  private val memory = new MatcherMemory(
+    if (spec.maxMatcherBytes > 0) spec.maxMatcherBytes else MatcherMemory.defaultLimit())
+  private val history = new HistoryStore(labelCount,
+    spec.program.instructions.contains(ExclusionStart), memory)
+  private val view = new MutableThreadView(history)
 
   // Slots whose values (positions of rows read) distinguish threads with different histories.
   private val fingerprintSlots: Array[Slot] =
@@ -73,6 +78,7 @@ final class AutomatonMatcher(
 
   def reset(): Unit = {
     clearAttempts()
+    memory.reset()
     nextStart = 0
     processedUpTo = 0
     matchCount = 0
@@ -135,6 +141,7 @@ final class AutomatonMatcher(
           a.finished = true
         }
       }
+      if (memory.recountDue) recountMemory()
       val matched = resolve()
       more = false
       if (sequential && attempts.isEmpty && nextStart < end) {
@@ -176,7 +183,7 @@ final class AutomatonMatcher(
     false
   }
 
-  private val noLabels = new Array[LabelNode](labelCount)
+  private val noLabels = Array.fill(labelCount)(-1L)
   private val noFirsts = Array.fill(labelCount)(-1L)
   private val noRegisters = Array.fill(registerCount)(-1L)
 
@@ -186,7 +193,8 @@ final class AutomatonMatcher(
   // A match starting at the tested row: nothing mapped before it.
   private val startView = new ViewSource {
     def view(label: Int, pos: Long): MatchView = {
-      AutomatonMatcher.this.view.reset(pos, null, noLabels, noFirsts, matchCount + 1, label, pos)
+      AutomatonMatcher.this.view.reset(pos, null, 0, noLabels, noFirsts, trackLabels,
+        matchCount + 1, label)
       AutomatonMatcher.this.view
     }
   }
@@ -213,15 +221,19 @@ final class AutomatonMatcher(
   }
 
   private def newAttempt(start: Long): Attempt = {
-    val a = if (pooled == 0) new Attempt(start, matchCount + 1) else {
+    val a = if (pooled == 0) {
+      memory.allocated(MatcherMemory.AttemptBytes)
+      new Attempt(start, matchCount + 1)
+    } else {
       pooled -= 1
       val reused = pool(pooled)
       reused.reset(start, matchCount + 1)
       reused
     }
     // The arrays are shared: threads copy them before writing.
-    val t = new MatchThread(a, 0, null, noLabels, noFirsts, noRegisters, 0, skipping = false,
-      afterSkip = false)
+    val t = new MatchThread(a, 0, null, 0, noLabels, noFirsts, noRegisters, 0,
+      skipping = false, afterSkip = false)
+    memory.allocated(MatcherMemory.ThreadBytes)
     a.threads.add(t)
     a
   }
@@ -272,12 +284,12 @@ final class AutomatonMatcher(
           val t = a.threads.get(i)
           if (inWindow) {
             if (t.skipping) {
-              t.consumeSkipped(pos)
+              t.consumeSkipped(history)
               next.add(t)
             } else {
               val label = program(t.pc).asInstanceOf[MatchLabel].label
               if (holds(label, t, pos, input)) {
-                t.consume(pos, label, trackLabels, changesFingerprint(label))
+                t.consume(history, memory, pos, label, trackLabels, changesFingerprint(label))
                 t.pc += 1
                 next.add(t)
               }
@@ -293,6 +305,36 @@ final class AutomatonMatcher(
       }
     }
     if (diedBehindFirst > 0) dropDeadAttempts(diedBehindFirst)
+    if (memory.recountDue) recountMemory()
+  }
+
+  /** Counts the live state again ([[MatcherMemory]]); fails when it is over the limit. */
+  private def recountMemory(): Unit = {
+    memory.beginRecount()
+    var k = 0
+    while (k < attempts.size) {
+      val a = attempts.get(k)
+      k += 1
+      memory.countBytes(MatcherMemory.AttemptBytes)
+      if (a.candidate != null) memory.countThread(a.candidate)
+      var i = 0
+      while (i < a.threads.size()) {
+        memory.countThread(a.threads.get(i))
+        if (trackLabels) memory.countBytes(2 * MatcherMemory.arrayBytes(labelCount, 8))
+        i += 1
+      }
+    }
+    val live = memory.endRecount()
+    if (live > memory.limit) {
+      val where = describePartition()
+      throw new MatchRecognizeLimitException(
+        s"MATCH_RECOGNIZE held about ${live >> 20} MB of partial matches " +
+          s"(${attempts.size} start rows still open) for one partition" +
+          (if (where.isEmpty) "" else s" ($where)") + s", more than " +
+          s"spark.sql.matchRecognize.maxMatcherBytes = ${memory.limit} bytes (pattern " +
+          s"${spec.options.pattern.sql}); raise spark.sql.matchRecognize.maxMatcherBytes, " +
+          "give the executors more memory, or bound the matches (for example with WITHIN).")
+    }
   }
 
   /**
@@ -324,9 +366,9 @@ final class AutomatonMatcher(
       val t = a.threads.get(i)
       i += 1
       stack.clear()
-      if (nextMatchStrategy && t.head != null && !atEnd) {
+      if (nextMatchStrategy && t.length > 0 && !atEnd) {
         // Skipping the row is the least preferred choice of this thread at this row.
-        push(t.fork(), t.pc, skip = true)
+        push(fork(t), t.pc, skip = true)
       }
       push(t, t.pc, skip = false)
       while (stack.nonEmpty && !a.cut) {
@@ -350,7 +392,7 @@ final class AutomatonMatcher(
                 a.cut = true
               }
             case Split(first, second) =>
-              push(th.fork(), second, skip = false)
+              push(fork(th), second, skip = false)
               push(th, first, skip = false)
             case Jump(target) => push(th, target, skip = false)
             case ExclusionStart => th.exclusion += 1; push(th, pc + 1, skip = false)
@@ -369,6 +411,11 @@ final class AutomatonMatcher(
   }
 
   private def push(t: MatchThread, pc: Int, skip: Boolean): Unit = stack.push(t, pc, skip)
+
+  private def fork(t: MatchThread): MatchThread = {
+    memory.allocated(MatcherMemory.ThreadBytes)
+    t.fork()
+  }
 
   /**
    * Is this the first thread of the step in its state key ([[StateKeySet]])? A program
@@ -400,6 +447,7 @@ final class AutomatonMatcher(
   private def addKey(t: MatchThread, registers: Array[Long], slot: Int): Boolean = {
     if (keyedByHistory && t.fingerprint == null) {
       t.fingerprint = fingerprint(t)
+      memory.allocated(MatcherMemory.arrayBytes(t.fingerprint.length, 8))
       t.fingerprintHash = java.util.Arrays.hashCode(t.fingerprint)
     }
     val start = if (spec.shareAcrossStarts) -1L else t.attempt.start
@@ -409,8 +457,8 @@ final class AutomatonMatcher(
 
   /** Positions (and labels) of the rows that history-dependent DEFINE slots would read. */
   private def fingerprint(t: MatchThread): Array[Long] = {
-    view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel, t.attempt.matchNumber,
-      -1, -1L)
+    view.reset(t.attempt.start, t.chunk, t.length, t.lastByLabel, t.firstByLabel, trackLabels,
+      t.attempt.matchNumber, -1)
     scratch.clear()
     var i = 0
     while (i < fingerprintSlots.length) {
@@ -496,8 +544,8 @@ final class AutomatonMatcher(
     var thread: MatchThread = _
     def view(label: Int, pos: Long): MatchView = {
       val t = thread
-      AutomatonMatcher.this.view.reset(t.attempt.start, t.head, t.lastByLabel, t.firstByLabel,
-        t.attempt.matchNumber, label, pos)
+      AutomatonMatcher.this.view.reset(t.attempt.start, t.chunk, t.length, t.lastByLabel,
+        t.firstByLabel, trackLabels, t.attempt.matchNumber, label)
       AutomatonMatcher.this.view
     }
   }
@@ -534,13 +582,12 @@ final class AutomatonMatcher(
     val n = t.length
     val labels = new Array[Int](n)
     val excluded = new Array[Boolean](n)
-    var node = t.head
-    var i = n - 1
-    while (node != null) {
-      labels(i) = node.label
-      excluded(i) = node.excluded
-      node = node.prev
-      i -= 1
+    history.decode(t.chunk, n, labels)
+    var i = 0
+    while (i < n) {
+      excluded(i) = history.excludedOf(labels(i))
+      labels(i) = history.labelOf(labels(i))
+      i += 1
     }
     new CompletedMatch(t.attempt.start, labels, excluded, number, labelCount)
   }
@@ -565,63 +612,68 @@ final class AutomatonMatcher(
   }
 }
 
-/** A reusable [[MatchView]] over a thread, optionally with one more row tentatively mapped. */
-private final class MutableThreadView extends MatchView {
+/**
+ * A reusable [[MatchView]] over a thread, optionally with one more row tentatively mapped
+ * (the row whose DEFINE condition is being tested, right after the thread's rows).
+ */
+private final class MutableThreadView(history: HistoryStore) extends MatchView {
   private var startPos = 0L
-  private var head: LabelNode = _
-  private var lastByLabel: Array[LabelNode] = _
+  private var chunk: HistoryChunk = _
+  private var length = 0
+  private var lastByLabel: Array[Long] = _
   private var firstByLabel: Array[Long] = _
+  private var tracked = false
   private var number = 0L
   private var tentativeLabel = -1
-  private var tentative: LabelNode = _
+  private var scratch = new Array[Int](16)
 
-  def reset(start: Long, head: LabelNode, lastByLabel: Array[LabelNode], firstByLabel: Array[Long],
-      matchNumber: Long, label: Int, pos: Long): Unit = {
+  def reset(start: Long, chunk: HistoryChunk, length: Int, lastByLabel: Array[Long],
+      firstByLabel: Array[Long], tracked: Boolean, matchNumber: Long, label: Int): Unit = {
     this.startPos = start
+    this.chunk = chunk
+    this.length = length
     this.lastByLabel = lastByLabel
     this.firstByLabel = firstByLabel
+    this.tracked = tracked
     this.number = matchNumber
     this.tentativeLabel = label
-    if (label >= 0) {
-      this.tentative = new LabelNode(pos, label, false, head, lastByLabel(label))
-      this.head = tentative
-    } else {
-      this.tentative = null
-      this.head = head
-    }
   }
 
-  private def last(label: Int): LabelNode =
-    if (label == tentativeLabel) tentative else lastByLabel(label)
-
-  private def first(label: Int): Long =
-    if (firstByLabel(label) >= 0) firstByLabel(label)
-    else if (label == tentativeLabel) tentative.pos
-    else -1L
+  private def tentativePos: Long = startPos + length
+  private def rows: Int = if (tentativeLabel >= 0) length + 1 else length
+  private def labelOfEntry(i: Int): Int =
+    if (i == length) tentativeLabel else history.labelOf(history.codeAt(chunk, i))
 
   def start: Long = startPos
-  def current: Long = if (head == null) startPos - 1 else head.pos
+  def current: Long = startPos + rows - 1
   def matchNumber: Long = number
 
   def lastOf(vars: Array[Int], n: Int): Long = {
     if (vars == null) {
       val p = current - n
-      return if (head != null && p >= startPos) p else -1L
+      return if (rows > 0 && p >= startPos) p else -1L
     }
-    if (vars.length == 1) {
-      var node = last(vars(0))
-      var k = n
-      while (node != null && k > 0) { node = node.prevSame; k -= 1 }
-      return if (node == null) -1L else node.pos
-    }
-    var node = head
     var k = n
-    while (node != null) {
-      if (node.label >= 0 && MatchView.inSet(vars, node.label)) {
-        if (k == 0) return node.pos
+    if (tentativeLabel >= 0 && MatchView.inSet(vars, tentativeLabel)) {
+      if (k == 0) return tentativePos
+      k -= 1
+    }
+    // Stored rows, newest first; with one tracked variable, from its last row on.
+    var i = length - 1
+    if (tracked && vars.length == 1) {
+      val p = lastByLabel(vars(0))
+      if (p < 0) return -1L
+      i = (p - startPos).toInt
+    }
+    var c = chunk
+    while (i >= 0) {
+      while (c.offset > i) c = c.prev
+      val l = history.labelOf(history.codeAt(c, i))
+      if (l >= 0 && MatchView.inSet(vars, l)) {
+        if (k == 0) return startPos + i
         k -= 1
       }
-      node = node.prev
+      i -= 1
     }
     -1L
   }
@@ -629,39 +681,39 @@ private final class MutableThreadView extends MatchView {
   def firstOf(vars: Array[Int], n: Int): Long = {
     if (vars == null) {
       val p = startPos + n
-      return if (head != null && p <= current) p else -1L
+      return if (rows > 0 && p <= current) p else -1L
     }
-    if (n == 0) {
+    if (n == 0 && tracked) {
       var best = Long.MaxValue
       var i = 0
       while (i < vars.length) {
-        val p = first(vars(i))
+        val l = vars(i)
+        val p = if (firstByLabel(l) >= 0) firstByLabel(l)
+          else if (l == tentativeLabel) tentativePos
+          else -1L
         if (p >= 0 && p < best) best = p
         i += 1
       }
       return if (best == Long.MaxValue) -1L else best
     }
-    val positions = new java.util.ArrayList[java.lang.Long]()
-    foreachRow(vars)((p, _) => positions.add(p))
-    if (n < positions.size()) positions.get(n) else -1L
+    var found = -1L
+    var k = n
+    foreachRow(vars) { (p, _) =>
+      if (found < 0) { if (k == 0) found = p else k -= 1 }
+    }
+    found
   }
 
-  def labelAt(pos: Long): Int = {
-    var node = head
-    while (node != null && node.pos > pos) node = node.prev
-    if (node != null && node.pos == pos) node.label else -1
-  }
+  def labelAt(pos: Long): Int =
+    if (pos < startPos || pos > current) -1 else labelOfEntry((pos - startPos).toInt)
 
   def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit = {
-    if (head == null) return
-    val nodes = new Array[LabelNode](head.length)
-    var node = head
-    var i = nodes.length - 1
-    while (node != null) { nodes(i) = node; node = node.prev; i -= 1 }
-    i = 0
-    while (i < nodes.length) {
-      val nd = nodes(i)
-      if (vars == null || (nd.label >= 0 && MatchView.inSet(vars, nd.label))) f(nd.pos, nd.label)
+    if (scratch.length < length) scratch = new Array[Int](math.max(length, scratch.length * 2))
+    history.decode(chunk, length, scratch)
+    var i = 0
+    while (i < rows) {
+      val l = if (i == length) tentativeLabel else history.labelOf(scratch(i))
+      if (vars == null || (l >= 0 && MatchView.inSet(vars, l))) f(startPos + i, l)
       i += 1
     }
   }

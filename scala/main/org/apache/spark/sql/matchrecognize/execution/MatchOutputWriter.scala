@@ -82,6 +82,20 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
     }
   }
 
+  /**
+   * At the partition end, while the matcher is still deciding matches: writes the pending
+   * ones (every row they may read has arrived) and the unmatched rows before them, so that
+   * matches decided together are not all held at once.
+   */
+  def flushAtEnd(): Unit = {
+    while (!pending.isEmpty) {
+      val m = pending.removeFirst()
+      if (withUnmatched) writeUnmatched(m.start)
+      write(m)
+      frontier = math.max(frontier, if (m.isEmpty) m.start else m.end)
+    }
+  }
+
   /** Unmatched rows from the frontier up to (excluding) `until`. */
   private def writeUnmatched(until: Long): Unit = {
     var p = frontier + 1

@@ -91,7 +91,8 @@ case class MatchRecognizeExec(
   override protected def doExecute(): RDD[InternalRow] = {
     val spec = MatcherSpec.build(child.output, orderBy, measures, measureOutput, defines, options,
       output,
-      MatchRecognizeConf.maxLiveThreads(conf), MatchRecognizeConf.maxBufferedRows(conf))
+      MatchRecognizeConf.maxLiveThreads(conf), MatchRecognizeConf.maxBufferedRows(conf),
+      MatchRecognizeConf.maxMatcherBytes(conf))
     val keys = partitionBy
     val inputSchema = child.output
     val m = metrics

@@ -2,14 +2,19 @@ package org.apache.spark.sql.matchrecognize.execution
 
 /**
  * A partial match being extended by the automaton: where it is in the program and which
- * rows it has mapped to which variables. Threads are cheap to fork: the row list is
- * persistent and the small per-label arrays are copied only when written.
+ * rows it has mapped to which variables. Threads are cheap to fork: the rows are a
+ * persistent list of packed chunks ([[HistoryStore]]) shared with the threads it forked
+ * from, and the small per-label arrays are copied only when written.
  */
 final class MatchThread(
     val attempt: Attempt,
     var pc: Int,
-    var head: LabelNode,
-    var lastByLabel: Array[LabelNode],
+    /** The last chunk of the rows mapped so far (null before the first row). */
+    var chunk: HistoryChunk,
+    /** The number of rows mapped so far: rows `attempt.start` until `attempt.start + length`. */
+    var length: Int,
+    /** Per label, the position of its last row, or -1 (kept only when DEFINE needs it). */
+    var lastByLabel: Array[Long],
     var firstByLabel: Array[Long],
     var registers: Array[Long],
     var exclusion: Int,
@@ -26,40 +31,38 @@ final class MatchThread(
   var fingerprintHash: Int = 0
 
   def fork(): MatchThread = {
-    val t = new MatchThread(attempt, pc, head, lastByLabel, firstByLabel, registers, exclusion,
-      skipping, afterSkip)
+    val t = new MatchThread(attempt, pc, chunk, length, lastByLabel, firstByLabel, registers,
+      exclusion, skipping, afterSkip)
     t.fingerprint = fingerprint
     t.fingerprintHash = fingerprintHash
     t
   }
-
-  def length: Int = if (head == null) 0 else head.length
 
   /**
    * Maps the row at `pos` to `label`. With `track`, the per-label first and last rows are
    * kept up to date (needed only when DEFINE conditions navigate by variable). `changesKey`:
    * the fingerprint reads rows of `label`, so it must be computed again.
    */
-  def consume(pos: Long, label: Int, track: Boolean, changesKey: Boolean): Unit = {
+  def consume(history: HistoryStore, memory: MatcherMemory, pos: Long, label: Int,
+      track: Boolean, changesKey: Boolean): Unit = {
+    history.append(this, history.code(label, exclusion > 0))
     if (track) {
-      val node = new LabelNode(pos, label, exclusion > 0, head, lastByLabel(label))
-      head = node
       lastByLabel = lastByLabel.clone()
-      lastByLabel(label) = node
+      lastByLabel(label) = pos
+      memory.allocated(MatcherMemory.arrayBytes(lastByLabel.length, 8))
       if (firstByLabel(label) < 0) {
         firstByLabel = firstByLabel.clone()
         firstByLabel(label) = pos
+        memory.allocated(MatcherMemory.arrayBytes(firstByLabel.length, 8))
       }
-    } else {
-      head = new LabelNode(pos, label, exclusion > 0, head, null)
     }
     afterSkip = false
     skipping = false
     if (changesKey) fingerprint = null
   }
 
-  def consumeSkipped(pos: Long): Unit = {
-    head = new LabelNode(pos, -1, true, head, null)
+  def consumeSkipped(history: HistoryStore): Unit = {
+    history.append(this, history.code(-1, excluded = true))
     afterSkip = true
     skipping = false
     fingerprint = null

@@ -1,20 +1,6 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 /**
- * One row mapped by a partial match: a persistent (shared) list, newest first, so that
- * forking a thread costs nothing. `label` is -1 for a row skipped under SKIP TILL NEXT MATCH.
- * `prevSame` links to the previous row with the same label, so `LAST(A.x, n)` walks n steps.
- */
-final class LabelNode(
-    val pos: Long,
-    val label: Int,
-    val excluded: Boolean,
-    val prev: LabelNode,
-    val prevSame: LabelNode) {
-  val length: Int = if (prev == null) 1 else prev.length + 1
-}
-
-/**
  * What pattern expressions can ask about a match (complete or in progress): where its
  * rows are, which variable each row is mapped to, and which row is "current" (the row being
  * matched in DEFINE, the row being output in ALL ROWS PER MATCH, the last row otherwise).

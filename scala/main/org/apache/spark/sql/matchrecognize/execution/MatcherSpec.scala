@@ -48,7 +48,9 @@ final case class MatcherSpec(
     defineLookAhead: Int,
     measureLookAhead: Int,
     maxLiveThreads: Long,
-    maxBufferedRows: Long) {
+    maxBufferedRows: Long,
+    /** Bytes of partial-match state per partition; 0: derived from the heap. */
+    maxMatcherBytes: Long = 0L) {
 
   /**
    * The ordinal of the prefilter's boolean input column (rows where it is false may not
@@ -107,7 +109,8 @@ object MatcherSpec {
       options: MatchRecognizeOptions,
       output: Seq[Attribute],
       maxLiveThreads: Long,
-      maxBufferedRows: Long): MatcherSpec = {
+      maxBufferedRows: Long,
+      maxMatcherBytes: Long = 0L): MatcherSpec = {
     val labels = options.patternVariables.toIndexedSeq
     val program = AutomatonCompiler.compile(effectivePattern(options), labels)
     val defineByLabel = options.definedVariables.zip(defines).toMap
@@ -140,7 +143,7 @@ object MatcherSpec {
       maxLookBehind = (0 +: physical.filter(_ < 0).map(-_)).max,
       defineLookAhead = (0 +: definePhysical.filter(_ > 0)).max,
       measureLookAhead = (0 +: measurePhysical.filter(_ > 0)).max,
-      maxLiveThreads, maxBufferedRows)
+      maxLiveThreads, maxBufferedRows, maxMatcherBytes)
   }
 
   /**

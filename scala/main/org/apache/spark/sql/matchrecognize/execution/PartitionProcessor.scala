@@ -22,7 +22,13 @@ final class PartitionProcessor(
   private val buffer = new RowBuffer(spec.maxBufferedRows, "spark.sql.matchRecognize.maxBufferedRows")
   private val out = new ArrayDeque[InternalRow]()
   private val writer = new MatchOutputWriter(spec, buffer, out)
-  private val matcher = new AutomatonMatcher(spec, buffer, writer.add, partitionIndex)
+  // At the partition end every match is final: write each at once, so that the matches
+  // decided together there (all start rows of `X+` with SKIP TO NEXT ROW) are not all held.
+  private var ending = false
+  private val matcher = new AutomatonMatcher(spec, buffer, { m =>
+    writer.add(m)
+    if (ending) writer.flushAtEnd()
+  }, partitionIndex, () => describePartition)
   private val keyOf = UnsafeProjection.create(partitionKeys, inputSchema)
   // Fixed-width key columns are compared in place with the previous row's (their 8-byte
   // words and null bits), which is most of the per-row cost of finding partition ends.
@@ -92,8 +98,10 @@ final class PartitionProcessor(
       matcher.process(processed)
       processed += 1
     }
+    ending = true
     matcher.finish(buffer.end)
     writer.flush(buffer.end, Some(buffer.end))
+    ending = false
     peakBuffered = math.max(peakBuffered, buffer.peakSize)
     buffer.clear()
     matcher.reset()
@@ -102,6 +110,14 @@ final class PartitionProcessor(
   }
 
   private var peakBuffered = 0
+
+  /** The current partition's keys, for error messages. */
+  private def describePartition: String =
+    if (partitionKeys.isEmpty || currentKey == null) ""
+    else partitionKeys.zipWithIndex.map { case (k, i) =>
+      val v = if (currentKey.isNullAt(i)) "NULL" else currentKey.get(i, k.dataType).toString
+      s"${k.name} = ${if (v.length > 40) v.take(40) + "..." else v}"
+    }.mkString("PARTITION BY ", ", ", "")
 
   private def reportMetrics(): Unit = {
     metrics("numInputRows") += inputRows

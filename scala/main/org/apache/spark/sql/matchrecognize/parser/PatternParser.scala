@@ -60,14 +60,12 @@ final class PatternParser(sql: String, start: Int, end: Int) {
   }
 
   private def term(): RowPattern = {
-    val primaryStart = pos
     val p = primary()
     skipSpace()
     quantifier() match {
       case Some(q) =>
-        if (p == PartitionStartAnchor || p == PartitionEndAnchor) {
-          fail(primaryStart, p.sql, "an anchor cannot be quantified")
-        }
+        // A quantified anchor is a zero-width assertion repeated 0..n times (as in Trino):
+        // the automaton's empty-iteration rule ends its loops.
         skipSpace()
         if (pos < end && "*+?{".contains(sql.charAt(pos)) && !sql.startsWith("{-", pos)) {
           fail(pos, sql.charAt(pos).toString,

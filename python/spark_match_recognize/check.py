@@ -1812,11 +1812,17 @@ def check(sql: str) -> list[Problem]:
     return problems
 
 
+# `SET key = value` sets a configuration; `SET VAR` and `SET (...) =` assign a query's values.
+_SET_CONFIGURATION = re.compile(r"\s*SET\b(?!\s*\(|\s+VAR\b|\s+VARIABLE\b)", re.IGNORECASE)
+
+
 def _check_statement(full_text: str, statement: str) -> list[Problem]:
     def expression_check(item: Item, names: VariableNames) -> None:
         _check_pattern_functions(statement, item, names)
         _check_stars_and_windows(statement, item, names)
 
+    if _SET_CONFIGURATION.match(statement):
+        return []  # Spark keeps the value as text
     try:
         scanned = StatementScanner(statement, SPARK_LEXICON, expression_check).scan()
     except ClauseSyntaxError as e:

@@ -349,6 +349,21 @@ class Pattern:
 
 _QUANTIFIER_FIRST = "a quantifier must follow a pattern variable or a parenthesized pattern"
 
+# The extension's ParserLimits, with the same messages: groups nested in PATTERN (each level
+# costs this parser four stack frames, which keeps it well inside Python's default
+# recursion limit of 1000) and distinct pattern variables (also the most DEFINE items).
+MAX_PATTERN_NESTING = 100
+MAX_PATTERN_VARIABLES = 1000
+_NESTING_TOO_DEEP = (
+    f"PATTERN nests groups more than {MAX_PATTERN_NESTING} levels deep "
+    "(pattern nesting depth limit)"
+)
+_TOO_MANY_VARIABLES = (
+    f"PATTERN has more than {MAX_PATTERN_VARIABLES} distinct pattern variables "
+    "(pattern variable limit)"
+)
+_TOO_MANY_DEFINES = f"DEFINE has more than {MAX_PATTERN_VARIABLES} items (pattern variable limit)"
+
 
 class PatternParser:
     """Parses the text between the parentheses of ``PATTERN ( ... )`` (a port of the
@@ -359,6 +374,8 @@ class PatternParser:
         self.pos = start
         self.end = end
         self.quoted: list[str] = []
+        self.depth = 0
+        self.seen: set[str] = set()
 
     def parse(self) -> Pattern:
         p = self._alternation()
@@ -419,7 +436,7 @@ class PatternParser:
             if self._peek(")"):
                 self.pos += 1
                 return Pattern("empty")
-            inner = self._alternation()
+            inner = self._nested(open_at, "(", self._alternation)
             self._skip_space()
             if not self._peek(")"):
                 self._fail(open_at, "(", "missing ')' to close this group")
@@ -428,7 +445,7 @@ class PatternParser:
         if self.sql.startswith("{-", self.pos):
             open_at = self.pos
             self.pos += 2
-            inner = self._alternation()
+            inner = self._nested(open_at, "{-", self._alternation)
             self._skip_space()
             if not self.sql.startswith("-}", self.pos):
                 self._fail(open_at, "{-", "missing '-}' to close this exclusion")
@@ -450,7 +467,7 @@ class PatternParser:
                 word = self._read_word()
                 self._skip_space()
                 if word.upper() == "PERMUTE" and self._peek("("):
-                    return self._permute()
+                    return self._nested(word_start, word, self._permute)
                 self.pos = word_start
             return Pattern("var", name=self._variable())
         if c in "*+?{":
@@ -482,19 +499,47 @@ class PatternParser:
         if self.pos >= self.end:
             self._fail(self.pos, "", "a pattern variable was expected")
         c = self.sql[self.pos]
+        name_start = self.pos
         if c in '`"':
-            close = self.sql.find(c, self.pos + 1)
-            if close < 0 or close >= self.end:
+            close = self._closing_quote(c)
+            if close < 0:
                 self._fail(self.pos, c, "unterminated quoted variable name")
-            name = self.sql[self.pos + 1 : close]
+            # A doubled quote inside stands for the quote itself.
+            name = self.sql[self.pos + 1 : close].replace(c + c, c)
             if not name:
                 self._fail(self.pos, c + c, "empty variable name")
             self.pos = close + 1
             self.quoted.append(name)
-            return name
-        if _ident_start(c):
-            return self._read_word().upper()
-        self._fail(self.pos, c, "a pattern variable was expected")
+        elif _ident_start(c):
+            name = self._read_word().upper()
+        else:
+            self._fail(self.pos, c, "a pattern variable was expected")
+        if name not in self.seen:
+            self.seen.add(name)
+            if len(self.seen) > MAX_PATTERN_VARIABLES:
+                self._fail(name_start, self.sql[name_start : self.pos], _TOO_MANY_VARIABLES)
+        return name
+
+    def _closing_quote(self, quote: str) -> int:
+        i = self.pos + 1
+        while i < self.end:
+            if self.sql[i] != quote:
+                i += 1
+            elif i + 1 < self.end and self.sql[i + 1] == quote:
+                i += 2
+            else:
+                return i
+        return -1
+
+    def _nested(self, open_at: int, near: str, parse_inside: Callable[[], Pattern]) -> Pattern:
+        """One nesting level (a group, exclusion or PERMUTE opened at ``open_at``)."""
+        if self.depth >= MAX_PATTERN_NESTING:
+            self._fail(open_at, near, _NESTING_TOO_DEEP)
+        self.depth += 1
+        try:
+            return parse_inside()
+        finally:
+            self.depth -= 1
 
     def _quantifier(self, item: Pattern) -> Pattern | None:
         if self.pos >= self.end:
@@ -737,7 +782,13 @@ class ClauseParser:
         if self._at_word("DEFINE"):
             c.define_keyword = self.tokens[self.i]
             self.i += 1
-            for item in self._items("DEFINE"):
+            items = self._items("DEFINE")
+            if len(items) > MAX_PATTERN_VARIABLES:
+                extra = items[MAX_PATTERN_VARIABLES]
+                raise ClauseSyntaxError(
+                    extra.start, self.sql[extra.start : extra.end], _TOO_MANY_DEFINES
+                )
+            for item in items:
                 c.defines.append(self._define(item, names))
         if self.i < len(self.tokens):
             self._fail_at(self.tokens[self.i], _CLAUSE_ORDER)
@@ -1099,6 +1150,72 @@ class FoundClause:
     body: list[Token]
 
 
+def clause_starts(tokens: list[Token]) -> list[int]:
+    """Indices of the MATCH_RECOGNIZE keywords that start a clause: ``match_recognize`` is
+    also an ordinary identifier (a function, a table or CTE name with a column list), so
+    the keyword counts only when the parenthesis opens with a clause of the clause grammar
+    (one that may come first, or one written out of order)."""
+    return [
+        k
+        for k, t in enumerate(tokens)
+        if t.is_word("MATCH_RECOGNIZE")
+        and k + 1 < len(tokens)
+        and tokens[k + 1].is_symbol("(")
+        and _opens_clause(tokens, k + 2)
+    ]
+
+
+def _opens_clause(t: list[Token], k: int, measures: bool = True) -> bool:
+    n = len(t)
+
+    def w(off: int, word: str) -> bool:
+        return k + off < n and t[k + off].is_word(word)
+
+    def s(off: int, sym: str) -> bool:
+        return k + off < n and t[k + off].is_symbol(sym)
+
+    def ident(off: int) -> bool:
+        return k + off < n and t[k + off].identifier is not None
+
+    return (
+        (w(0, "PARTITION") and w(1, "BY"))
+        or (w(0, "ORDER") and w(1, "BY"))
+        or (measures and w(0, "MEASURES") and _measures_follow(t, k + 1))
+        or (w(0, "ONE") and w(1, "ROW") and w(2, "PER"))
+        or (w(0, "ALL") and w(1, "ROWS") and w(2, "PER"))
+        or (w(0, "AFTER") and w(1, "MATCH") and w(2, "SKIP"))
+        or (w(0, "SKIP") and w(1, "TILL"))
+        or (w(0, "PATTERN") and s(1, "("))
+        or (w(0, "SUBSET") and ident(1) and s(2, "="))
+        or (w(0, "DEFINE") and ident(1) and w(2, "AS"))
+        or (w(0, "WITHIN") and (w(1, "INTERVAL") or (k + 1 < n and t[k + 1].kind == NUMBER)))
+    )
+
+
+def _measures_follow(t: list[Token], start: int) -> bool:
+    """After MEASURES: a measure named with ``AS name``, or a later clause, before the
+    parenthesis closes (not a column called ``measures``)."""
+    if start >= len(t) or t[start].is_symbol(")") or t[start].is_symbol(","):
+        return False
+    depth = 0
+    for j in range(start, len(t)):
+        tok = t[j]
+        if tok.is_symbol("("):
+            depth += 1
+        elif tok.is_symbol(")"):
+            depth -= 1
+            if depth < 0:
+                return False
+        elif depth == 0 and tok.is_word("AS"):
+            nxt = t[j + 1] if j + 1 < len(t) else None
+            # `GENERATED ALWAYS AS IDENTITY` belongs to a column definition.
+            if nxt is not None and nxt.identifier is not None and not nxt.is_word("IDENTITY"):
+                return True
+        elif depth == 0 and _opens_clause(t, j, measures=False):
+            return True
+    return False
+
+
 class StatementScanner:
     """Finds and parses the MATCH_RECOGNIZE clauses of one statement, like the extension's
     StatementRewriter (the first syntax error stops it, as it stops Spark)."""
@@ -1122,13 +1239,10 @@ class StatementScanner:
         """
         try:
             tokens = tokenize(self.sql, self.lexicon)
-        except UnterminatedToken:
+        except UnterminatedToken as u:
+            self._raise_if_in_clause(u)
             return None
-        starts = [
-            k
-            for k, t in enumerate(tokens)
-            if t.is_word("MATCH_RECOGNIZE") and k + 1 < len(tokens) and tokens[k + 1].is_symbol("(")
-        ]
+        starts = clause_starts(tokens)
         if not starts:
             return None
         found = []
@@ -1147,6 +1261,26 @@ class StatementScanner:
             )
             found.append(FoundClause(parser.parse(), body))
         return tokens, found
+
+    def _raise_if_in_clause(self, u: UnterminatedToken) -> None:
+        """A string, quoted identifier or comment that never ends is reported where it
+        opens when that is inside a clause; elsewhere it is Spark's to report."""
+        before = tokenize(self.sql[: u.start], self.lexicon)
+
+        def still_open(k: int) -> bool:
+            depth = 0
+            for tok in before[k + 1 :]:
+                if tok.is_symbol("("):
+                    depth += 1
+                elif tok.is_symbol(")"):
+                    depth -= 1
+                    if depth == 0:
+                        return False
+            return True
+
+        if any(still_open(k) for k in clause_starts(before)):
+            near = self.sql[u.start : u.start + 40].split("\n", 1)[0]
+            raise ClauseSyntaxError(u.start, near, f"unterminated {u.what}")
 
     @staticmethod
     def _closing_paren(tokens: list[Token], open_at: int) -> int:
@@ -1273,6 +1407,89 @@ def _check_pattern_functions(sql: str, item: Item, names: VariableNames) -> None
                 )
         elif args:
             raise ClauseSyntaxError(tok.start, near, "MATCH_NUMBER takes no arguments")
+
+
+def _check_stars_and_windows(sql: str, item: Item, names: VariableNames) -> None:
+    """``V.*`` anywhere but as the argument of count, and window functions (``OVER``),
+    outside the item's subqueries."""
+    ts = item.tokens
+    for k in _outside_subqueries(ts):
+        tok = ts[k]
+        if (
+            tok.identifier is not None
+            and k + 2 < len(ts)
+            and ts[k + 1].is_symbol(".")
+            and ts[k + 2].is_symbol("*")
+            and not (k > 0 and ts[k - 1].is_symbol("."))
+            and names.lookup(tok) is not None
+        ):
+            counted = (
+                k >= 2
+                and ts[k - 1].is_symbol("(")
+                and ts[k - 2].is_word("COUNT")
+                and not (k >= 3 and ts[k - 3].is_symbol("."))
+                and k + 3 < len(ts)
+                and ts[k + 3].is_symbol(")")
+            )
+            if not counted:
+                q = tok.identifier
+                raise ClauseSyntaxError(
+                    tok.start,
+                    sql[tok.start : ts[k + 2].end],
+                    f"{q}.* is allowed only as the argument of count: count({q}.*)",
+                )
+        if tok.is_word("OVER") and k + 1 < len(ts) and k > 0:
+            start = _window_function_start(ts, k)
+            spec = ts[k + 1]
+            if start is None or not (spec.is_symbol("(") or spec.identifier is not None):
+                continue
+            end = ts[_matching(ts, k + 1)].end if spec.is_symbol("(") else spec.end
+            raise ClauseSyntaxError(
+                ts[start].start,
+                sql[ts[start].start : end],
+                "window functions (OVER) cannot be used in MEASURES or DEFINE",
+            )
+
+
+def _window_function_start(ts: list[Token], over: int) -> int | None:
+    """The index of the name of the function call that ``OVER`` at ``over`` follows:
+    ``f(...) [WITHIN GROUP (...)] [FILTER (...)] [IGNORE|RESPECT NULLS] OVER``."""
+    j = over - 1
+    if (
+        j >= 1
+        and ts[j].is_word("NULLS")
+        and (ts[j - 1].is_word("IGNORE") or ts[j - 1].is_word("RESPECT"))
+    ):
+        j -= 2
+
+    def open_of(close: int) -> int:
+        depth = 0
+        for i in range(close, -1, -1):
+            if ts[i].is_symbol(")"):
+                depth += 1
+            elif ts[i].is_symbol("("):
+                depth -= 1
+                if depth == 0:
+                    return i
+        return -1
+
+    while j >= 0 and ts[j].is_symbol(")"):
+        open_at = open_of(j)
+        if open_at < 1:
+            return None
+        before = ts[open_at - 1]
+        if before.is_word("FILTER"):
+            j = open_at - 2
+        elif before.is_word("GROUP") and open_at >= 2 and ts[open_at - 2].is_word("WITHIN"):
+            j = open_at - 3
+        elif before.identifier is not None:
+            name = open_at - 1
+            while name >= 2 and ts[name - 1].is_symbol(".") and ts[name - 2].identifier is not None:
+                name -= 2
+            return name
+        else:
+            return None
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -1592,10 +1809,17 @@ def check(sql: str) -> list[Problem]:
     return problems
 
 
+# `SET key = value` sets a configuration; `SET VAR` and `SET (...) =` assign a query's values.
+_SET_CONFIGURATION = re.compile(r"\s*SET\b(?!\s*\(|\s+VAR\b|\s+VARIABLE\b)", re.IGNORECASE)
+
+
 def _check_statement(full_text: str, statement: str) -> list[Problem]:
     def expression_check(item: Item, names: VariableNames) -> None:
         _check_pattern_functions(statement, item, names)
+        _check_stars_and_windows(statement, item, names)
 
+    if _SET_CONFIGURATION.match(statement):
+        return []  # Spark keeps the value as text
     try:
         scanned = StatementScanner(statement, SPARK_LEXICON, expression_check).scan()
     except ClauseSyntaxError as e:

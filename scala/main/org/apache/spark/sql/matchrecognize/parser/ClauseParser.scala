@@ -81,7 +81,13 @@ final class ClauseParser(
     val subsets = if (atWord("SUBSET")) { i += 1; parseSubsets() } else Nil
     val (defineNames, defines) = if (atWord("DEFINE")) {
       i += 1
-      items("DEFINE").map { case (s, e) => define(exprs, names, s, e) }.unzip
+      val defineItems = items("DEFINE")
+      // Each item names a distinct pattern variable; more items than variables can have
+      // are refused before any of them is parsed.
+      defineItems.lift(ParserLimits.MaxPatternVariables).foreach { case (s, e) =>
+        throw ParseErrors.syntaxError(sql, s, sql.substring(s, e), ParserLimits.tooManyDefines)
+      }
+      defineItems.map { case (s, e) => define(exprs, names, s, e) }.unzip
     } else (Nil, Nil)
     if (i < tokens.length) {
       throw ParseErrors.at(sql, tokens(i), "unexpected text in MATCH_RECOGNIZE; clauses must " +

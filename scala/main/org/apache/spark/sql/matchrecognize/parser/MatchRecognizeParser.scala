@@ -1,5 +1,7 @@
 package org.apache.spark.sql.matchrecognize.parser
 
+import scala.util.control.NonFatal
+
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedRelation, UnresolvedSubqueryColumnAliases}
 import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
@@ -64,16 +66,29 @@ class MatchRecognizeParser(delegate: ParserInterface) extends ParserInterface {
     val text = if (SQLConf.get.variableSubstituteEnabled) {
       new VariableSubstitution().substitute(sqlText)
     } else sqlText
-    StatementRewriter.rewrite(text, delegate) match {
-      case None => untouched
-      case Some(rewritten) =>
-        val plan = try parse(rewritten) catch {
-          case e: ParseException => throw restate(e, text, rewritten.clauses)
-        }
-        post(ClauseAttacher.restoreText(ClauseAttacher.attach(plan, text, rewritten.clauses),
-          rewritten))
+    try {
+      StatementRewriter.rewrite(text, delegate) match {
+        case None => untouched
+        case Some(rewritten) =>
+          val plan = try parse(rewritten) catch {
+            case e: ParseException => throw restate(e, text, rewritten.clauses)
+          }
+          post(ClauseAttacher.restoreText(ClauseAttacher.attach(plan, text, rewritten.clauses),
+            rewritten))
+      }
+    } catch {
+      case e: ParseException => sparksOwn(untouched).getOrElse(throw e)
     }
   }
+
+  /**
+   * A statement that looked like it had a clause but that Spark's parser accepts as it is
+   * (`match_recognize` called as a function with `pattern(x)` as its argument, say) is
+   * Spark's own: its plan is Spark's. Only tried once the clause turned out to be wrong, so
+   * statements with a valid clause are parsed once.
+   */
+  private def sparksOwn(untouched: => LogicalPlan): Option[LogicalPlan] =
+    try Some(untouched) catch { case NonFatal(_) => None }
 
   /**
    * A syntax error Spark found in the rewritten text: if it lies in a placeholder, the

@@ -5,7 +5,7 @@ import java.util.Locale
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, SubqueryExpression, UnresolvedWindowExpression, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First, Last}
 import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
@@ -73,7 +73,20 @@ final class PatternExpressionParser(
           VariableScope(variables.lookup(parts.head, startOf(a)).get, UnresolvedAttribute(parts.tail))
 
         case s @ UnresolvedStar(Some(Seq(q))) if variables.lookup(q, startOf(s)).isDefined =>
-          VariableScope(variables.lookup(q, startOf(s)).get, Literal(1))
+          if (!inSubquery) fail(s, s"$q.* is allowed only as the argument of count: count($q.*)")
+          variableRows(s)
+
+        case w @ (_: WindowExpression | _: UnresolvedWindowExpression) if !inSubquery =>
+          fail(w, "window functions (OVER) cannot be used in MEASURES or DEFINE")
+
+        case f: UnresolvedFunction if f.nameParts.size == 1 &&
+            f.nameParts.head.equalsIgnoreCase("count") && !f.isDistinct &&
+            f.arguments.size == 1 && isVariableStar(f.arguments.head) =>
+          // count(A.*): the number of rows bound to A.
+          val star = f.arguments.head
+          f.mapChildren { c =>
+            if (c eq star) CurrentOrigin.withOrigin(star.origin)(variableRows(star)) else recurse(c)
+          }
 
         case f: UnresolvedFunction if f.nameParts.size == 1 =>
           val name = f.nameParts.head.toUpperCase(Locale.ROOT)
@@ -121,6 +134,16 @@ final class PatternExpressionParser(
         CurrentOrigin.withOrigin(e.origin)(SemanticsMarker(converted, isFinal))
       case None => converted
     }
+  }
+
+  private def isVariableStar(e: Expression): Boolean = e match {
+    case s @ UnresolvedStar(Some(Seq(q))) => variables.lookup(q, startOf(s)).isDefined
+    case _ => false
+  }
+
+  /** `v.*` as one value per row bound to `v`. */
+  private def variableRows(star: Expression): Expression = star match {
+    case s @ UnresolvedStar(Some(Seq(q))) => VariableScope(variables.lookup(q, startOf(s)).get, Literal(1))
   }
 
   /** Does `e` refer to a pattern variable (`v.col`, `v.*`)? */

@@ -25,6 +25,8 @@ import org.apache.spark.sql.matchrecognize.plans._
 final class PatternParser(sql: String, start: Int, end: Int) {
   private var pos = start
   private val quoted = mutable.LinkedHashSet.empty[String]
+  private var depth = 0
+  private val seen = mutable.HashSet.empty[String]
 
   /** The parsed pattern and the variables that were written quoted. */
   def parse(): (RowPattern, Set[String]) = {
@@ -85,7 +87,7 @@ final class PatternParser(sql: String, start: Int, end: Int) {
       pos += 1
       skipSpace()
       if (peek(')')) { pos += 1; return EmptyPattern }
-      val inner = alternation()
+      val inner = nested(open, "(")(alternation())
       skipSpace()
       if (!peek(')')) fail(open, "(", "missing ')' to close this group")
       pos += 1
@@ -93,7 +95,7 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     } else if (sql.startsWith("{-", pos)) {
       val open = pos
       pos += 2
-      val inner = alternation()
+      val inner = nested(open, "{-")(alternation())
       skipSpace()
       if (!sql.startsWith("-}", pos)) fail(open, "{-", "missing '-}' to close this exclusion")
       pos += 2
@@ -111,7 +113,9 @@ final class PatternParser(sql: String, start: Int, end: Int) {
       if (isIdentStart(c)) {
         val word = readWord()
         skipSpace()
-        if (word.equalsIgnoreCase("PERMUTE") && peek('(')) return permute(wordStart)
+        if (word.equalsIgnoreCase("PERMUTE") && peek('(')) {
+          return nested(wordStart, word)(permute(wordStart))
+        }
         pos = wordStart
       }
       PatternVariable(variable())
@@ -146,10 +150,12 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     skipSpace()
     if (pos >= end) fail(pos, "", "a pattern variable was expected")
     val c = sql.charAt(pos)
-    if (c == '`' || c == '"') {
-      val close = sql.indexOf(c, pos + 1)
-      if (close < 0 || close >= end) fail(pos, c.toString, "unterminated quoted variable name")
-      val name = sql.substring(pos + 1, close)
+    val nameStart = pos
+    val name = if (c == '`' || c == '"') {
+      val close = closingQuote(c)
+      if (close < 0) fail(pos, c.toString, "unterminated quoted variable name")
+      // A doubled quote inside stands for the quote itself, as in the rest of the statement.
+      val name = sql.substring(pos + 1, close).replace(s"$c$c", c.toString)
       if (name.isEmpty) fail(pos, c.toString + c, "empty variable name")
       pos = close + 1
       quoted += name
@@ -159,6 +165,28 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     } else {
       fail(pos, c.toString, "a pattern variable was expected")
     }
+    if (seen.add(name) && seen.size > ParserLimits.MaxPatternVariables) {
+      fail(nameStart, sql.substring(nameStart, pos), ParserLimits.tooManyVariables)
+    }
+    name
+  }
+
+  /** The offset of the quote closing the name opened at `pos`, or -1. */
+  private def closingQuote(quote: Char): Int = {
+    var i = pos + 1
+    while (i < end) {
+      if (sql.charAt(i) != quote) i += 1
+      else if (i + 1 < end && sql.charAt(i + 1) == quote) i += 2
+      else return i
+    }
+    -1
+  }
+
+  /** Parses one nesting level (a group, exclusion or PERMUTE opened at `open`). */
+  private def nested[T](open: Int, near: String)(parseInside: => T): T = {
+    if (depth >= ParserLimits.MaxPatternNesting) fail(open, near, ParserLimits.nestingTooDeep)
+    depth += 1
+    try parseInside finally depth -= 1
   }
 
   private type Quantify = RowPattern => RowPattern

@@ -47,11 +47,9 @@ object StatementRewriter {
    */
   def rewrite(sql: String, delegate: ParserInterface): Option[Rewritten] = {
     val tokens = try SqlLexer.tokenize(sql) catch {
-      case _: SqlLexer.UnterminatedToken => return None // Spark reports it in its own words
+      case u: SqlLexer.UnterminatedToken => throwIfInClause(sql, u); return None
     }
-    val starts = tokens.indices.filter { k =>
-      tokens(k).isWord(Keyword) && k + 1 < tokens.length && tokens(k + 1).isSymbol("(")
-    }
+    val starts = clauseStarts(tokens)
     if (starts.isEmpty) return None
     val chars = sql.toCharArray
     val clauses = starts.zipWithIndex.map { case (k, idx) =>
@@ -67,6 +65,78 @@ object StatementRewriter {
       found
     }
     Some(Rewritten(new String(chars), sql, clauses))
+  }
+
+  /**
+   * The indices of the MATCH_RECOGNIZE keywords that start a clause. `match_recognize` is
+   * also an ordinary identifier (a function, a table or CTE name with a column list), so
+   * the keyword counts only when the parenthesis opens with a clause of the clause grammar
+   * (one that may come first, or one written out of order).
+   */
+  def clauseStarts(tokens: IndexedSeq[Token]): IndexedSeq[Int] = tokens.indices.filter { k =>
+    tokens(k).isWord(Keyword) && k + 1 < tokens.length && tokens(k + 1).isSymbol("(") &&
+      opensClause(tokens, k + 2)
+  }
+
+  private def opensClause(tokens: IndexedSeq[Token], k: Int, measures: Boolean = true): Boolean = {
+    def w(off: Int, word: String) = k + off < tokens.length && tokens(k + off).isWord(word)
+    def s(off: Int, sym: String) = k + off < tokens.length && tokens(k + off).isSymbol(sym)
+    def ident(off: Int) = k + off < tokens.length && tokens(k + off).identifier.isDefined
+    (w(0, "PARTITION") && w(1, "BY")) || (w(0, "ORDER") && w(1, "BY")) ||
+      (measures && w(0, "MEASURES") && measuresFollow(tokens, k + 1)) ||
+      (w(0, "ONE") && w(1, "ROW") && w(2, "PER")) || (w(0, "ALL") && w(1, "ROWS") && w(2, "PER")) ||
+      (w(0, "AFTER") && w(1, "MATCH") && w(2, "SKIP")) || (w(0, "SKIP") && w(1, "TILL")) ||
+      (w(0, "PATTERN") && s(1, "(")) || (w(0, "SUBSET") && ident(1) && s(2, "=")) ||
+      (w(0, "DEFINE") && ident(1) && w(2, "AS")) ||
+      (w(0, "WITHIN") && (w(1, "INTERVAL") ||
+        (k + 1 < tokens.length && tokens(k + 1).kind == TokenKind.Number)))
+  }
+
+  /**
+   * After MEASURES: a measure named with `AS name`, or a later clause, before the
+   * parenthesis closes. This tells a MEASURES clause from a column called `measures`
+   * (`CREATE TABLE match_recognize (measures INT)`).
+   */
+  private def measuresFollow(tokens: IndexedSeq[Token], from: Int): Boolean = {
+    if (from >= tokens.length || tokens(from).isSymbol(")") || tokens(from).isSymbol(",")) {
+      return false
+    }
+    var depth = 0
+    var j = from
+    while (j < tokens.length && depth >= 0) {
+      val t = tokens(j)
+      if (t.isSymbol("(")) depth += 1
+      else if (t.isSymbol(")")) depth -= 1
+      else if (depth == 0 && t.isWord("AS") && j + 1 < tokens.length &&
+          tokens(j + 1).identifier.isDefined && !tokens(j + 1).isWord("IDENTITY")) {
+        return true // (`GENERATED ALWAYS AS IDENTITY` belongs to a column definition)
+      } else if (depth == 0 && opensClause(tokens, j, measures = false)) return true
+      j += 1
+    }
+    false
+  }
+
+  /**
+   * A string, quoted identifier or comment that never ends: when it opens inside a clause,
+   * the error is reported where it opens; elsewhere Spark reports it in its own words.
+   */
+  private def throwIfInClause(sql: String, u: SqlLexer.UnterminatedToken): Unit = {
+    val before = SqlLexer.tokenize(sql, 0, u.start)
+    def stillOpen(k: Int): Boolean = {
+      var depth = 0
+      var j = k + 1
+      while (j < before.length) {
+        if (before(j).isSymbol("(")) depth += 1
+        else if (before(j).isSymbol(")")) { depth -= 1; if (depth == 0) return false }
+        j += 1
+      }
+      true
+    }
+    val open = clauseStarts(before).exists(stillOpen)
+    if (open) {
+      val near = sql.substring(u.start, math.min(sql.length, u.start + 40)).takeWhile(_ != '\n')
+      throw ParseErrors.syntaxError(sql, u.start, near, s"unterminated ${u.what}")
+    }
   }
 
   private def closingParen(sql: String, tokens: IndexedSeq[Token], open: Int): Int = {

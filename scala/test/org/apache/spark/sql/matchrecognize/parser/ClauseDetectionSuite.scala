@@ -1,0 +1,132 @@
+package org.apache.spark.sql.matchrecognize.parser
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.catalyst.parser.{CatalystSqlParser, ParseException}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.matchrecognize.plans._
+
+/**
+ * Which text is a MATCH_RECOGNIZE clause, and the limits and errors of the clause parser,
+ * without a Spark session.
+ */
+class ClauseDetectionSuite extends AnyFunSuite {
+
+  private val parser = new MatchRecognizeParser(CatalystSqlParser)
+
+  private def pattern(text: String): RowPattern = new PatternParser(text, 0, text.length).parse()._1
+
+  private def patternError(text: String): ParseException =
+    intercept[ParseException](new PatternParser(text, 0, text.length).parse())
+
+  private def clauses(plan: LogicalPlan): Seq[UnresolvedMatchRecognize] =
+    plan.collect { case u: UnresolvedMatchRecognize => u }
+
+  test("match_recognize as an identifier is left to Spark's parser") {
+    Seq(
+      "SELECT match_recognize(41)",
+      "SELECT id FROM t WHERE match_recognize(id) > 0",
+      "WITH match_recognize (x, y) AS (SELECT 1, 2) SELECT * FROM match_recognize",
+      "SELECT * FROM t AS match_recognize (i, k)",
+      "SELECT i FROM (SELECT id FROM t) AS match_recognize (i)",
+      "SELECT * FROM range(3) match_recognize (i)",
+      "SELECT match_recognize(ALL rows) FROM t",
+      "SELECT match_recognize(measures), match_recognize(partition) FROM t",
+      "SELECT * FROM t AS match_recognize (measures, pattern, define)",
+      "SELECT match_recognize(pattern(1))",
+      "CREATE TABLE match_recognize (measures INT, pattern STRING) USING parquet"
+    ).foreach { sql =>
+      assert(parser.parsePlan(sql) == CatalystSqlParser.parsePlan(sql), sql)
+    }
+  }
+
+  test("Spark's own errors stay Spark's") {
+    Seq("SELECT match_recognize(", "SELECT * FROM t AS match_recognize (measures INT",
+      "SELECT match_recognize('abc").foreach { sql =>
+      val ours = intercept[ParseException](parser.parsePlan(sql))
+      val spark = intercept[ParseException](CatalystSqlParser.parsePlan(sql))
+      assert(ours.getMessage == spark.getMessage, sql)
+    }
+  }
+
+  test("a clause is recognised by the clause that opens it") {
+    Seq(
+      "PARTITION BY k ORDER BY ts PATTERN (A)",
+      "ORDER BY ts PATTERN (A)",
+      "MEASURES count(*) AS n PATTERN (A)",
+      "ONE ROW PER MATCH PATTERN (A)",
+      "ALL ROWS PER MATCH PATTERN (A)",
+      "AFTER MATCH SKIP PAST LAST ROW PATTERN (A)",
+      "PATTERN (A)"
+    ).foreach { body =>
+      val plan = parser.parsePlan(s"SELECT * FROM t MATCH_RECOGNIZE ($body)")
+      assert(clauses(plan).size == 1, body)
+    }
+    val noPattern = intercept[ParseException](
+      parser.parsePlan("SELECT * FROM t MATCH_RECOGNIZE (DEFINE A AS x > 0)"))
+    assert(noPattern.getMessage.contains("MATCH_RECOGNIZE requires a PATTERN clause"))
+  }
+
+  test("unterminated text in a clause is reported where it opens") {
+    val sql = "SELECT * FROM t MATCH_RECOGNIZE (\n  PARTITION BY 'abc\n  ORDER BY ts PATTERN (A))"
+    val e = intercept[ParseException](parser.parsePlan(sql))
+    assert(e.getMessage.contains("unterminated string literal"))
+    assert(e.line.contains(2) && e.startPosition.contains(15))
+    val comment = intercept[ParseException](
+      parser.parsePlan("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A /* B))"))
+    assert(comment.getMessage.contains("unterminated comment"))
+    assert(comment.startPosition.contains(56))
+  }
+
+  test("pattern nesting is limited before it can exhaust the stack") {
+    val deepest = ParserLimits.MaxPatternNesting
+    assert(pattern("(" * deepest + "A" + ")" * deepest) == PatternVariable("A"))
+    for (depth <- Seq(deepest + 1, 2000, 100000)) {
+      val e = patternError("(" * depth + "A" + ")" * depth)
+      assert(e.getMessage.contains("pattern nesting depth limit"))
+      assert(e.startPosition.contains(deepest), depth)
+    }
+    val alternations = (0 until 1000).map(i => s"(V$i | ").mkString + "A" + ")" * 1000
+    assert(patternError(alternations).getMessage.contains("pattern nesting depth limit"))
+    val permutes = "PERMUTE(" * 101 + "A" + ")" * 101
+    assert(patternError(permutes).getMessage.contains("pattern nesting depth limit"))
+  }
+
+  test("the number of pattern variables is limited") {
+    val most = ParserLimits.MaxPatternVariables
+    assert(pattern((0 until most).map(i => s"V$i").mkString(" ")).asInstanceOf[Concatenation]
+      .items.size == most)
+    // Occurrences of the same variables do not count.
+    assert(pattern(Seq.fill(5000)("A B").mkString(" | ")).isInstanceOf[Alternation])
+    val text = (0 to most).map(i => s"V$i").mkString(" ")
+    val e = patternError(text)
+    assert(e.getMessage.contains("pattern variable limit"))
+    assert(e.startPosition.contains(text.indexOf(s"V$most")))
+  }
+
+  test("a doubled back-quote stays inside one variable name") {
+    assert(pattern("`a``b`+ C") == Concatenation(Seq(
+      Quantified(PatternVariable("a`b"), 1, None, greedy = true), PatternVariable("C"))))
+    val plan = parser.parsePlan("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts " +
+      "MEASURES LAST(`a``b`.x) AS l PATTERN (`a``b`+) DEFINE `a``b` AS x > 0)")
+    val u = clauses(plan).head
+    assert(u.options.pattern.variables == Seq("a`b"))
+    assert(u.options.definedVariables == Seq("a`b"))
+    assert(u.measures.head.collectFirst { case VariableScope(v, _) => v }.contains("a`b"))
+  }
+
+  test("V.* only as the argument of count, and no window functions") {
+    def error(measure: String): String = intercept[ParseException](parser.parsePlan(
+      s"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES $measure AS m " +
+        "PATTERN (A+) DEFINE A AS x > 0)")).getMessage
+    assert(error("A.*").contains("A.* is allowed only as the argument of count: count(A.*)"))
+    assert(error("sum(A.*)").contains("allowed only as the argument of count"))
+    assert(error("count(DISTINCT A.*)").contains("allowed only as the argument of count"))
+    assert(error("row_number() OVER (ORDER BY ts)")
+      .contains("window functions (OVER) cannot be used in MEASURES or DEFINE"))
+    assert(error("sum(x) OVER w").contains("window functions (OVER)"))
+    val counted = clauses(parser.parsePlan("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts " +
+      "MEASURES count(A.*) AS n PATTERN (A+) DEFINE A AS x > 0)")).head
+    assert(counted.measures.head.collectFirst { case VariableScope(v, _) => v }.contains("A"))
+  }
+}

@@ -1,0 +1,197 @@
+"""Parser limits and clause errors, through spark.sql() and check(): both must report the
+same condition, message and position (as for tests/bad_queries.json), and the limits must
+be enforced before a deep or wide pattern can exhaust the stack or the memory."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from spark_match_recognize import check
+from spark_match_recognize.check import format_problems
+from test_check import _spark_error, _spark_position
+
+INPUT = "SELECT * FROM VALUES (1, 10), (2, 8), (3, 12) AS t(ts, price)\n"
+
+
+def clause(body: str) -> str:
+    return f"{INPUT}MATCH_RECOGNIZE (\n{body}\n)"
+
+
+def nested(depth: int) -> str:
+    return "(" * depth + "A" + ")" * depth
+
+
+def nested_alternations(depth: int) -> str:
+    return "".join(f"(V{i} | " for i in range(depth)) + "A" + ")" * depth
+
+
+def variables(n: int, alternation: bool = True) -> str:
+    names = [f"V{i}" for i in range(n)]
+    pattern = " | ".join(names) if alternation else " ".join(f"{v}?" for v in names)
+    defines = ", ".join(f"{v} AS price > {i}" for i, v in enumerate(names))
+    return clause(f"ORDER BY ts MEASURES count(*) AS n\nPATTERN ({pattern})\nDEFINE {defines}")
+
+
+DEPTH = "PATTERN nests groups more than 100 levels deep (pattern nesting depth limit)"
+VARIABLES = "PATTERN has more than 1000 distinct pattern variables (pattern variable limit)"
+
+CASES = [
+    ("nesting_101", clause(f"ORDER BY ts PATTERN ({nested(101)})"), DEPTH),
+    ("nesting_2000", clause(f"ORDER BY ts PATTERN ({nested(2000)})"), DEPTH),
+    ("alternations_1000", clause(f"ORDER BY ts PATTERN ({nested_alternations(1000)})"), DEPTH),
+    (
+        "nested_exclusions",
+        clause("ORDER BY ts PATTERN (" + "{- " * 101 + "A" + " -}" * 101 + ")"),
+        DEPTH,
+    ),
+    (
+        "nested_permute",
+        clause("ORDER BY ts PATTERN (" + "PERMUTE(" * 101 + "A" + ")" * 101 + ")"),
+        DEPTH,
+    ),
+    ("variables_1001", variables(1001), VARIABLES),
+    ("variables_10000", variables(10000), VARIABLES),
+    (
+        "defines_1001",
+        clause(
+            "ORDER BY ts PATTERN (A)\nDEFINE "
+            + ", ".join(f"V{i} AS price > {i}" for i in range(1001))
+        ),
+        "DEFINE has more than 1000 items (pattern variable limit)",
+    ),
+    (
+        "star_as_measure",
+        clause("ORDER BY ts MEASURES A.* AS x PATTERN (A) DEFINE A AS price > 0"),
+        "A.* is allowed only as the argument of count: count(A.*)",
+    ),
+    (
+        "star_in_arithmetic",
+        clause("ORDER BY ts MEASURES count(*) + B.* AS x PATTERN (A B?) DEFINE A AS price > 0"),
+        "B.* is allowed only as the argument of count: count(B.*)",
+    ),
+    (
+        "star_in_sum",
+        clause("ORDER BY ts MEASURES sum(A.*) AS x PATTERN (A+) DEFINE A AS price > 0"),
+        "A.* is allowed only as the argument of count: count(A.*)",
+    ),
+    (
+        "star_in_count_distinct",
+        clause("ORDER BY ts MEASURES count(DISTINCT A.*) AS x PATTERN (A+) DEFINE A AS price > 0"),
+        "A.* is allowed only as the argument of count: count(A.*)",
+    ),
+    (
+        "window_in_measures",
+        clause(
+            "ORDER BY ts\nMEASURES row_number() OVER (ORDER BY ts) AS rn\nPATTERN (A)\n"
+            "DEFINE A AS price > 0"
+        ),
+        "window functions (OVER) cannot be used in MEASURES or DEFINE",
+    ),
+    (
+        "window_in_define",
+        clause(
+            "ORDER BY ts PATTERN (A)\n"
+            "DEFINE A AS price > avg(price) OVER (ORDER BY ts ROWS BETWEEN 1 PRECEDING AND "
+            "CURRENT ROW)"
+        ),
+        "window functions (OVER) cannot be used in MEASURES or DEFINE",
+    ),
+    (
+        "named_window_in_measures",
+        clause("ORDER BY ts MEASURES LAST(A.ts) AS l, sum(price) OVER w AS s PATTERN (A)"),
+        "window functions (OVER) cannot be used in MEASURES or DEFINE",
+    ),
+    (
+        "unterminated_string_in_partition_by",
+        clause("PARTITION BY 'abc\nORDER BY ts PATTERN (A)"),
+        "unterminated string literal",
+    ),
+    (
+        "unterminated_string_in_define",
+        clause("ORDER BY ts\nPATTERN (A B)\nDEFINE A AS price > 0,\n  B AS 'up"),
+        "unterminated string literal",
+    ),
+    (
+        "unterminated_comment_in_pattern",
+        clause("PARTITION BY price ORDER BY ts\nPATTERN (A /* B+ )"),
+        "unterminated comment",
+    ),
+    (
+        "unterminated_quoted_identifier_in_measures",
+        clause("PARTITION BY price ORDER BY ts\nMEASURES `A.ts AS x\nPATTERN (A)"),
+        "unterminated quoted identifier",
+    ),
+    (
+        "clause_opening_with_measures",
+        clause("MEASURES count(*) AS n\nDEFINE A AS price > 0"),
+        "MATCH_RECOGNIZE requires a PATTERN clause",
+    ),
+    (
+        "clause_opening_with_define",
+        clause("DEFINE A AS price > 0"),
+        "MATCH_RECOGNIZE requires a PATTERN clause",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_check_and_spark_report_the_same_syntax_error(spark, sql, message):
+    problems = check(sql)
+    assert problems, "check() found nothing"
+    first = problems[0]
+    assert first.condition == "PARSE_SYNTAX_ERROR", format_problems(problems)
+    assert message in first.message, first.message
+
+    error = _spark_error(spark, sql)
+    assert error.getCondition() == "PARSE_SYNTAX_ERROR", str(error)
+    assert first.message in str(error), (first.message, str(error))
+    assert _spark_position(str(error)) == (first.line, first.column), str(error)
+
+
+def test_unterminated_text_is_reported_where_it_opens(spark):
+    sql = clause("PARTITION BY 'abc\nORDER BY ts PATTERN (A)")
+    problem = check(sql)[0]
+    assert (problem.line, problem.column) == (3, 13)  # the quote, not the BY before it
+    assert _spark_position(str(_spark_error(spark, sql))) == (3, 13)
+
+
+def test_limits_are_refused_quickly(spark):
+    for sql in (variables(10000), clause(f"ORDER BY ts PATTERN ({nested(20000)})")):
+        started = time.monotonic()
+        assert check(sql)[0].condition == "PARSE_SYNTAX_ERROR"
+        assert _spark_error(spark, sql).getCondition() == "PARSE_SYNTAX_ERROR"
+        assert time.monotonic() - started < 60
+
+
+def test_patterns_at_the_limits_still_run(spark):
+    deepest = clause(f"ORDER BY ts MEASURES count(*) AS n PATTERN ({nested(100)}+)")
+    assert check(deepest) == []
+    assert [r.n for r in spark.sql(deepest).collect()] == [3]
+
+    widest = variables(1000, alternation=False)
+    assert check(widest) == []
+    # V0? ... V999?: each row takes the first variable whose condition holds, from V0 on.
+    assert [r.n for r in spark.sql(widest).collect()] == [3]
+
+
+def test_escaped_back_quote_is_part_of_one_variable(spark):
+    sql = clause(
+        "ORDER BY ts MEASURES CLASSIFIER() AS c, count(`a``b`.*) AS n, LAST(`a``b`.ts) AS l\n"
+        "PATTERN (`a``b`+ C?)\nDEFINE `a``b` AS price > 0, C AS false"
+    )
+    assert check(sql) == []
+    rows = spark.sql(sql).collect()
+    assert [(r.c, r.n, r.l) for r in rows] == [("a`b", 3, 3)]
+
+
+def test_count_of_a_variable_and_windows_in_subqueries_still_work(spark):
+    sql = clause(
+        "ORDER BY ts MEASURES count(A.*) AS na, count(*) AS n,\n"
+        "  (SELECT max(rn) FROM (SELECT row_number() OVER (ORDER BY id) AS rn FROM range(4)))"
+        " AS most\nPATTERN (A+ B)\nDEFINE A AS price >= 8, B AS price > PREV(price)"
+    )
+    assert check(sql) == []
+    # A+ takes rows 1 and 2 (10, 8), B row 3 (12 > 8).
+    assert [(r.na, r.n, r.most) for r in spark.sql(sql).collect()] == [(2, 3, 4)]

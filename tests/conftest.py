@@ -1,6 +1,7 @@
 """Shared fixtures: one local Spark session with the extension for the whole test run."""
 
 import os
+import sys
 import time
 
 import pytest
@@ -9,6 +10,8 @@ import pytest
 # naive datetimes in the Python process's time zone, so pin both sides to UTC.
 os.environ["TZ"] = "UTC"
 time.tzset()
+# Python UDFs run in worker processes: the interpreter running the tests, with its packages.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
 def _builder():

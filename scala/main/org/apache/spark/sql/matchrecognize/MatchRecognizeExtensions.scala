@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.matchrecognize.analysis.ResolveMatchRecognize
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeStrategy
-import org.apache.spark.sql.matchrecognize.optimizer.PlanAnyMatchPatterns
+import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
 
@@ -26,6 +26,8 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule(session => PlanAnyMatchPatterns(session))
     // Standard semantics: the join prefilter in front of the automaton, where it applies.
     extensions.injectOptimizerRule(session => PrefilterStandardPatterns(session))
+    // Then the columns the matcher does not need are pruned in the logical plan itself.
+    extensions.injectOptimizerRule(_ => PruneMatchRecognizeInput)
     // The resolved node, and the join-tree nodes, run on the project's own operators.
     extensions.injectPlannerStrategy(_ => MatchRecognizeStrategy)
   }

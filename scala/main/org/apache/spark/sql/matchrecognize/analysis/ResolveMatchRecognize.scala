@@ -75,7 +75,6 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
     }
     val partitionBy = u.partitionBy.map(keyAttribute)
     val orderBy = u.orderBy.map(s => s.copy(child = keyAttribute(s.child)))
-    val child = if (extra.isEmpty) u.child else Project(u.child.output ++ extra, u.child)
 
     checkMeasureNames(u.measures)
     val measures = u.measures.map { m =>
@@ -93,14 +92,32 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
       canonical
     }
     (measures ++ defines).foreach(checkExpression)
-    val node = MatchRecognize(partitionBy, orderBy, measures, measureOutput, defines, o,
-      extra.map(_.toAttribute).toSeq, child)
+    // Python UDFs run in Spark's own operators: as columns computed under the node, or in a
+    // projection above it.
+    val udfs = new PythonUdfPlacement(o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched)
+    val placedDefines = o.definedVariables.zip(defines).map { case (v, d) => udfs.inDefine(v, d) }
+    val placedMeasures = measures.map(udfs.inMeasure)
+    val nodeMeasures = placedMeasures.zip(measureOutput).collect { case (Left(e), a) => (e, a) } ++
+      udfs.hiddenMeasures
+    val below = (extra ++ udfs.columns).toSeq
+    val child = if (below.isEmpty) u.child else Project(u.child.output ++ below, u.child)
+    val node = MatchRecognize(partitionBy, orderBy, nodeMeasures.map(_._1), nodeMeasures.map(_._2),
+      placedDefines, o, below.map(_.toAttribute), child)
     if (o.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
       // Build the join-tree plan once now, so that every construct it cannot plan is an
       // analysis error rather than a failure when the query runs.
       new CepPlanBuilder(node, PlanAnyMatchPatterns.settings(conf, None)).build()
     }
-    if (u.liftedMeasures.isEmpty) node
+    // The measure columns as the clause lists them, computed by the node or above it; a key
+    // the clause names twice is output twice. Either needs a projection above the node.
+    val measureColumns = placedMeasures.zip(measureOutput).zip(u.measures).map {
+      case ((Left(_), a), _) => a
+      case ((Right(e), a), m) => Alias(e, m.name)(a.exprId)
+    }
+    val layout = node.layout(measureColumns)
+    val base = if (layout.forall(_.isInstanceOf[Attribute]) && layout == node.output) node
+      else Project(layout, node)
+    if (u.liftedMeasures.isEmpty) base
     else {
       // Measures with match-dependent subqueries are computed above the node, over its
       // hidden measures, which the projection then leaves out.
@@ -108,7 +125,7 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
         .filterNot { case (_, m) => HiddenMeasures.isHidden(m.name) }
         .dropRight(u.hiddenMeasures).map(_._1).toBuffer[NamedExpression]
       u.liftedMeasures.sortBy(_._1).foreach { case (i, m) => visible.insert(i, m) }
-      Project(node.layout(visible.toSeq), node)
+      Project(node.layout(visible.toSeq), base)
     }
   }
 

@@ -14,8 +14,7 @@ object MatchRecognizeStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case m: MatchRecognize =>
       MatchRecognizeExec(m.partitionBy, m.orderBy, m.measures, m.measureOutput, m.defines,
-        m.options, m.output,
-        planLater(prunedInput(m))) :: Nil
+        m.options, m.output, planLater(m.child)) :: Nil
     case Project(list, j: CepSequenceJoin) if SequenceJoinExec.canProject(list) =>
       // The join writes each match's projected row directly, not its columns and then a copy.
       sequenceJoin(j).copy(output = list.map(_.toAttribute), projection = list) :: Nil
@@ -39,14 +38,4 @@ object MatchRecognizeStrategy extends SparkStrategy {
     SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,
       j.description, j.output, planLater(j.left), planLater(j.right), j.rightAfter,
       j.rightBefore)
-
-  /** The input columns the operator needs ([[MatchRecognize.neededInput]]). */
-  private def prunedInput(m: MatchRecognize): LogicalPlan = {
-    // With the prefilter, ties keep the full order the prefilter's ranges were computed in
-    // (its window below already shuffled and sorted every column); its time-range join
-    // prunes the input itself.
-    if (m.options.prefilter.exists(_.startFlag.isDefined)) return m.child
-    val kept = m.neededInput
-    if (kept.size == m.child.output.size) m.child else Project(kept, m.child)
-  }
 }

@@ -58,19 +58,27 @@ final case class MatchRecognize(
     hiddenInput: Seq[Attribute],
     child: LogicalPlan) extends UnaryNode {
 
-  def orderAttributes: Seq[Attribute] = {
-    val seen = AttributeSet(partitionBy)
-    orderBy.map(_.child).collect { case a: Attribute if !seen.contains(a) => a }.distinct
-  }
+  /**
+   * The key columns of the ALL ROWS PER MATCH layout: each PARTITION BY key, then each
+   * ORDER BY key, as often as the clause names it (`ORDER BY ts, ts` lists `ts` twice, as
+   * does a key in both PARTITION BY and ORDER BY, as in Trino).
+   */
+  def keyColumns: Seq[Attribute] =
+    partitionBy ++ orderBy.map(_.child).collect { case a: Attribute => a }
 
-  override def output: Seq[Attribute] = layout(measureOutput).map(_.toAttribute)
+  /**
+   * The node's columns: the layout with each column once. A key the clause repeats is
+   * repeated by a projection above the node ([[layout]]), so that no plan below it carries
+   * one attribute twice.
+   */
+  override def output: Seq[Attribute] = layout(measureOutput).map(_.toAttribute).distinct
 
-  /** The standard's column layout with the given measure columns. */
+  /** The standard's column layout with the given measure columns, repeated keys included. */
   def layout(measureColumns: Seq[NamedExpression]): Seq[NamedExpression] =
     options.rowsPerMatch match {
       case RowsPerMatch.OneRow => partitionBy ++ measureColumns
       case _ =>
-        val keys = partitionBy ++ orderAttributes
+        val keys = keyColumns
         val keySet = AttributeSet(keys ++ hiddenInput)
         keys ++ measureColumns ++ child.output.filterNot(keySet.contains)
     }

@@ -94,7 +94,9 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       return Left("not applicable: rows cannot be totally ordered (a column type is not " +
         "orderable) and the pattern navigates by position")
     }
-    val firstKey = m.orderBy.head.child
+    // Without ORDER BY (rows in any order) only a row-count span applies: WITHIN INTERVAL
+    // needs an ORDER BY, which analysis enforces.
+    lazy val firstKey = m.orderBy.head.child
     if (app.span.isInstanceOf[MatchSpanBound.Interval] && firstKey.dataType == DateType) {
       return Left("not applicable: WITHIN INTERVAL over a DATE key")
     }
@@ -141,8 +143,9 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
         WindowSpecDefinition(partitionBy, frameOrder, frame)), "#anchors")()
       val withAnchors = Window(Seq(anchors), partitionBy, frameOrder, child)
       // Rows with a NULL first key are kept and may start: the window says nothing of them.
-      val inRange = Alias(Or(EqualTo(anchors.toAttribute, Literal(1)), IsNull(firstKey)),
-        "#in_range")()
+      val anchored = EqualTo(anchors.toAttribute, Literal(1))
+      val inRange = Alias(
+        if (m.orderBy.isEmpty) anchored else Or(anchored, IsNull(firstKey)), "#in_range")()
       val flagged = Project(child.output :+ inRange, withAnchors)
       val filtered = if (behind == 0 && ahead == 0) Filter(inRange.toAttribute, flagged)
       else {

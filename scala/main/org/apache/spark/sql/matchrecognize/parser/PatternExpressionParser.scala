@@ -5,7 +5,7 @@ import java.util.Locale
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, SubqueryExpression, UnresolvedNamedLambdaVariable}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First, Last}
 import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
@@ -72,6 +72,12 @@ final class PatternExpressionParser(
             variables.lookup(parts.head, startOf(a)).isDefined =>
           VariableScope(variables.lookup(parts.head, startOf(a)).get, UnresolvedAttribute(parts.tail))
 
+        // Spark parses every column inside a lambda body as a lambda variable (the analyzer
+        // turns those that are no argument back into columns): `x -> x + A.price`.
+        case a @ UnresolvedNamedLambdaVariable(parts) if parts.size >= 2 &&
+            variables.lookup(parts.head, startOf(a)).isDefined =>
+          VariableScope(variables.lookup(parts.head, startOf(a)).get, UnresolvedAttribute(parts.tail))
+
         case s @ UnresolvedStar(Some(Seq(q))) if variables.lookup(q, startOf(s)).isDefined =>
           VariableScope(variables.lookup(q, startOf(s)).get, Literal(1))
 
@@ -126,6 +132,8 @@ final class PatternExpressionParser(
   /** Does `e` refer to a pattern variable (`v.col`, `v.*`)? */
   private def namesVariable(e: Expression): Boolean = e.exists {
     case a @ UnresolvedAttribute(parts) => parts.size >= 2 && variables.lookup(parts.head, startOf(a)).isDefined
+    case a @ UnresolvedNamedLambdaVariable(parts) =>
+      parts.size >= 2 && variables.lookup(parts.head, startOf(a)).isDefined
     case s @ UnresolvedStar(Some(Seq(q))) => variables.lookup(q, startOf(s)).isDefined
     case _ => false
   }

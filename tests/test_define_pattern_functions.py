@@ -168,3 +168,34 @@ def test_subquery_in_define_correlated_with_the_input_is_refused_by_name(spark, 
             SELECT * FROM {SERIES} MATCH_RECOGNIZE (
               ORDER BY ts MEASURES A.ts AS a_ts PATTERN (A)
               DEFINE A AS EXISTS (SELECT 1 FROM allowed WHERE p = value))""").collect()
+
+
+def test_hand_worked_matches_agree_with_the_reference_matcher():
+    """The reference matcher (tests/reference/rpr.py) finds the same matches for the DEFINE
+    conditions above, written as Python over its view of the match so far."""
+    from reference.rpr import find_matches
+
+    values = [1, 3, 1, 2, 0, 1]
+    data = [{"ts": i + 1, "value": v} for i, v in enumerate(values)]
+
+    def labels(ctx):  # the labels of the match so far, the tested row included
+        return [s.label for s in ctx._steps_of(None)]
+
+    def summary(matches):
+        return [(m.number, [data[r]["ts"] for r in m.rows], m.labels) for m in matches]
+
+    max_plus_number = find_matches(data, "A B", {
+        "B": lambda ctx: max(ctx._values(lambda r: r["value"] + ctx.match_number(), None)) > 3})
+    assert summary(max_plus_number) == [
+        (1, [1, 2], ["A", "B"]), (2, [3, 4], ["A", "B"]), (3, [5, 6], ["A", "B"])]
+
+    prev_plus_number = find_matches(data, "A B", {
+        "B": lambda ctx: ctx.prev("value") + ctx.match_number() >= 3})
+    assert [(n, ts[0]) for n, ts, _ in summary(prev_plus_number)] == [(1, 2), (2, 4)]
+
+    at_most_two_b = find_matches(data, "A B+", {"B": lambda ctx: labels(ctx).count("B") <= 2})
+    assert [(n, ts[0], len(ts)) for n, ts, _ in summary(at_most_two_b)] == [(1, 1, 3), (2, 4, 3)]
+
+    two_a_before_b = find_matches(data, "A+ B", {
+        "A": lambda ctx: ctx.col("value") < 3, "B": lambda ctx: labels(ctx).count("A") >= 2})
+    assert summary(two_a_before_b) == [(1, [3, 4, 5, 6], ["A", "A", "A", "B"])]

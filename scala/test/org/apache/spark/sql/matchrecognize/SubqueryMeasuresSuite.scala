@@ -57,11 +57,13 @@ class SubqueryMeasuresSuite extends AnyFunSuite with SparkSessionFixture {
         Row("GLBX", 3, "UP", "Globex")))
   }
 
-  test("IN and EXISTS subqueries in DEFINE are rejected by name") {
-    val e = intercept[AnalysisException](sql(
-      """SELECT * FROM sq_ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A)
-        |  DEFINE A AS price IN (SELECT price FROM sq_watch)) AS mr""".stripMargin))
-    assert(e.getMessage.contains("IN or EXISTS subquery in DEFINE"))
+  test("uncorrelated IN and EXISTS subqueries in DEFINE") {
+    assertRows(sql(
+      """SELECT * FROM sq_ticks MATCH_RECOGNIZE (
+        |  PARTITION BY sym ORDER BY ts MEASURES A.ts AS ts, A.price AS p PATTERN (A)
+        |  DEFINE A AS A.price IN (SELECT price FROM sq_watch)
+        |    AND EXISTS (SELECT 1 FROM sq_watch WHERE price > 40)) AS mr""".stripMargin),
+      Seq(Row("ACME", 3, 45), Row("GLBX", 2, 19)))
   }
 
   test("a subquery in DEFINE that reads a pattern variable is rejected by name") {

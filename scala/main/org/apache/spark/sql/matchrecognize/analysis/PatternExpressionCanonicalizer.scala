@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Exists, Expression, InSubquery, SubqueryExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction}
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.plans._
@@ -29,14 +29,21 @@ final class PatternExpressionCanonicalizer(
   private val input = AttributeSet(inputOutput)
   private val clause = if (inDefine) "DEFINE" else "MEASURES"
 
-  def canonicalize(e: Expression): Expression = e match {
+  /**
+   * The canonical form of `e`. Expressions Spark rewrites only in its optimizer are
+   * expanded first ([[ReplaceableExpressions]]), so that the matcher evaluates what it
+   * was given and the checks below see every pattern reference.
+   */
+  def canonicalize(e: Expression): Expression = fold(ReplaceableExpressions.expand(e))
+
+  private def fold(e: Expression): Expression = e match {
     case SemanticsMarker(child, isFinal) =>
       if (inDefine && isFinal) {
         throw analysis("FINAL_IN_DEFINE",
           s"FINAL semantics is not allowed in DEFINE (found in ${e.sql}); DEFINE conditions " +
             "are always evaluated with RUNNING semantics.")
       }
-      canonicalize(child) match {
+      fold(child) match {
         case n: PatternNavigation => n.copy(isFinal = isFinal)
         case a: PatternAggregate => a.copy(isFinal = isFinal)
         case _ => throw analysis("INVALID_SEMANTICS",
@@ -53,7 +60,7 @@ final class PatternExpressionCanonicalizer(
         val step = if (function == NavigationFunction.Prev) -offset else offset
         stripSemantics(child) match {
           case (inner @ NavigationCall(f, _, _), semantics) if !f.physical =>
-            val nav = canonicalize(inner).asInstanceOf[PatternNavigation]
+            val nav = fold(inner).asInstanceOf[PatternNavigation]
             nav.copy(physicalOffset = step, isFinal = semantics.getOrElse(false))
           case (inner: NavigationCall, _) =>
             throw analysis("INVALID_NAVIGATION",
@@ -85,9 +92,14 @@ final class PatternExpressionCanonicalizer(
 
     case f: AggregateFunction => aggregate(f, f.sql)
 
+    case in: InSubquery if inDefine && DefineSubqueries.independent(in.query) =>
+      DefineSubqueries.in(in, in.values.map(fold))
+
+    case ex: Exists if inDefine && DefineSubqueries.independent(ex) => DefineSubqueries.exists(ex)
+
     case s: SubqueryExpression => s
 
-    case other => other.mapChildren(canonicalize)
+    case other => other.mapChildren(fold)
   }
 
   private def aggregate(f: AggregateFunction, text: String): PatternAggregate = {
@@ -169,7 +181,7 @@ final class PatternExpressionCanonicalizer(
 
   private def stripSemantics(e: Expression): (Expression, Option[Boolean]) = e match {
     case SemanticsMarker(child, isFinal) =>
-      if (inDefine && isFinal) canonicalize(e) // reports FINAL in DEFINE
+      if (inDefine && isFinal) fold(e) // reports FINAL in DEFINE
       (child, Some(isFinal))
     case other => (other, None)
   }

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.analysis
 import java.util.Locale
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Exists, Expression, ListQuery, NamedExpression, RowOrdering, SortOrder, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression, RowOrdering, SortOrder, SubqueryExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.toPrettySQL
@@ -148,9 +148,6 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
         s"DEFINE and MEASURES must be deterministic, but ${e.sql} is not.")
     }
     e.foreach {
-      case s @ (_: ListQuery | _: Exists) =>
-        throw MatchRecognizeErrors.unsupported(
-          s"an IN or EXISTS subquery in DEFINE (${s.sql}); use a scalar subquery instead")
       case s: SubqueryExpression if s.isCorrelated =>
         // (MEASURES subqueries that depend on the match were lifted above the node.)
         throw MatchRecognizeErrors.unsupported(

@@ -138,7 +138,7 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
           val r = runners(i)
           r.reset()
           m.setCurrent(m.end)
-          m.foreachRow(vars(i))((p, l) => r.update(slots.rowWithLabel(p, l)))
+          m.foreachRow(vars(i))((p, l) => r.update(slots.rowOf(p, l, m.matchNumber)))
           finalAggregates(i) = r.result
           r.reset() // the RUNNING pass below reuses the runner
         case _ =>
@@ -162,7 +162,7 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
                 if (counted) runningCounts(i) += 1
                 runningCounts(i)
               } else {
-                if (counted) runners(i).update(slots.rowWithLabel(pos, label))
+                if (counted) runners(i).update(slots.rowOf(pos, label, m.matchNumber))
                 runners(i).result
               }
           case _ =>

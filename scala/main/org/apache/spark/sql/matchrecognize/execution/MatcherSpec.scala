@@ -36,6 +36,7 @@ final case class MatcherSpec(
     program: Program,
     defines: IndexedSeq[Option[DefineSpec]],
     classifierAttribute: Attribute,
+    matchNumberAttribute: Attribute,
     measureExpressions: Seq[Expression],
     measureSlots: Seq[Slot],
     measureTypes: Seq[DataType],
@@ -60,7 +61,8 @@ final case class MatcherSpec(
     .map(f => inputAttributes.indexWhere(_.exprId == f.exprId)).getOrElse(-1)
 
   def labels: IndexedSeq[String] = program.labels
-  def rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute
+  /** Columns of the rows row-level expressions read: see [[SlotBinder]]. */
+  def rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute :+ matchNumberAttribute
 
   /** Can the pattern match without consuming a row? */
   val canMatchEmpty: Boolean = AutomatonCompiler.canBeEmpty(options.pattern)
@@ -116,11 +118,13 @@ object MatcherSpec {
     val defineByLabel = options.definedVariables.zip(defines).toMap
 
     val classifier = SlotBinder.newClassifierAttribute()
+    val matchNumber = SlotBinder.newMatchNumberAttribute()
+    def newBinder() = new SlotBinder(input, labels, classifier, matchNumber)
     val defineSpecs = labels.map { label =>
-      defineByLabel.get(label).map(d => compileDefine(d, label, input, labels, classifier))
+      defineByLabel.get(label).map(d => compileDefine(d, label, labels, newBinder))
     }
 
-    val measureBinder = new SlotBinder(input, labels, classifier)
+    val measureBinder = newBinder()
     val boundMeasures = measures.map(m => measureBinder.bind(m, inlineForMeasure))
     // Measures of an empty match read the current row as all NULLs, so every input column
     // must be treated as nullable there.
@@ -137,7 +141,7 @@ object MatcherSpec {
       val key = orderBy.head.child.asInstanceOf[Attribute]
       (input.indexWhere(_.exprId == key.exprId), key.dataType)
     }
-    MatcherSpec(input, program, defineSpecs, classifier,
+    MatcherSpec(input, program, defineSpecs, classifier, matchNumber,
       measureExpressions, measureBinder.slots, measures.map(_.dataType), outputExpressions,
       options, windowKey,
       maxLookBehind = (0 +: physical.filter(_ < 0).map(-_)).max,
@@ -155,9 +159,8 @@ object MatcherSpec {
   private def compileDefine(
       condition: Expression,
       label: String,
-      input: Seq[Attribute],
       labels: IndexedSeq[String],
-      classifier: Attribute): DefineSpec = {
+      newBinder: () => SlotBinder): DefineSpec = {
     def rowOnly(e: Expression): Boolean = !e.exists {
       case n: PatternNavigation =>
         n.isFinal || n.fromFirst || n.logicalOffset != 0 || !n.variables.contains(label) ||
@@ -167,9 +170,9 @@ object MatcherSpec {
     }
     val (free, dependent) = splitConjuncts(condition).partition(rowOnly)
     if (free.nonEmpty && dependent.nonEmpty) {
-      compileCondition(dependent.reduce(And), label, input, labels, classifier).copy(
-        rowFilter = Some(compileCondition(free.reduce(And), label, input, labels, classifier)))
-    } else compileCondition(condition, label, input, labels, classifier)
+      compileCondition(dependent.reduce(And), label, labels, newBinder()).copy(
+        rowFilter = Some(compileCondition(free.reduce(And), label, labels, newBinder())))
+    } else compileCondition(condition, label, labels, newBinder())
   }
 
   private def splitConjuncts(e: Expression): Seq[Expression] = e match {
@@ -180,17 +183,16 @@ object MatcherSpec {
   private def compileCondition(
       condition: Expression,
       label: String,
-      input: Seq[Attribute],
       labels: IndexedSeq[String],
-      classifier: Attribute): DefineSpec = {
-    val binder = new SlotBinder(input, labels, classifier)
+      binder: SlotBinder): DefineSpec = {
+    val input = binder.inputAttributes
     // The row being tested is the last row of the universal variable and of its own
     // variable (it is tentatively mapped to it), so those reads need no slot.
     def readsCurrentRow(n: PatternNavigation): Boolean =
       !n.isFinal && !n.fromFirst && n.logicalOffset == 0 && n.variables.contains(label)
     val bound = binder.bind(condition, {
       case n if readsCurrentRow(n) && n.physicalOffset == 0 =>
-        Some(n.child.transform { case RowClassifier() => Literal(label, StringType) })
+        Some(n.child.transform { case RowClassifier() => Literal.create(label, StringType) })
       case _ => None
     })
     val historyFree = binder.slots.forall {
@@ -202,7 +204,7 @@ object MatcherSpec {
       case _: AggregateSlot => false
     }
     val neighbourhood = historyFree && binder.slots.forall {
-      case s: NavigationSlot => !s.readsClassifier
+      case s: NavigationSlot => !s.readsClassifier && !s.readsMatchNumber
       case _ => false
     }
     val (neighbourCondition, neighbours) =
@@ -219,7 +221,7 @@ object MatcherSpec {
           case n: PatternNavigation if readsCurrentRow(n) =>
             val copy = copies(n.physicalOffset)
             n.child.transform {
-              case RowClassifier() => Literal(label, StringType)
+              case RowClassifier() => Literal.create(label, StringType)
               case a: Attribute if input.exists(_.exprId == a.exprId) =>
                 copy(input.indexWhere(_.exprId == a.exprId))
             }
@@ -227,7 +229,11 @@ object MatcherSpec {
         (Some(BindReferences.bindReference(rewritten, offsets.flatMap(copies))), offsets)
       }
     DefineSpec(binder.boundTo(bound), binder.slots, historyFree,
-      usesMatchNumber = binder.slots.contains(MatchNumberSlot), neighbourCondition, neighbours)
+      usesMatchNumber = binder.slots.exists {
+        case MatchNumberSlot => true
+        case s: NavigationSlot => s.readsMatchNumber
+        case s: AggregateSlot => s.readsMatchNumber
+      }, neighbourCondition, neighbours)
   }
 
   /** In MEASURES the current row is the output row (ALL ROWS) or the last row (ONE ROW). */

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, BindReferences, BoundReference, Expression, GenericInternalRow, JoinedRow}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
 import org.apache.spark.sql.matchrecognize.plans._
-import org.apache.spark.sql.types.{DataType, StringType}
+import org.apache.spark.sql.types.{DataType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -18,7 +18,10 @@ sealed trait Slot extends Serializable {
   def dataType: DataType
 }
 
-/** See [[PatternNavigation]]; `rowExpr` is unbound, over the input columns and the classifier. */
+/**
+ * See [[PatternNavigation]]; `rowExpr` is unbound, over the input columns, the classifier
+ * and the match number ([[SlotBinder.rowAttributes]]).
+ */
 final case class NavigationSlot(
     vars: Option[Seq[Int]],
     fromFirst: Boolean,
@@ -29,11 +32,13 @@ final case class NavigationSlot(
   def dataType: DataType = rowExpr.dataType
   @transient lazy val readsClassifier: Boolean =
     rowExpr.exists { case a: AttributeReference => a.name == SlotBinder.ClassifierName; case _ => false }
+  @transient lazy val readsMatchNumber: Boolean = SlotBinder.readsMatchNumber(rowExpr)
 }
 
 final case class AggregateSlot(vars: Option[Seq[Int]], function: AggregateFunction,
     isFinal: Boolean) extends Slot {
   def dataType: DataType = function.dataType
+  @transient lazy val readsMatchNumber: Boolean = SlotBinder.readsMatchNumber(function)
 }
 
 case object MatchNumberSlot extends Slot {
@@ -45,13 +50,18 @@ case object MatchNumberSlot extends Slot {
  * row followed by a row of slots, collecting the slots. Equal pattern expressions share a
  * slot. `inline` may replace a navigation by an expression on the input row (the current
  * row needs no slot).
+ *
+ * The row-level expressions inside navigation and aggregates are evaluated on a row of the
+ * match followed by two pattern columns: the row's CLASSIFIER() and the MATCH_NUMBER() of
+ * the match (`sum(value + MATCH_NUMBER())` adds the match's number to each row's value).
  */
 final class SlotBinder(
-    inputAttributes: Seq[Attribute],
+    val inputAttributes: Seq[Attribute],
     labels: IndexedSeq[String],
-    val classifierAttribute: Attribute) {
+    val classifierAttribute: Attribute,
+    val matchNumberAttribute: Attribute) {
 
-  val rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute
+  val rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute :+ matchNumberAttribute
 
   private val found = ArrayBuffer.empty[(Expression, Slot, AttributeReference)]
 
@@ -85,6 +95,7 @@ final class SlotBinder(
 
   private def rowLevel(e: Expression): Expression = e.transform {
     case RowClassifier() => classifierAttribute
+    case MatchNumber() => matchNumberAttribute
   }
 
   private def varIds(v: VariableSet): Option[Seq[Int]] =
@@ -97,9 +108,20 @@ final class SlotBinder(
 
 object SlotBinder {
   val ClassifierName = "__classifier"
+  val MatchNumberName = "__match_number"
+
+  /** The columns after the input columns in a row-level expression's row. */
+  val PatternColumns = 2
 
   /** The column through which row-level expressions read a row's pattern variable. */
   def newClassifierAttribute(): Attribute = AttributeReference(ClassifierName, StringType)()
+
+  /** The column through which row-level expressions read the match number. */
+  def newMatchNumberAttribute(): Attribute =
+    AttributeReference(MatchNumberName, LongType, nullable = false)()
+
+  def readsMatchNumber(e: Expression): Boolean =
+    e.exists { case a: AttributeReference => a.name == MatchNumberName; case _ => false }
 }
 
 /**
@@ -117,7 +139,9 @@ final class SlotEvaluator(
   private val n = slots.length
   val row = new GenericInternalRow(n)
   private val labelStrings = labelNames.map(UTF8String.fromString)
-  private val classifierRow = new GenericInternalRow(1)
+  // The pattern columns of a row: its classifier and the match number.
+  private val patternRow = new GenericInternalRow(SlotBinder.PatternColumns)
+  private val inputWidth = rowAttributes.length - SlotBinder.PatternColumns
   private val joined = new JoinedRow
 
   private val navExprs: Array[Expression] = slots.map {
@@ -127,7 +151,7 @@ final class SlotEvaluator(
   // A navigation to a plain input column (`LAST(A.ts)`, the usual case) reads the column
   // straight from the row: no joined row with the classifier, no generic evaluation.
   private val navColumn: Array[Int] = navExprs.map {
-    case b: BoundReference if b.ordinal < rowAttributes.length - 1 => b.ordinal
+    case b: BoundReference if b.ordinal < inputWidth => b.ordinal
     case _ => -1
   }
   private val navRead: Array[(SpecializedGetters, Int) => Any] = navExprs.map {
@@ -165,6 +189,7 @@ final class SlotEvaluator(
    * last row current). Returns the slot row.
    */
   def fill(view: MatchView, whole: MatchView): InternalRow = {
+    patternRow.setLong(1, view.matchNumber)
     var i = 0
     while (i < n) {
       row.update(i, kinds(i) match {
@@ -182,6 +207,7 @@ final class SlotEvaluator(
 
   /** Fills only the aggregates from externally maintained runners (ALL ROWS PER MATCH). */
   def fillNavigationsAndNumber(view: MatchView, whole: MatchView, aggregates: Array[Any]): InternalRow = {
+    patternRow.setLong(1, view.matchNumber)
     var i = 0
     while (i < n) {
       row.update(i, kinds(i) match {
@@ -210,19 +236,26 @@ final class SlotEvaluator(
     if (input == null) return null
     val column = navColumn(i)
     if (column >= 0) navRead(i)(input, column)
-    else navExprs(i).eval(joined(input, classifier(if (readsLabel(i)) view.labelAt(pos) else -1)))
+    else navExprs(i).eval(joined(input, patternColumns(if (readsLabel(i)) view.labelAt(pos) else -1)))
   }
 
   private def aggregate(runner: AggregateRunner, vars: Array[Int], view: MatchView): Any = {
     runner.reset()
-    view.foreachRow(vars) { (pos, label) => runner.update(rowWithLabel(pos, label)) }
+    view.foreachRow(vars) { (pos, label) => runner.update(rowOf(pos, label)) }
     runner.result
   }
 
-  def rowWithLabel(pos: Long, label: Int): InternalRow = joined(buffer.get(pos), classifier(label))
+  /** The row at `pos` with its pattern columns, in the match last given to `fill*`. */
+  private def rowOf(pos: Long, label: Int): InternalRow = joined(buffer.get(pos), patternColumns(label))
 
-  private def classifier(label: Int): InternalRow = {
-    classifierRow.update(0, if (label >= 0) labelStrings(label) else null)
-    classifierRow
+  /** The row at `pos` with its pattern columns, in match number `matchNumber`. */
+  def rowOf(pos: Long, label: Int, matchNumber: Long): InternalRow = {
+    patternRow.setLong(1, matchNumber)
+    rowOf(pos, label)
+  }
+
+  private def patternColumns(label: Int): InternalRow = {
+    patternRow.update(0, if (label >= 0) labelStrings(label) else null)
+    patternRow
   }
 }

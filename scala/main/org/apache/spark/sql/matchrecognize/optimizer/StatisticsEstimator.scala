@@ -5,7 +5,7 @@ import scala.util.Random
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, BasePredicate, JoinedRow, Predicate, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, BasePredicate, JoinedRow, Predicate, SubqueryExpression, UnsafeProjection}
 import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSequence, Kleene, PairCondition, Single}
 
 /**
@@ -198,10 +198,13 @@ object StatisticsEstimator {
 
   private def safely(v: => Boolean): Boolean = try v catch { case _: RuntimeException => false }
 
-  /** The pair's conditions over (row of `first`, row of `second`), interpreted. */
+  /**
+   * The pair's conditions over (row of `first`, row of `second`), interpreted. Conditions
+   * with a subquery are left out: its value is computed only when the query runs.
+   */
   private def pairPredicate(conditions: Seq[PairCondition], first: String, second: String,
       columns: Map[String, Seq[Attribute]], output: Seq[Attribute]): Option[BasePredicate] =
-    conditions.map(_.expr).reduceOption(And).map { e =>
+    conditions.map(_.expr).filterNot(SubqueryExpression.hasSubquery).reduceOption(And).map { e =>
       def side(v: String) = {
         val own = columns(v).map(_.exprId).toSet
         output.map(a => if (own.contains(a.exprId)) a else a.newInstance())

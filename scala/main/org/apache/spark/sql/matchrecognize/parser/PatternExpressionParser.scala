@@ -5,7 +5,7 @@ import java.util.Locale
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, SubqueryExpression, UnresolvedWindowExpression, WindowExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, SubqueryExpression, UnresolvedNamedLambdaVariable, UnresolvedWindowExpression, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First, Last}
 import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
@@ -69,6 +69,12 @@ final class PatternExpressionParser(
     val converted: Expression = CurrentOrigin.withOrigin(e.origin) {
       e match {
         case a @ UnresolvedAttribute(parts) if parts.size >= 2 &&
+            variables.lookup(parts.head, startOf(a)).isDefined =>
+          VariableScope(variables.lookup(parts.head, startOf(a)).get, UnresolvedAttribute(parts.tail))
+
+        // Spark parses every column inside a lambda body as a lambda variable (the analyzer
+        // turns those that are no argument back into columns): `x -> x + A.price`.
+        case a @ UnresolvedNamedLambdaVariable(parts) if parts.size >= 2 &&
             variables.lookup(parts.head, startOf(a)).isDefined =>
           VariableScope(variables.lookup(parts.head, startOf(a)).get, UnresolvedAttribute(parts.tail))
 
@@ -149,6 +155,8 @@ final class PatternExpressionParser(
   /** Does `e` refer to a pattern variable (`v.col`, `v.*`)? */
   private def namesVariable(e: Expression): Boolean = e.exists {
     case a @ UnresolvedAttribute(parts) => parts.size >= 2 && variables.lookup(parts.head, startOf(a)).isDefined
+    case a @ UnresolvedNamedLambdaVariable(parts) =>
+      parts.size >= 2 && variables.lookup(parts.head, startOf(a)).isDefined
     case s @ UnresolvedStar(Some(Seq(q))) => variables.lookup(q, startOf(s)).isDefined
     case _ => false
   }

@@ -101,15 +101,18 @@ final class CepExpressionRewriter(
           navigation(n, target, defining, () => readsPrevious = true)
         }
       case a: PatternAggregate =>
+        refuseMatchNumberInside(a.function, a.sql)
         a.variables.variables match {
           case Some(Seq(v)) =>
             reads += v
             kindOf(v) match {
               case VariableKind.KleeneRows if !defining.contains(v) =>
-                kleeneOutput(v, ("agg", a.function.canonicalized), t =>
-                  KleeneOutput.Aggregate(t, cellsOf(v, a.function).asInstanceOf[AggregateFunction]),
+                val f = classifierOf(v, a.function)
+                kleeneOutput(v, ("agg", f.canonicalized), t =>
+                  KleeneOutput.Aggregate(t, cellsOf(v, f).asInstanceOf[AggregateFunction]),
                   a.dataType)
-              case VariableKind.SingleRow => singleRowAggregate(v, a.function)
+              case VariableKind.SingleRow =>
+                singleRowAggregate(v, classifierOf(v, a.function).asInstanceOf[AggregateFunction])
               case _ => throw MatchRecognizeErrors.unsupported(
                 s"${a.sql} in the DEFINE of `$v` itself under SKIP TILL ANY MATCH")
             }
@@ -126,8 +129,13 @@ final class CepExpressionRewriter(
     Rewritten(out, reads.toSet, readsPrevious)
   }
 
-  private def navigation(n: PatternNavigation, v: String, defining: Option[String],
+  private def navigation(n0: PatternNavigation, v: String, defining: Option[String],
       markPrevious: () => Unit): Expression = {
+    refuseMatchNumberInside(n0.child, n0.sql)
+    // A row of `v` is classified as `v`: CLASSIFIER() inside a larger expression over the row
+    // is that constant. CLASSIFIER(v) alone is `v` when the variable is bound (below).
+    val n = if (n0.child.isInstanceOf[RowClassifier] || n0.physicalOffset != 0) n0
+      else n0.copy(child = classifierOf(v, n0.child))
     if (n.child.exists(_.isInstanceOf[RowClassifier])) {
       if (defining.isDefined) {
         throw analysis("PATTERN_FUNCTION_IN_DEFINE",
@@ -136,7 +144,7 @@ final class CepExpressionRewriter(
       if (n.physicalOffset != 0 || n.logicalOffset != 0) {
         throw MatchRecognizeErrors.unsupported(s"${n.sql} under SKIP TILL ANY MATCH")
       }
-      return If(IsNotNull(boundFlag(v)), Literal(v, StringType), Literal.create(null, StringType))
+      return If(IsNotNull(boundFlag(v)), Literal.create(v, StringType), Literal.create(null, StringType))
     }
     kinds.getOrElse(v, throw MatchRecognizeErrors.unknownVariable(v, "DEFINE")) match {
       case VariableKind.SingleRow | VariableKind.NegatedRows =>
@@ -178,6 +186,19 @@ final class CepExpressionRewriter(
       list += make(attr)
       attr
     })
+
+  /** `e` (over rows of `v` only) with CLASSIFIER() replaced by `v`. */
+  private def classifierOf(v: String, e: Expression): Expression = e.transform {
+    case RowClassifier() => Literal.create(v, StringType)
+  }
+
+  /** The match number is not known when the rows of a variable are combined. */
+  private def refuseMatchNumberInside(e: Expression, sql: String): Unit =
+    if (e.exists(_.isInstanceOf[MatchNumber])) {
+      throw MatchRecognizeErrors.unsupported(
+        s"MATCH_NUMBER() inside a navigation or aggregate function ($sql) " +
+          "under SKIP TILL ANY MATCH")
+    }
 
   /** `f` with its inputs replaced by cells of `v`. */
   private def cellsOf(v: String, f: Expression): Expression = f.transform {

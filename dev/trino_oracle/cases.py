@@ -24,16 +24,13 @@ patterns out of both engines.
 from __future__ import annotations
 
 import random
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
+from reference import random_cases, rpr
+from reference.random_cases import COLUMNS, And, Classifier, Compare, Lit, Spec
 
-from reference import random_cases, rpr  # noqa: E402
-from reference.random_cases import COLUMNS, And, Classifier, Compare, Lit, Spec  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 DIALECTS = ("trino", "spark")
 

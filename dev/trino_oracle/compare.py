@@ -10,9 +10,7 @@ else (each engine rejecting the query).
 
 from __future__ import annotations
 
-from result_compare import compare_rows  # noqa: E402
-
-from .cases import ROOT  # noqa: F401 - puts tests/ on sys.path
+from result_compare import compare_rows
 
 RUNTIME_ERRORS = {
     "skip_to_first_row": "first row of match",

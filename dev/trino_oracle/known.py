@@ -4,7 +4,7 @@ so that a run's summary separates them from new ones."""
 from __future__ import annotations
 
 from .cases import OracleCase, rpr
-from .compare import MISMATCH, SPARK_ERROR, agrees_with
+from .compare import ERROR_MISMATCH, MISMATCH, SPARK_ERROR, agrees_with
 from .trino_loop_rule import trino_loop_rule
 
 EMPTY_ITERATION = "empty_iteration"
@@ -45,10 +45,10 @@ def has_loop_over_empty(node) -> bool:
 def known_class(case: OracleCase, status: str, trino: dict, spark: dict) -> str | None:
     """The class of a disagreement: the extension's known error; Trino's empty-iteration
     rule (Trino agrees with the reference run under that rule, the extension with the
-    standard reference); or a Trino-only loss of a path told apart by PREV(CLASSIFIER())
-    (the extension agrees with the reference, Trino does not). None: a new one."""
+    standard reference); or, a weaker tag, a DEFINE using PREV(CLASSIFIER()) where the
+    extension agrees with the reference and Trino does not. None: a new one."""
     if (
-        status == SPARK_ERROR
+        status in (SPARK_ERROR, ERROR_MISMATCH)
         and "classifier_in_define" in case.variant
         and "Literal must have a corresponding value" in spark.get("error", "")
     ):

@@ -101,7 +101,7 @@ def test_udf_in_define_over_another_variable_is_refused_by_name(spark, prices):
               DEFINE B AS py_plus1(A.price) > price)""").collect()
     message = str(e.value)
     assert "PYTHON_UDF_IN_DEFINE" in message and "`py_plus1`" in message
-    assert "DEFINE of `B`" in message
+    assert "DEFINE of `B`" in message and "reads A.price" in message
 
 
 @pytest.mark.parametrize("udf", ["py_plus1", "pd_plus1"])

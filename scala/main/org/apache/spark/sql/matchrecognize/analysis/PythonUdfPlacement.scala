@@ -42,7 +42,7 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
         }
         firstPatternExpression(current).foreach { p =>
           throw analysis("PYTHON_UDF_IN_DEFINE",
-            s"Python UDF `${u.name}` in the DEFINE of `$variable` reads ${p.sql}, which " +
+            s"Python UDF `${u.name}` in the DEFINE of `$variable` reads ${text(p)}, which " +
               "depends on the match; in DEFINE a Python UDF may read only the row being " +
               s"matched (e.g. ${u.name}(price) or ${u.name}($variable.price)). Apply the " +
               s"navigation to its result instead, e.g. PREV(${u.name}(price)).")
@@ -84,7 +84,7 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
       case u: PythonUDF =>
         firstPatternExpression(u).foreach { p =>
           throw analysis("PYTHON_UDF_OVER_PATTERN",
-            s"Python UDF `${u.name}` in $clause reads ${p.sql}, which depends on the match; " +
+            s"Python UDF `${u.name}` in $clause reads ${text(p)}, which depends on the match; " +
               "inside a navigation or aggregate function a Python UDF may read only the " +
               "input's columns.")
         }
@@ -108,6 +108,10 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
     case _: PatternNavigation | _: PatternAggregate | _: MatchNumber | _: RowClassifier => true
     case _ => false
   }
+
+  /** `e` as SQL, its columns without the input relation's qualifier. */
+  private def text(e: Expression): String =
+    e.transform { case a: AttributeReference => a.withQualifier(Nil) }.sql
 
   private def column(row: Expression): Attribute =
     columns.find(_.child.semanticEquals(row)).map(_.toAttribute).getOrElse {

@@ -474,6 +474,15 @@ final class AutomatonMatcher(
             }
             k += 1
           }
+          // A classifier read before a row yet to come sees the labels of the thread's
+          // last rows, which threads at the same position may have labelled differently.
+          if (s.readsClassifier && s.physicalOffset < 0) {
+            var back = 0L
+            while (back < -s.physicalOffset) {
+              scratch.add(view.labelAt(view.current - back).toLong)
+              back += 1
+            }
+          }
         case _: AggregateSlot =>
           scratch.add(-3L)
           view.foreachRow(fingerprintVars(i)) { (p, l) => scratch.add(p); scratch.add(l.toLong) }
@@ -496,8 +505,9 @@ final class AutomatonMatcher(
       case None => true
     }
     val anyLabel = fingerprintSlots.exists {
-      // A classifier read after the navigated row sees later rows of any label.
-      case s: NavigationSlot => mark(s.vars) || (s.readsClassifier && s.physicalOffset > 0)
+      // A classifier read away from the navigated row sees rows of any label: later ones,
+      // or (before a row yet to come) the thread's last ones.
+      case s: NavigationSlot => mark(s.vars) || (s.readsClassifier && s.physicalOffset != 0)
       case s: AggregateSlot => mark(s.vars)
       case MatchNumberSlot => false
     }

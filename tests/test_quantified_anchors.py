@@ -2,8 +2,9 @@
 
 ``^`` holds only before the first row of a partition and ``$`` only after its last row;
 both are zero-width. Under a quantifier an anchor may be matched 0..n times, and an
-iteration of an unbounded quantifier that consumed no row ends the loop (so ``(^)*`` at the
-partition start is one empty iteration, elsewhere zero). The expected rows are worked out by
+iteration of an unbounded quantifier that consumed no row ends the loop when it is within
+max(min, 1) iterations and is abandoned after that (so ``(^)*`` at the partition start is
+one empty iteration, elsewhere zero). The expected rows are worked out by
 hand below each case; the reference matcher (tests/reference/rpr.py) must agree with them.
 """
 

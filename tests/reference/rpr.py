@@ -14,7 +14,9 @@ Semantics (standard, as validated against Trino; see ``/work/shared/conformance/
   - alternation prefers its left branch (not the longest one);
   - ``PERMUTE(a, b, c)`` is the alternation of all orders, lexicographic by listed position
     (``a b c`` first, ``c b a`` last);
-  - an unbounded quantifier stops after an iteration that consumed no row (empty cycles end).
+  - an iteration of an unbounded quantifier that consumed no row ends the loop if it is
+    within max(min, 1) iterations; a later one is abandoned, so the iteration's next
+    alternative is tried (as in Trino; empty cycles end either way).
 
 * A row may be appended to the match as variable ``V`` only if ``V``'s DEFINE condition is
   true (a variable without a condition is always true; ``None`` = SQL NULL = not true). The
@@ -838,12 +840,15 @@ class _Search:
     def _match_quant(self, node: Quant, done: int, pos, path, excluded, k):
         """``done`` iterations are behind us. Greedy: try another iteration before stopping;
         reluctant: the other way round. An iteration of an unbounded quantifier that
-        consumed no row ends the loop (once the minimum is reached)."""
+        consumed no row ends the loop when it is within max(min, 1) iterations; a later
+        one is abandoned, so the search goes on to the iteration's next alternative."""
 
         def iterate():
             def after_iteration(p, pa):
                 if node.max is None and p == pos and done + 1 >= node.min:
-                    return k(p, pa)  # empty cycle: stop looping
+                    if done + 1 <= max(node.min, 1):
+                        return k(p, pa)  # an early empty iteration ends the loop
+                    return iter(())  # a later empty iteration is abandoned
                 return self._match_quant(node, done + 1, p, pa, excluded, k)
 
             return self._match(node.item, pos, path, excluded, after_iteration)

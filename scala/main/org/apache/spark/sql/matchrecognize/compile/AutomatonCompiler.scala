@@ -12,7 +12,8 @@ import org.apache.spark.sql.matchrecognize.plans._
  * ones try to stop first, alternation tries the left branch first, and PERMUTE becomes the
  * alternation of all orders in lexicographic order of the listed positions. Bounded
  * quantifiers are unrolled; unbounded ones become loops whose iterations must consume a row
- * to be repeated.
+ * to be repeated (an empty iteration ends the loop within max(min, 1) iterations, and is
+ * abandoned after that).
  */
 object AutomatonCompiler {
 
@@ -97,7 +98,11 @@ object AutomatonCompiler {
     }
 
     private def quantified(item: RowPattern, min: Int, max: Option[Int], greedy: Boolean): Unit = {
-      (0 until min).foreach(_ => emitPattern(item))
+      val loopsOverEmpty = max.isEmpty && canBeEmpty(item)
+      // A loop whose body can be empty also runs the last required copy, so that an empty
+      // iteration within max(min, 1) ends the loop (see `LoopBack`).
+      val copies = if (loopsOverEmpty) math.max(min - 1, 0) else min
+      (0 until copies).foreach(_ => emitPattern(item))
       max match {
         case Some(m) =>
           // Optional copies, nested: (p (p (p)?)?)? -- a refused copy ends the repetition.
@@ -108,16 +113,25 @@ object AutomatonCompiler {
           }
           val end = pc
           splits.foreach(s => patch(s, if (greedy) Split(s + 1, end) else Split(end, s + 1)))
-        case None =>
-          val empty = canBeEmpty(item)
+        case None if loopsOverEmpty =>
+          // A required iteration enters the body without the choice to stop.
+          val entry = if (min >= 1) hole() else -1
           val head = hole()
-          val register = if (empty) { registerCount += 1; registerCount - 1 } else -1
-          if (empty) emit(LoopEnter(register))
+          val register = { registerCount += 1; registerCount - 1 }
+          emit(LoopEnter(register))
           emitPattern(item)
           val back = hole()
-          val exit = if (empty) emit(LoopExit(register)) else pc
+          val exit = emit(LoopExit(register))
+          if (entry >= 0) patch(entry, Jump(head + 1))
           patch(head, if (greedy) Split(head + 1, exit) else Split(exit, head + 1))
-          patch(back, if (empty) LoopBack(register, head, exit) else Jump(head))
+          patch(back, LoopBack(register, head, exit))
+        case None =>
+          val head = hole()
+          emitPattern(item)
+          val back = hole()
+          val exit = pc
+          patch(head, if (greedy) Split(head + 1, exit) else Split(exit, head + 1))
+          patch(back, Jump(head))
       }
     }
   }

@@ -19,12 +19,17 @@ object Instruction {
   case object AnchorStart extends Instruction
   /** `$`: only after the last row of the partition. */
   case object AnchorEnd extends Instruction
-  /** Entering an iteration of an unbounded loop: remember the position in `register`. */
+  /**
+   * Entering an iteration of an unbounded loop: remember the position in `register`, and
+   * whether this is the loop's first iteration (the register is unset then).
+   */
   final case class LoopEnter(register: Int) extends Instruction
   /**
-   * End of an iteration of an unbounded loop: iterate again at `head`, unless this
-   * iteration consumed no row, in which case the loop stops and continues at `exit`
-   * (an empty iteration ends the loop, so empty cycles terminate).
+   * End of an iteration of an unbounded loop: iterate again at `head` when this iteration
+   * consumed a row. An iteration that consumed no row ends the loop (continue at `exit`) if
+   * it is the loop's first one; a later one is abandoned, so that the path goes on to its
+   * next alternative and empty cycles terminate. The compiler makes the loop's first
+   * iteration the max(min, 1)-th of the quantifier.
    */
   final case class LoopBack(register: Int, head: Int, exit: Int) extends Instruction
   /** Leaving a loop: forget its register, so that finished loops do not tell threads apart. */

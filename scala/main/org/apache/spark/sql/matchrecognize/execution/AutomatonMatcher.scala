@@ -399,9 +399,16 @@ final class AutomatonMatcher(
             case ExclusionEnd => th.exclusion -= 1; push(th, pc + 1, skip = false)
             case AnchorStart => if (pos == 0) push(th, pc + 1, skip = false)
             case AnchorEnd => if (atEnd && !th.afterSkip) push(th, pc + 1, skip = false)
-            case LoopEnter(r) => th.setRegister(r, pos); push(th, pc + 1, skip = false)
+            case LoopEnter(r) =>
+              th.setRegister(r, if (th.registers(r) == -1L) FirstIteration.mark(pos) else pos)
+              push(th, pc + 1, skip = false)
             case LoopBack(r, head, exit) =>
-              push(th, if (th.registers(r) == pos) exit else head, skip = false)
+              val entered = th.registers(r)
+              val first = FirstIteration.isMarked(entered)
+              val from = if (first) FirstIteration.position(entered) else entered
+              if (from != pos) push(th, head, skip = false)
+              else if (first) push(th, exit, skip = false)
+              // else: a later empty iteration is abandoned
             case LoopExit(r) => th.setRegister(r, -1L); push(th, pc + 1, skip = false)
           }
         }
@@ -837,4 +844,14 @@ private final class LongBuffer {
     size += 1
   }
   def toArray: Array[Long] = java.util.Arrays.copyOf(values, size)
+}
+
+/**
+ * A loop register holds the position where the current iteration began; during the loop's
+ * first iteration that position is stored as `-position - 2` (-1 means "not in the loop").
+ */
+private object FirstIteration {
+  def mark(pos: Long): Long = -pos - 2
+  def isMarked(register: Long): Boolean = register <= -2L
+  def position(register: Long): Long = -register - 2
 }

@@ -42,6 +42,16 @@ class AutomatonCompilerSuite extends AnyFunSuite {
       LoopBack(0, 0, 5), LoopExit(0), Done), p.listing)
   }
 
+  test("a required iteration of a loop over an empty-able body enters it without a choice") {
+    // (A?)+ : the first iteration (the only required one) may be empty and then ends the
+    // loop; a later empty iteration is abandoned at LoopBack.
+    val p = compile("(A?)+")
+    assert(p.instructions == Seq(Jump(2), Split(2, 6), LoopEnter(0), Split(4, 5), MatchLabel(0),
+      LoopBack(0, 1, 6), LoopExit(0), Done), p.listing)
+    // (A?){3,} : two unrolled copies, then the loop whose first iteration is the third.
+    assert(compile("(A?){3,}").instructions.count(_ == MatchLabel(0)) == 3)
+  }
+
   test("PERMUTE expands to all orders, lexicographic preference") {
     val p = compile("PERMUTE(A, B, C)")
     val orders = p.instructions.collect { case MatchLabel(l) => p.labels(l) }.grouped(3).map(_.mkString).toSeq

@@ -40,6 +40,24 @@ NEXT_ROW = """
       ))"""
 
 
+# The same with ALL ROWS PER MATCH: the output is quadratic (n (n + 1) / 2 rows), decided at
+# the last row; each match's rows are handed out before the next match is decided, so they
+# are never all held at once.
+NEXT_ROW_ALL_ROWS = """
+    SELECT count(*) AS rows_out, max(m) AS matches, sum(k) AS running_counts FROM (
+      SELECT * FROM (SELECT 'p' AS g, id AS ts FROM range({rows}))
+      MATCH_RECOGNIZE (
+        PARTITION BY g
+        ORDER BY ts
+        MEASURES MATCH_NUMBER() AS m, count(*) AS k
+        ALL ROWS PER MATCH
+        AFTER MATCH SKIP TO NEXT ROW
+        PATTERN (X+)
+        DEFINE X AS ts >= 0
+      ))"""
+ALL_ROWS = 4000
+
+
 def _run(spark, sql: str, rows: int = ROWS) -> list[tuple]:
     return [tuple(r) for r in spark.sql(sql.format(rows=rows, last=rows - 1)).collect()]
 
@@ -52,6 +70,13 @@ def test_partial_matches_that_cannot_merge_finish(spark):
 
 def test_skip_to_next_row_over_a_match_to_the_end_finishes(spark):
     assert _run(spark, NEXT_ROW) == [(ROWS, ROWS * (ROWS + 1) // 2, 1)]
+
+
+def test_all_rows_of_matches_decided_together_are_handed_out_one_match_at_a_time(spark):
+    n = ALL_ROWS
+    # Match i (from row i) has n - i rows; its running count(*) goes 1 .. n - i.
+    assert _run(spark, NEXT_ROW_ALL_ROWS, rows=n) == [
+        (n * (n + 1) // 2, n, n * (n + 1) * (n + 2) // 6)]
 
 
 @pytest.mark.parametrize("query", [NO_MERGE, NEXT_ROW], ids=["no_merge", "next_row"])

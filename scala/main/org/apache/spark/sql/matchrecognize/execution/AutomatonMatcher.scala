@@ -83,6 +83,9 @@ final class AutomatonMatcher(
     processedUpTo = 0
     matchCount = 0
     conditions.reset()
+    finishEnd = -1L
+    closePending = false
+    resolvePaused = false
   }
 
   /** Offers the row at `pos` (already in the buffer) to the automaton. */
@@ -125,10 +128,35 @@ final class AutomatonMatcher(
     }
   }
 
-  /** The partition has `end` rows and no more. */
+  // The partition end being decided (see beginFinish), -1 when none.
+  private var finishEnd = -1L
+  // Whether the live attempts still have to be closed at the partition end.
+  private var closePending = false
+  // Set while deciding the partition end: resolve() stops after each match it hands out.
+  private var pauseAfterMatch = false
+  private var resolvePaused = false
+
+  /** The partition has `end` rows and no more: decides every remaining match at once. */
   def finish(end: Long): Unit = {
-    var more = true
-    while (more) {
+    beginFinish(end)
+    while (!finishStep()) {}
+  }
+
+  /**
+   * The partition has `end` rows and no more; its remaining matches are decided by
+   * [[finishStep]], so that the caller can hand out each match's output rows before the
+   * next match is decided (all start rows of `X+` with SKIP TO NEXT ROW end together).
+   */
+  def beginFinish(end: Long): Unit = {
+    finishEnd = end
+    closePending = true
+    resolvePaused = false
+  }
+
+  /** Decides remaining matches of the partition end, at least one when any remains; true when done. */
+  def finishStep(): Boolean = {
+    val end = finishEnd
+    if (closePending) {
       beginStep()
       var k = 0
       while (k < attempts.size) {
@@ -142,20 +170,29 @@ final class AutomatonMatcher(
         }
       }
       if (memory.recountDue) recountMemory()
-      val matched = resolve()
-      more = false
-      if (sequential && attempts.isEmpty && nextStart < end) {
-        attempts.addLast(newAttempt(nextStart))
-        var p = nextStart
-        while (p < end && !attempts.isEmpty) { step(p); resolve(); p += 1 }
-        more = true
-      } else if (matched && spec.shareAcrossStarts && nextStart < end) {
-        clearAttempts()
-        runFrom(nextStart, end - 1)
-        more = true
-      }
+      closePending = false
     }
-    clearAttempts()
+    pauseAfterMatch = true
+    val matched = try resolve() finally pauseAfterMatch = false
+    if (resolvePaused) {
+      resolvePaused = false
+      false
+    } else if (sequential && attempts.isEmpty && nextStart < end) {
+      attempts.addLast(newAttempt(nextStart))
+      var p = nextStart
+      while (p < end && !attempts.isEmpty) { step(p); resolve(); p += 1 }
+      closePending = true
+      false
+    } else if (matched && spec.shareAcrossStarts && nextStart < end) {
+      clearAttempts()
+      runFrom(nextStart, end - 1)
+      closePending = true
+      false
+    } else {
+      clearAttempts()
+      finishEnd = -1L
+      true
+    }
   }
 
   private val startFlag = spec.startFlagOrdinal
@@ -586,6 +623,10 @@ final class AutomatonMatcher(
           nextStart = if (m.isEmpty) m.start + 1 else skipTarget(m)
           onMatch(m)
           if (spec.shareAcrossStarts) return true
+          if (pauseAfterMatch) {
+            resolvePaused = true
+            return false
+          }
         } else {
           nextStart = a.start + 1
           recycle(a)

@@ -22,9 +22,12 @@ final class PartitionProcessor(
   private val buffer = new RowBuffer(spec.maxBufferedRows, "spark.sql.matchRecognize.maxBufferedRows")
   private val out = new ArrayDeque[InternalRow]()
   private val writer = new MatchOutputWriter(spec, buffer, out)
-  // At the partition end every match is final: write each at once, so that the matches
-  // decided together there (all start rows of `X+` with SKIP TO NEXT ROW) are not all held.
+  // At the partition end every match is final: the matcher decides them one step at a time
+  // and each is written at once, so that the output of the matches decided together there
+  // (all start rows of `X+` with SKIP TO NEXT ROW) is handed out before the next is decided.
   private var ending = false
+  // The first row of the next partition, held while the current partition's end is decided.
+  private var heldRow: UnsafeRow = _
   private val matcher = new AutomatonMatcher(spec, buffer, { m =>
     writer.add(m)
     if (ending) writer.flushAtEnd()
@@ -47,9 +50,10 @@ final class PartitionProcessor(
 
     override def hasNext: Boolean = {
       while (out.isEmpty && !exhausted) {
-        if (rows.hasNext) add(rows.next().asInstanceOf[UnsafeRow])
+        if (ending) continueEnd()
+        else if (rows.hasNext) add(rows.next().asInstanceOf[UnsafeRow])
+        else if (currentKey != null) beginEnd()
         else {
-          if (currentKey != null) endPartition()
           exhausted = true
           reportMetrics()
         }
@@ -77,11 +81,14 @@ final class PartitionProcessor(
     } else keyOf(row) == currentKey
 
   private def add(row: UnsafeRow): Unit = {
-    inputRows += 1
-    if (currentKey == null || !sameKey(row)) {
-      if (currentKey != null) endPartition()
-      currentKey = keyOf(row).copy()
+    if (currentKey != null && !sameKey(row)) {
+      // No row is read while the end is decided, so the input iterator cannot reuse `row`.
+      heldRow = row
+      beginEnd()
+      return
     }
+    inputRows += 1
+    if (currentKey == null) currentKey = keyOf(row).copy()
     buffer.append(row)
     if (keysFixedWidth) previous = buffer.get(buffer.end - 1)
     while (processed + spec.defineLookAhead < buffer.end) {
@@ -93,13 +100,18 @@ final class PartitionProcessor(
       spec.maxLookBehind)
   }
 
-  private def endPartition(): Unit = {
+  private def beginEnd(): Unit = {
     while (processed < buffer.end) {
       matcher.process(processed)
       processed += 1
     }
     ending = true
-    matcher.finish(buffer.end)
+    matcher.beginFinish(buffer.end)
+  }
+
+  /** Decides at least one more match of the partition end; past the last, starts the next partition. */
+  private def continueEnd(): Unit = {
+    if (!matcher.finishStep()) return
     writer.flush(buffer.end, Some(buffer.end))
     ending = false
     peakBuffered = math.max(peakBuffered, buffer.peakSize)
@@ -107,6 +119,12 @@ final class PartitionProcessor(
     matcher.reset()
     writer.reset()
     processed = 0
+    currentKey = null
+    if (heldRow != null) {
+      val next = heldRow
+      heldRow = null
+      add(next)
+    }
   }
 
   private var peakBuffered = 0

@@ -66,6 +66,34 @@ class AutomatonMatcherSuite extends AnyFunSuite {
     assert(run("A | B B", defines, Seq(1, 1))._1 == Seq(Found(0, "A"), Found(1, "A")))
   }
 
+  test("the partition end is decided one match per step, in start order") {
+    // Every start row of X+ with SKIP TO NEXT ROW matches up to the last row, so all the
+    // matches are decided at the end; each step hands out one, so its output rows can be
+    // written before the next is decided.
+    val (pattern, _) = new PatternParser("X+", 0, 2).parse()
+    val options = MatchRecognizeOptions(RowsPerMatch.OneRow, Some(AfterMatchSkip.ToNextRow), None,
+      pattern, None, Nil, Seq("X"))
+    val spec = MatcherSpec.build(Seq(x), Seq(SortOrder(x, Ascending)), Nil, Nil,
+      Seq(GreaterThan(cur, Literal(0))), options, Nil, 100000, maxBufferedRows = 1000000)
+    val buffer = new RowBuffer(1000000, "test")
+    val starts = ArrayBuffer.empty[Long]
+    val matcher = new AutomatonMatcher(spec, buffer, m => starts += m.start, 0)
+    val toRow = UnsafeProjection.create(Seq(x: Expression), Seq(x))
+    (0 until 50).foreach { i => buffer.append(toRow(InternalRow(1))); matcher.process(i) }
+    assert(starts.isEmpty)
+    matcher.beginFinish(50)
+    val perStep = ArrayBuffer.empty[Int]
+    var done = false
+    while (!done) {
+      val before = starts.size
+      done = matcher.finishStep()
+      perStep += starts.size - before
+    }
+    assert(starts == (0L until 50L))
+    assert(perStep.init.forall(_ == 1), perStep)
+    assert(perStep.last <= 1, perStep)
+  }
+
   test("AFTER MATCH SKIP TO NEXT ROW finds overlapping matches") {
     val defines = Map("A" -> GreaterThan(cur, Literal(0)))
     assert(run("A A", defines, Seq(1, 1, 1), AfterMatchSkip.ToNextRow)._1 ==

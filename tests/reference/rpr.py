@@ -4,7 +4,7 @@ This module is a test oracle, not an engine: it tries every way a pattern can ma
 after the other, in the order the standard prefers them, and keeps the first that works.
 Inputs are tiny, so exponential search is fine; clarity is what matters.
 
-Semantics (standard, as validated against Trino; see ``/work/shared/conformance/README.md``)
+Semantics (standard, as validated against Trino; see ``tests/conformance/README.md``)
 --------------------------------------------------------------------------------------------
 * The caller partitions and sorts the rows (``run_partitioned`` does it for you). Within a
   partition, a match is tried at each row in order. The match found from a start row is the

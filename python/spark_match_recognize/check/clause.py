@@ -389,6 +389,9 @@ def _valid_within_interval(tokens: list[Token]) -> bool:
             return False
     if rest and rest[0].is_symbol("-") and len(rest) > 1 and rest[1].kind in (NUMBER, STRING):
         return False
+    for a, b in zip(rest, rest[1:], strict=False):
+        if a.text.upper() in _INTERVAL_UNITS and b.text.upper() in _INTERVAL_UNITS:
+            return False  # `MINUTE MINUTE`: two units without a value between them
     if rest and rest[0].kind == STRING:
         value = rest[0].text[1:-1].strip()
         if value.startswith("-"):

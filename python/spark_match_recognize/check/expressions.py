@@ -3,13 +3,47 @@
 
 from __future__ import annotations
 
-from .lexer import WORD, Token, closing_paren
+from .lexer import SYMBOL, WORD, Token, closing_paren
 from .messages import message
 from .model import Item, VariableNames
-from .problems import ClauseSyntaxError
+from .problems import ClauseSyntaxError, LeftToSpark
 
 _NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
 _LITERAL_WORDS = {"NULL", "TRUE", "FALSE"}
+
+
+# Symbols that no Spark expression contains, and the operators an expression can neither
+# start nor end with.
+_FOREIGN_SYMBOLS = {"$", "{", "}", ";"}
+_BINARY_OPERATORS = {"=", "<", ">", "/", "%", "&", "|", "^", ",", "AND", "OR"}
+_TRAILING_OPERATORS = _BINARY_OPERATORS | {"+", "-", "!", ".", "NOT"}
+
+
+def check_expression_syntax(item: Item) -> None:
+    """Leaves the statement to Spark when an expression item is certainly not an expression
+    Spark can parse: Spark's parser then reports its own syntax error, before any of the
+    clause's analysis errors and before the clause errors that follow the item."""
+    ts = item.tokens
+
+    def op(t: Token) -> str:
+        return t.text.upper() if t.kind == WORD else t.text if t.kind == SYMBOL else ""
+
+    depth = 0
+    for k, t in enumerate(ts):
+        if t.kind == SYMBOL and t.text in _FOREIGN_SYMBOLS:
+            raise LeftToSpark()
+        if t.is_symbol(".") and not (
+            k + 1 < len(ts) and (ts[k + 1].identifier is not None or ts[k + 1].is_symbol("*"))
+        ):
+            raise LeftToSpark()
+        if t.is_symbol("("):
+            depth += 1
+        elif t.is_symbol(")"):
+            depth -= 1
+        elif depth == 0 and t.is_word("AS") and k + 2 < len(ts):
+            raise LeftToSpark()  # `<expression> AS <name>` ends the item
+    if ts and (op(ts[0]) in _BINARY_OPERATORS or op(ts[-1]) in _TRAILING_OPERATORS):
+        raise LeftToSpark()
 
 
 def _error(offset: int, near: str, key: str, *args: object) -> ClauseSyntaxError:
@@ -165,19 +199,8 @@ def _window_function_start(ts: list[Token], over: int) -> int | None:
     ):
         j -= 2
 
-    def open_of(close: int) -> int:
-        depth = 0
-        for i in range(close, -1, -1):
-            if ts[i].is_symbol(")"):
-                depth += 1
-            elif ts[i].is_symbol("("):
-                depth -= 1
-                if depth == 0:
-                    return i
-        return -1
-
     while j >= 0 and ts[j].is_symbol(")"):
-        open_at = open_of(j)
+        open_at = closing_paren(ts, j, backwards=True)
         if open_at < 1:
             return None
         before = ts[open_at - 1]

@@ -148,13 +148,16 @@ def _scan_quoted_identifier(text: str, start: int) -> int:
     return _scan_string(text, start, raw=True, what="quoted identifier")
 
 
-def closing_paren(tokens: list[Token], open_at: int) -> int:
-    """The index of the ``)`` that closes the ``(`` at ``open_at``; -1 when none does."""
+def closing_paren(tokens: list[Token], open_at: int, backwards: bool = False) -> int:
+    """The index of the ``)`` that closes the ``(`` at ``open_at`` (with ``backwards``: of
+    the ``(`` that the ``)`` at ``open_at`` closes); -1 when there is none."""
+    opening, closing = ("(", ")") if not backwards else (")", "(")
     depth = 0
-    for k in range(open_at, len(tokens)):
-        if tokens[k].is_symbol("("):
+    indices = range(open_at, -1, -1) if backwards else range(open_at, len(tokens))
+    for k in indices:
+        if tokens[k].is_symbol(opening):
             depth += 1
-        elif tokens[k].is_symbol(")"):
+        elif tokens[k].is_symbol(closing):
             depth -= 1
             if depth == 0:
                 return k

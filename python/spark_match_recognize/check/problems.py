@@ -74,3 +74,8 @@ class ClauseSyntaxError(Exception):
         self.hint = hint
         self.message = f"Syntax error at or near {shown}{': ' + hint if hint else ''}."
         super().__init__(self.message)
+
+
+class LeftToSpark(Exception):
+    """The statement has a syntax error that only Spark's own parser can judge (in an
+    expression, or in the text around a clause); :func:`check` reports nothing for it."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .clause import ClauseParser
 from .lexer import (
     SPARK_LEXICON,
+    WORD,
     Lexicon,
     Lookahead,
     Token,
@@ -18,7 +19,7 @@ from .lexer import (
 )
 from .messages import message
 from .model import Clause, Item, VariableNames
-from .problems import ClauseSyntaxError
+from .problems import ClauseSyntaxError, LeftToSpark
 
 
 @dataclass
@@ -57,6 +58,35 @@ def _opens_clause(t: list[Token], k: int, measures: bool = True) -> bool:
         or (at.word(0, "DEFINE") and at.identifier(1) and at.word(2, "AS"))
         or at.within()
     )
+
+
+# Words that end no relation: a MATCH_RECOGNIZE keyword after them starts no clause of an
+# input (as in the extension's StatementRewriter).
+_NOT_AN_ALIAS = {
+    "FROM", "JOIN", "ON", "USING", "AS", "WHERE", "SELECT", "LATERAL", "CROSS", "INNER",
+    "LEFT", "RIGHT", "FULL", "OUTER", "SEMI", "ANTI", "NATURAL", "VALUES",
+}  # fmt: skip
+
+
+def _follows_an_input(t: list[Token], k: int) -> bool:
+    """Whether the keyword at ``k`` follows something that can end a relation (a name or a
+    closing parenthesis); elsewhere ``match_recognize(...)`` may be an ordinary call."""
+    if k == 0:
+        return False
+    before = t[k - 1]
+    if before.is_symbol(")"):
+        return True
+    return before.identifier is not None and not (
+        before.kind == WORD and before.text.upper() in _NOT_AN_ALIAS
+    )
+
+
+def _closes_early(t: list[Token], k: int) -> bool:
+    """Whether clauses of MATCH_RECOGNIZE follow its closing parenthesis at ``k - 1``: one
+    ``)`` too many closed it, and Spark's parser reports the text after it."""
+    at = Lookahead(t, k)
+    ordering = at.word(0, "PARTITION") or at.word(0, "ORDER")  # also the query's own
+    return not ordering and _opens_clause(t, k, measures=False)
 
 
 def _measures_follow(t: list[Token], start: int) -> bool:
@@ -126,7 +156,16 @@ class StatementScanner:
             parser = ClauseParser(
                 self.sql, tokens[k], tokens[k + 1], body, tokens[close], self.expression_check
             )
-            found.append(FoundClause(parser.parse(), body))
+            try:
+                found.append(FoundClause(parser.parse(), body))
+            except ClauseSyntaxError as e:
+                if not _follows_an_input(tokens, k):
+                    # `match_recognize(pattern(1))`: Spark's parser may read it as a call.
+                    raise LeftToSpark() from e
+                raise
+        for f in found:
+            if _closes_early(tokens, tokens.index(f.clause.close) + 1):
+                raise LeftToSpark()
         return tokens, found
 
     def _raise_if_in_clause(self, u: UnterminatedToken) -> None:

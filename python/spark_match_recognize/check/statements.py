@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from .checks import analyse
-from .expressions import check_pattern_functions, check_stars_and_windows
+from .expressions import check_expression_syntax, check_pattern_functions, check_stars_and_windows
 from .lexer import SPARK_LEXICON
 from .model import Item, VariableNames
-from .problems import ClauseSyntaxError, Problem, problem
+from .problems import ClauseSyntaxError, LeftToSpark, Problem, problem
 from .scanner import StatementScanner
 
 
@@ -53,6 +53,7 @@ _SET_CONFIGURATION = re.compile(r"\s*SET\b(?!\s*\(|\s+VAR\b|\s+VARIABLE\b)", re.
 
 def _check_statement(full_text: str, statement: str) -> list[Problem]:
     def expression_check(item: Item, names: VariableNames) -> None:
+        check_expression_syntax(item)
         check_pattern_functions(statement, item, names)
         check_stars_and_windows(statement, item, names)
 
@@ -60,6 +61,8 @@ def _check_statement(full_text: str, statement: str) -> list[Problem]:
         return []  # Spark keeps the value as text
     try:
         scanned = StatementScanner(statement, SPARK_LEXICON, expression_check).scan()
+    except LeftToSpark:
+        return []
     except ClauseSyntaxError as e:
         return [problem("parse", "PARSE_SYNTAX_ERROR", e.message, full_text, e.offset)]
     if scanned is None:

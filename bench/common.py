@@ -1,6 +1,6 @@
 """Shared pieces of the benchmarks: sessions, timing protocol, data caching, reporting.
 
-Protocol (DESIGN §4): both sides run side by side in one process on the same data; each
+Protocol (docs/benchmarks.md): both sides run side by side in one process on the same data; each
 figure is the median of 3 warm runs (after one untimed warm-up) writing to Spark's `noop`
 sink (count-only: nothing is materialized); both sides' row counts are checked.
 """

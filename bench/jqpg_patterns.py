@@ -15,7 +15,7 @@ For every pattern, in one process on the same data:
   - for patterns up to --exhaustive variables, every tree (up to swapping the two sides of a
     join) is executed in the same rounds, to see how far the DP's plan is from the truly
     fastest one.
-Then the ratios of DESIGN §4 (geometric means over patterns), the plan-quality study of the
+Then the ratios of docs/benchmarks.md (geometric means over patterns), the plan-quality study of the
 paper's Figure 17 (normalized cost and planning time for sizes up to 22, no execution), and
 PNG plots in --plots.
 

@@ -90,9 +90,11 @@ def test_classifier_of_one_variable_in_an_aggregate_under_any_match(spark):
 
 
 def test_match_number_inside_an_aggregate_under_any_match_is_refused_by_name(spark):
-    with pytest.raises(AnalysisException, match=r"MATCH_NUMBER\(\) inside a navigation or aggregate"):
+    refusal = r"MATCH_NUMBER\(\) inside a navigation or aggregate"
+    with pytest.raises(AnalysisException, match=refusal):
         spark.sql(f"""
-            SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
+            SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00'
+                                  + make_interval(0,0,0,0,0,0,ts) AS t,
                                   ts, value FROM {SERIES})
             MATCH_RECOGNIZE (
               ORDER BY t MEASURES sum(B.value + MATCH_NUMBER()) AS s

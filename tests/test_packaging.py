@@ -132,19 +132,22 @@ def test_installed_wheel_uses_its_bundled_jar_and_examples(dist, tmp_path):
         "import spark_match_recognize as s, spark_match_recognize.demo as d, "
         "spark_match_recognize.jars as j\n"
         "print(s.__file__); print(s.jar_path()); print(d.examples_dir()); "
-        "print(j.source_checkout()); print(s.SPARK_VERSION)"
+        "print(j.source_checkout()); print(s.SPARK_VERSION)\n"
+        # check() reads its messages from the catalogue the wheel carries
+        "print(s.check('SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A{2,1}))')[0].message)"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    module, jar, examples, checkout, spark_version = result.stdout.splitlines()
+    module, jar, examples, checkout, spark_version, problem = result.stdout.splitlines()
     package = target / "spark_match_recognize"
     assert Path(module).parent == package
     assert Path(jar) == package / "jars" / JAR_NAME
     assert Path(examples) == package / "examples"
     assert checkout == "None"
     assert spark_version == SPARK_VERSION == jar_info(jar)["spark.version"]
+    assert problem.endswith("invalid quantifier: lower bound 2 is greater than upper bound 1.")
 
     cli = subprocess.run(
         [sys.executable, "-m", "spark_match_recognize", "jar"],

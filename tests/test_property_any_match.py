@@ -1,5 +1,5 @@
 """Differential property test for SKIP TILL ANY MATCH: random patterns (2-6 variables, every
-form of DESIGN §2.2) on random data, each run through spark.sql() under several forced join
+form of docs/design.md, 1.4) on random data, each run through spark.sql() under several forced join
 trees, must all return the multiset of rows that the brute-force reference enumerates.
 
 Each case runs under the default plan (joinOrder=auto: sampled statistics, cost-based

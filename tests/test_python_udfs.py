@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from pyspark.sql.functions import pandas_udf
 from pyspark.errors import AnalysisException
+from pyspark.sql.functions import pandas_udf
 
 
 @pytest.fixture(scope="module")

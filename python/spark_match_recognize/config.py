@@ -34,8 +34,16 @@ _LONG_MAX = 2**63 - 1
 
 #: The join-order algorithms (spark.sql.matchRecognize.joinOrder), as the Scala conf lists them.
 JOIN_ORDERS = (
-    "auto", "trivial", "efreq", "greedy", "ii_random", "ii_greedy", "dp_left_deep", "dp_bushy",
-    "zstream", "zstream_ord",
+    "auto",
+    "trivial",
+    "efreq",
+    "greedy",
+    "ii_random",
+    "ii_greedy",
+    "dp_left_deep",
+    "dp_bushy",
+    "zstream",
+    "zstream_ord",
 )
 
 B = TypeVar("B")

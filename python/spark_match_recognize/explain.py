@@ -20,8 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AlternativePlan", "Candidate", "PatternPlan", "PatternReport", "PlanNode",
-           "explain_pattern"]
+__all__ = [
+    "AlternativePlan",
+    "Candidate",
+    "PatternPlan",
+    "PatternReport",
+    "PlanNode",
+    "explain_pattern",
+]
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,11 @@ class PlanNode:
     def from_json(d: dict[str, Any]) -> PlanNode:
         if "variable" in d:
             return PlanNode(d["partial_matches"], variable=d["variable"])
-        return PlanNode(d["partial_matches"], left=PlanNode.from_json(d["left"]),
-                        right=PlanNode.from_json(d["right"]))
+        return PlanNode(
+            d["partial_matches"],
+            left=PlanNode.from_json(d["left"]),
+            right=PlanNode.from_json(d["right"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -94,8 +103,9 @@ class PatternReport:
     @staticmethod
     def from_json(d: dict[str, Any]) -> PatternReport:
         if d.get("engine") == "automaton":
-            return PatternReport(d["semantics"], "automaton", pattern=d.get("pattern"),
-                                 note=d.get("prefilter"))
+            return PatternReport(
+                d["semantics"], "automaton", pattern=d.get("pattern"), note=d.get("prefilter")
+            )
         alternatives = [
             AlternativePlan(
                 pattern=a.get("pattern", ""),
@@ -106,12 +116,15 @@ class PatternReport:
                 planning_ms=a.get("planning_ms", 0.0),
                 plan=PlanNode.from_json(a["plan"]) if "plan" in a else None,
                 rows_per_window=dict(a.get("rows_per_window", {})),
-                selectivities={(s["left"], s["right"]): s["value"]
-                               for s in a.get("selectivities", [])},
+                selectivities={
+                    (s["left"], s["right"]): s["value"] for s in a.get("selectivities", [])
+                },
                 kleene=list(a.get("kleene", [])),
                 negations=list(a.get("negations", [])),
-                candidates=[Candidate(c["algorithm"], c["tree"], c["shape"], c["cost"],
-                                      c["planning_ms"]) for c in a.get("candidates", [])],
+                candidates=[
+                    Candidate(c["algorithm"], c["tree"], c["shape"], c["cost"], c["planning_ms"])
+                    for c in a.get("candidates", [])
+                ],
             )
             for a in d.get("alternatives", [])
         ]
@@ -138,20 +151,32 @@ def _num(x: float) -> str:
     return f"{x:.2e}"
 
 
-def _attached_line(name: str, entry: dict[str, Any], effect: str, measured: bool | None,
-                  verb: str, bound: list[str]) -> str:
+def _attached_line(
+    name: str,
+    entry: dict[str, Any],
+    effect: str,
+    measured: bool | None,
+    verb: str,
+    bound: list[str],
+) -> str:
     """One line on a Kleene closure or negation attached to the tree: its rate, its effect
     on the partial matches, and where it is attached."""
     source = " (measured in the sample)" if measured else ""
-    return (f"    {name}: {_num(entry['rows_per_window'])} rows per window, {effect}{source}, "
-            f"{verb} where {', '.join(bound)} are bound")
+    return (
+        f"    {name}: {_num(entry['rows_per_window'])} rows per window, {effect}{source}, "
+        f"{verb} where {', '.join(bound)} are bound"
+    )
 
 
-def _tree_lines(node: PlanNode, prefix: str = "", last: bool = True, root: bool = True
-                ) -> list[str]:
+def _tree_lines(
+    node: PlanNode, prefix: str = "", last: bool = True, root: bool = True
+) -> list[str]:
     branch = "" if root else ("└─ " if last else "├─ ")
-    label = (f"{node.variable}  ({_num(node.partial_matches)} rows per window)" if node.is_leaf
-             else f"⋈  ({_num(node.partial_matches)} partial matches)")
+    label = (
+        f"{node.variable}  ({_num(node.partial_matches)} rows per window)"
+        if node.is_leaf
+        else f"⋈  ({_num(node.partial_matches)} partial matches)"
+    )
     lines = [prefix + branch + label]
     if not node.is_leaf:
         child_prefix = prefix + ("" if root else ("   " if last else "│  "))
@@ -204,11 +229,14 @@ def _svg_for(alt: AlternativePlan, title: str) -> tuple[str, float, float]:
     assert alt.plan is not None
     boxes, edges, width, height = _layout(alt.plan)
     top = 30
-    parts = [f'<text x="{_MARGIN}" y="20" font-size="14" font-weight="bold">'
-             f'{html.escape(title)}</text>']
+    parts = [
+        f'<text x="{_MARGIN}" y="20" font-size="14" font-weight="bold">{html.escape(title)}</text>'
+    ]
     for parent, child in edges:
-        parts.append(f'<line x1="{parent.x}" y1="{parent.y + _BOX_H + top}" x2="{child.x}" '
-                     f'y2="{child.y + top}" stroke="#555"/>')
+        parts.append(
+            f'<line x1="{parent.x}" y1="{parent.y + _BOX_H + top}" x2="{child.x}" '
+            f'y2="{child.y + top}" stroke="#555"/>'
+        )
     for b in boxes:
         parts.append(
             f'<rect x="{b.x - _BOX_W / 2}" y="{b.y + top}" width="{_BOX_W}" height="{_BOX_H}" '
@@ -216,7 +244,8 @@ def _svg_for(alt: AlternativePlan, title: str) -> tuple[str, float, float]:
             f'<text x="{b.x}" y="{b.y + top + 17}" text-anchor="middle" font-size="13" '
             f'font-weight="bold">{html.escape(b.title)}</text>'
             f'<text x="{b.x}" y="{b.y + top + 33}" text-anchor="middle" font-size="11">'
-            f'{html.escape(b.subtitle)}</text>')
+            f"{html.escape(b.subtitle)}</text>"
+        )
     return "".join(parts), max(width, 420), height + top
 
 
@@ -231,16 +260,23 @@ class PatternPlan:
         for i, r in enumerate(self.reports, 1):
             for j, a in enumerate(r.alternatives, 1):
                 alt = f", alternative {j}" if len(r.alternatives) > 1 else ""
-                out.append((f"MATCH_RECOGNIZE {i}{alt}: {a.algorithm}, {a.shape} tree, "
-                            f"cost {_num(a.cost)}", a))
+                out.append(
+                    (
+                        f"MATCH_RECOGNIZE {i}{alt}: {a.algorithm}, {a.shape} tree, "
+                        f"cost {_num(a.cost)}",
+                        a,
+                    )
+                )
         return out
 
     def __str__(self) -> str:
         lines: list[str] = []
         for i, r in enumerate(self.reports, 1):
             if r.engine == "automaton":
-                lines.append(f"MATCH_RECOGNIZE {i}: {r.semantics} semantics, PATTERN "
-                             f"({r.pattern}) runs on the automaton (one pass per partition).")
+                lines.append(
+                    f"MATCH_RECOGNIZE {i}: {r.semantics} semantics, PATTERN "
+                    f"({r.pattern}) runs on the automaton (one pass per partition)."
+                )
                 if r.note:
                     lines.append(f"  join prefilter: {r.note}")
                 continue
@@ -249,48 +285,77 @@ class PatternPlan:
                 f"MATCH_RECOGNIZE {i}: {r.semantics}, joinOrder={r.algorithm}"
                 + (f", latency weight {r.latency_weight:g}" if r.latency_weight else "")
                 + f", cost model {r.cost_model}"
-                + (f", candidate weight {r.candidate_weight:g}" if r.candidate_weight else ""))
+                + (f", candidate weight {r.candidate_weight:g}" if r.candidate_weight else "")
+            )
             if r.note:
                 lines.append(f"  {r.note}")
             if s:
-                lines.append(f"  statistics from a sample of {int(s.get('rows', 0))} rows in "
-                             f"{int(s.get('blocks', 0))} block(s)"
-                             + (", rows per key per time unit over the whole input (not "
-                                "stored in time order)" if s.get("density_from") == "input"
-                                else "")
-                             + (", rows of each variable counted over the whole input"
-                                if s.get("rates_from") == "input" else "")
-                             + (" (cached)" if s.get("cached") else "")
-                             + f"; window {_num(r.window or 0)} {r.window_unit}")
+                lines.append(
+                    f"  statistics from a sample of {int(s.get('rows', 0))} rows in "
+                    f"{int(s.get('blocks', 0))} block(s)"
+                    + (
+                        ", rows per key per time unit over the whole input (not "
+                        "stored in time order)"
+                        if s.get("density_from") == "input"
+                        else ""
+                    )
+                    + (
+                        ", rows of each variable counted over the whole input"
+                        if s.get("rates_from") == "input"
+                        else ""
+                    )
+                    + (" (cached)" if s.get("cached") else "")
+                    + f"; window {_num(r.window or 0)} {r.window_unit}"
+                )
             for j, a in enumerate(r.alternatives, 1):
                 head = f"  alternative {j}: PATTERN ({a.pattern})" if a.pattern else "  plan"
                 lines.append(head)
-                lines.append(f"    chosen by {a.algorithm}: {a.tree}  [{a.shape}, "
-                             f"estimated cost {_num(a.cost)}]")
+                lines.append(
+                    f"    chosen by {a.algorithm}: {a.tree}  [{a.shape}, "
+                    f"estimated cost {_num(a.cost)}]"
+                )
                 if a.rows_per_window:
-                    lines.append("    rows per window: " + ", ".join(
-                        f"{v} {_num(x)}" for v, x in a.rows_per_window.items()))
+                    lines.append(
+                        "    rows per window: "
+                        + ", ".join(f"{v} {_num(x)}" for v, x in a.rows_per_window.items())
+                    )
                 if a.selectivities:
-                    lines.append("    selectivity: " + ", ".join(
-                        f"{x}~{y} {_num(v)}" for (x, y), v in a.selectivities.items()))
+                    lines.append(
+                        "    selectivity: "
+                        + ", ".join(f"{x}~{y} {_num(v)}" for (x, y), v in a.selectivities.items())
+                    )
                 for k in a.kleene:
-                    lines.append(_attached_line(
-                        f"Kleene {k['variable']}", k,
-                        f"~{_num(k.get('bindings', 0))} bindings per neighbour pair",
-                        k.get("bindings_measured"), "attached", k["attached_where_bound"]))
+                    lines.append(
+                        _attached_line(
+                            f"Kleene {k['variable']}",
+                            k,
+                            f"~{_num(k.get('bindings', 0))} bindings per neighbour pair",
+                            k.get("bindings_measured"),
+                            "attached",
+                            k["attached_where_bound"],
+                        )
+                    )
                 for n in a.negations:
-                    lines.append(_attached_line(
-                        f"negation !{n['variable']}", n,
-                        f"lets ~{_num(n['pass_rate'])} of neighbour pairs through",
-                        n.get("pass_rate_measured"), "checked", n["checked_where_bound"]))
+                    lines.append(
+                        _attached_line(
+                            f"negation !{n['variable']}",
+                            n,
+                            f"lets ~{_num(n['pass_rate'])} of neighbour pairs through",
+                            n.get("pass_rate_measured"),
+                            "checked",
+                            n["checked_where_bound"],
+                        )
+                    )
                 if a.plan is not None:
                     lines += ["      " + t for t in _tree_lines(a.plan)]
                 if len(a.candidates) > 1:
                     lines.append("    candidates (cheapest first):")
                     width = max(len(c.algorithm) for c in a.candidates)
                     for c in a.candidates:
-                        lines.append(f"      {c.algorithm:<{width}}  cost {_num(c.cost):>9}  "
-                                     f"{c.shape:<9}  {c.tree}  ({c.planning_ms:.2f} ms)")
+                        lines.append(
+                            f"      {c.algorithm:<{width}}  cost {_num(c.cost):>9}  "
+                            f"{c.shape:<9}  {c.tree}  ({c.planning_ms:.2f} ms)"
+                        )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -307,11 +372,15 @@ class PatternPlan:
             y += h + 10
             width = max(width, w)
         if not pieces:
-            body = ('<text x="10" y="20" font-size="13">No join tree: the patterns run on the '
-                    'automaton.</text>')
+            body = (
+                '<text x="10" y="20" font-size="13">No join tree: the patterns run on the '
+                "automaton.</text>"
+            )
             pieces, y, width = [body], 30.0, 420.0
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y}" '
-                f'font-family="sans-serif">{"".join(pieces)}</svg>')
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y}" '
+            f'font-family="sans-serif">{"".join(pieces)}</svg>'
+        )
 
     def _repr_svg_(self) -> str:  # Jupyter
         return self.to_svg()
@@ -336,8 +405,10 @@ class PatternPlan:
             import matplotlib.pyplot as plt
             from matplotlib.patches import FancyBboxPatch
         except ImportError as e:
-            raise ImportError("PNG output needs matplotlib: pip install matplotlib "
-                              "(or save as .svg, which needs nothing)") from e
+            raise ImportError(
+                "PNG output needs matplotlib: pip install matplotlib "
+                "(or save as .svg, which needs nothing)"
+            ) from e
         trees = [(t, a) for t, a in self._titles() if a.plan is not None]
         layouts = [(t, _layout(a.plan)) for t, a in trees if a.plan is not None]
         if not layouts:
@@ -354,14 +425,32 @@ class PatternPlan:
             ax.text(_MARGIN, y0 + 20, title, fontsize=10, fontweight="bold", va="bottom")
             top = y0 + 30
             for parent, child in edges:
-                ax.plot([parent.x, child.x], [parent.y + _BOX_H + top, child.y + top],
-                        color="#555555", linewidth=1)
+                ax.plot(
+                    [parent.x, child.x],
+                    [parent.y + _BOX_H + top, child.y + top],
+                    color="#555555",
+                    linewidth=1,
+                )
             for b in boxes:
-                ax.add_patch(FancyBboxPatch((b.x - _BOX_W / 2, b.y + top), _BOX_W, _BOX_H,
-                                            boxstyle="round,pad=0,rounding_size=6",
-                                            facecolor="#eef3fb", edgecolor="#3465a4"))
-                ax.text(b.x, b.y + top + 15, b.title, ha="center", va="center", fontsize=10,
-                        fontweight="bold")
+                ax.add_patch(
+                    FancyBboxPatch(
+                        (b.x - _BOX_W / 2, b.y + top),
+                        _BOX_W,
+                        _BOX_H,
+                        boxstyle="round,pad=0,rounding_size=6",
+                        facecolor="#eef3fb",
+                        edgecolor="#3465a4",
+                    )
+                )
+                ax.text(
+                    b.x,
+                    b.y + top + 15,
+                    b.title,
+                    ha="center",
+                    va="center",
+                    fontsize=10,
+                    fontweight="bold",
+                )
                 ax.text(b.x, b.y + top + 31, b.subtitle, ha="center", va="center", fontsize=8)
             y0 += h + 40
         fig.savefig(path, format="png")
@@ -387,10 +476,14 @@ def explain_pattern(spark: Any, sql: str, *, candidates: bool = True) -> Pattern
     jvm = getattr(spark, "_jvm", None)
     jsession = getattr(spark, "_jsparkSession", None)
     if jvm is None or jsession is None:
-        raise TypeError("explain_pattern() needs a classic PySpark SparkSession; with Spark "
-                        "Connect run spark.sql('EXPLAIN ' + sql), whose MatchGuard line shows "
-                        "the chosen join tree and its statistics")
+        raise TypeError(
+            "explain_pattern() needs a classic PySpark SparkSession; with Spark "
+            "Connect run spark.sql('EXPLAIN ' + sql), whose MatchGuard line shows "
+            "the chosen join tree and its statistics"
+        )
     reports = json.loads(
         jvm.org.apache.spark.sql.matchrecognize.optimizer.PlanReports.json(
-            jsession, sql, bool(candidates)))
+            jsession, sql, bool(candidates)
+        )
+    )
     return PatternPlan([PatternReport.from_json(r) for r in reports])

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .check.lexer import UnterminatedToken, skip_block_comment
+
 __all__ = ["Statement", "split_statements", "leading_comment", "is_blank"]
 
 
@@ -74,21 +76,12 @@ def _skip_quoted(sql: str, i: int) -> int:
 
 
 def _skip_block_comment(sql: str, i: int) -> int:
-    """Skip the (possibly nested) ``/* ... */`` comment that opens at ``i``."""
-    depth = 0
-    n = len(sql)
-    while i < n:
-        if sql.startswith("/*", i):
-            depth += 1
-            i += 2
-        elif sql.startswith("*/", i):
-            depth -= 1
-            i += 2
-            if depth == 0:
-                return i
-        else:
-            i += 1
-    return n
+    """Skip the (possibly nested) ``/* ... */`` comment that opens at ``i`` (to the end of
+    the text when it does not close)."""
+    try:
+        return skip_block_comment(sql, i)
+    except UnterminatedToken:
+        return len(sql)
 
 
 def _skip_blank(sql: str, i: int = 0) -> int:

@@ -27,20 +27,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .check import (
+from .check import check
+from .check.lexer import (
     QUOTED,
     SPARK_LEXICON,
     WORD,
-    Clause,
-    ClauseSyntaxError,
-    Item,
     Lexicon,
-    StatementScanner,
     Token,
     UnterminatedToken,
-    check,
+    closing_paren,
     tokenize,
 )
+from .check.model import Clause, Item
+from .check.problems import ClauseSyntaxError
+from .check.scanner import StatementScanner
 
 __all__ = ["DIALECTS", "TranspileError", "transpile"]
 
@@ -618,15 +618,8 @@ def _protect(ctx: _Context, item: Item) -> str:
 
 
 def _matching(ts: list[Token], open_at: int) -> int:
-    depth = 0
-    for k in range(open_at, len(ts)):
-        if ts[k].is_symbol("("):
-            depth += 1
-        elif ts[k].is_symbol(")"):
-            depth -= 1
-            if depth == 0:
-                return k
-    return len(ts) - 1
+    close = closing_paren(ts, open_at)
+    return len(ts) - 1 if close < 0 else close
 
 
 _PROTECTED_CALL = re.compile(r"\b" + _MARK + r"(" + "|".join(_PROTECTED) + r")\(", re.IGNORECASE)

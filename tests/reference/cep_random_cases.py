@@ -2,10 +2,10 @@
 spark.sql() and as Python callables for the brute-force reference (cep_reference.py).
 
 Every case is drawn from one seed, so a failure names the seed that reproduces it. The
-forms cover DESIGN §2.2: sequences, PERMUTE of single variables, alternation groups, Kleene
-closures (``+ * ? {n,m}`` on one variable, with conditions on the previously bound row),
-negation between positives and at the end, WITHIN n ROWS and WITHIN INTERVAL, ties and NULLs
-in the ORDER BY key, NULL values, several partitions or none.
+forms cover those of docs/design.md (1.4): sequences, PERMUTE of single variables,
+alternation groups, Kleene closures (``+ * ? {n,m}`` on one variable, with conditions on the
+previously bound row), negation between positives and at the end, WITHIN n ROWS and WITHIN
+INTERVAL, ties and NULLs in the ORDER BY key, NULL values, several partitions or none.
 
 Conditions are kept to what the reference models exactly: single-variable filters, pairwise
 comparisons between variables that always occur together, a Kleene variable compared with

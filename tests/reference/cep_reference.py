@@ -1,4 +1,4 @@
-"""A brute-force reference for SKIP TILL ANY MATCH (DESIGN.md §2.2), used as a test oracle.
+"""A brute-force reference for SKIP TILL ANY MATCH (docs/design.md, 1.4), used as a test oracle.
 
 Nothing here is clever. For each partition the pattern is expanded into its *flat
 alternatives* (sequences of elements: a single-row variable, a Kleene variable with bounds,

@@ -18,7 +18,8 @@ Levels:
   MEASURES are ``FIRST/LAST(V.c)``, ``V.c``, ``count(*)``, ``CLASSIFIER()``,
   ``MATCH_NUMBER()``; ONE ROW PER MATCH; AFTER MATCH SKIP PAST LAST ROW; no NULLs.
 * ``full``: adds alternation, grouping, every quantifier (also reluctant), ``PERMUTE``,
-  exclusion (ALL ROWS only), anchors (also quantified, inside groups), the empty pattern, every ALL ROWS mode, every skip mode
+  exclusion (ALL ROWS only), anchors (also quantified, inside groups), the empty pattern,
+  every ALL ROWS mode, every skip mode
   (cases that fail at run time carry ``expect_error``), SUBSET, ``WITHIN n ROWS``,
   RUNNING/FINAL, aggregates, ``PREV/NEXT`` with offsets and nested logical navigation,
   ``FIRST/LAST`` with offsets, CLASSIFIER through navigation, MATCH_NUMBER in DEFINE, and

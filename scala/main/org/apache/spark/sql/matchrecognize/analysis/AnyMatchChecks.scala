@@ -4,7 +4,7 @@ import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysi
 import org.apache.spark.sql.matchrecognize.plans._
 
 /**
- * The pattern shapes SKIP TILL ANY MATCH accepts (DESIGN §2.2): sequences, PERMUTE,
+ * The pattern shapes SKIP TILL ANY MATCH accepts (docs/design.md, 1.4): sequences, PERMUTE,
  * alternation and Kleene closure of single variables, with negation `!V` between positive
  * elements or trailing. Everything else is rejected here, naming the construct.
  */

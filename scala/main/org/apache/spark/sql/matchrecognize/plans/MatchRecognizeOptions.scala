@@ -23,7 +23,7 @@ object AfterMatchSkip {
   }
 }
 
-/** Event selection strategy (DESIGN §2.2), written in place of AFTER MATCH SKIP. */
+/** Event selection strategy (docs/design.md, 1.3), written in place of AFTER MATCH SKIP. */
 sealed trait SelectionStrategy { def sql: String }
 object SelectionStrategy {
   case object SkipTillNextMatch extends SelectionStrategy { def sql = "SKIP TILL NEXT MATCH" }

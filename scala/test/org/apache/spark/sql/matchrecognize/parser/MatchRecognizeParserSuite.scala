@@ -141,7 +141,9 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
     assert(e.line.contains(5))
     assert(e.getMessage.contains("== SQL ==") && e.getMessage.contains("MATCH_RECOGNIZE ("))
     val bad = parseError("SELECT * FROM t MATCH_RECOGNIZE (\n  ORDER BY ts\n  DEFINE A AS x >\n)")
-    assert(bad.getMessage.contains("PATTERN clause") || bad.getMessage.contains("Syntax error"))
+    assert(bad.getMessage.contains(
+      "Syntax error at or near ')': MATCH_RECOGNIZE requires a PATTERN clause."), bad.getMessage)
+    assert(bad.line.contains(4) && bad.startPosition.contains(0), bad.getMessage)
     val expr = parseError("SELECT * FROM t MATCH_RECOGNIZE (\n ORDER BY ts PATTERN (A)\n DEFINE A AS x > > 1)")
     assert(expr.line.contains(3), expr.getMessage)
     assert(!expr.getMessage.contains("__mr"), "the placeholder must not leak into messages")

@@ -40,7 +40,7 @@ private final case class CepCondition(owner: String, expr: Expression, reads: Se
 }
 
 /**
- * Builds the logical plan of a MATCH_RECOGNIZE under SKIP TILL ANY MATCH (DESIGN §2.2): the
+ * Builds the logical plan of a MATCH_RECOGNIZE under SKIP TILL ANY MATCH (docs/design.md, 1.4): the
  * pattern is a union of simple sequences; each becomes a join tree over its single-row
  * variables, with Kleene closures and negations attached where their neighbours are bound
  * (JQPG §5). Every relation is cut into time slices that overlap by one window, so the work

@@ -5,7 +5,9 @@ sample: 1,652 events of a few symbols), with PARTITION BY and keyless, run side 
 one process:
   - the number of tasks chosen from the input's size, against the former fixed
     `spark.sql.shuffle.partitions` (forced with `spark.sql.matchRecognize.targetRowsPerTask=0`);
-  - the same queries over the input cached with `df.cache()`, against the uncached input.
+  - the same queries over the input cached with `df.cache()`, against the uncached input,
+    with the shared shuffle kept over the cached input and (former behaviour, forced with
+    `spark.sql.matchRecognize.internal.shareCachedInput=false`) without.
 Every query is run with adaptive execution on (Spark's default) and off. Each figure is
 the median of interleaved warm runs into the noop sink; the jobs, stages and tasks of one
 more run are counted with the status tracker, and the shuffles of its executed plan read
@@ -26,7 +28,12 @@ from common import DATA, report, session, timed_rounds
 SYMBOLS = ("AAPL", "AMZN", "AVID", "GOOG", "MSFT", "ORCL")
 START = 1767225600  # 2026-01-01T00:00:00Z
 
-FORCED_OLD = {"spark.sql.matchRecognize.targetRowsPerTask": "0"}
+# The former behaviour: spark.sql.shuffle.partitions tasks whatever the input's size, and
+# (under adaptive execution) a cached input shuffled once per leaf.
+FORCED_OLD = {
+    "spark.sql.matchRecognize.targetRowsPerTask": "0",
+    "spark.sql.matchRecognize.internal.shareCachedInput": "false",
+}
 
 PARTITIONED = """
 SELECT * FROM {ticks} MATCH_RECOGNIZE (
@@ -111,7 +118,8 @@ def main() -> None:
     path = str(DATA / f"small-ticks-{args.events}")
     spark.sql(ticks_sql(args.events)).coalesce(1).write.mode("overwrite").parquet(path)
     spark.read.parquet(path).createOrReplaceTempView("ticks")
-    cached = spark.read.parquet(path).cache()
+    # A plan of its own: Spark would serve every query over the same plan from the cache.
+    cached = spark.read.parquet(path).where("ts IS NOT NULL").cache()
     cached.count()
     cached.createOrReplaceTempView("ticks_cached")
 
@@ -120,14 +128,15 @@ def main() -> None:
         spark.conf.set("spark.sql.adaptive.enabled", adaptive)
         for shape, template in (("partitioned", PARTITIONED), ("keyless", KEYLESS)):
             sides = {
-                "old tasks": (template.format(ticks="ticks"), FORCED_OLD),
-                "sized tasks": (template.format(ticks="ticks"), {}),
-                "cached, old tasks": (template.format(ticks="ticks_cached"), FORCED_OLD),
-                "cached, sized tasks": (template.format(ticks="ticks_cached"), {}),
+                "old": (template.format(ticks="ticks"), FORCED_OLD),
+                "new": (template.format(ticks="ticks"), {}),
+                "cached, old": (template.format(ticks="ticks_cached"), FORCED_OLD),
+                "cached, new": (template.format(ticks="ticks_cached"), {}),
             }
 
             def before(name: str, sides=sides) -> None:
-                spark.conf.unset("spark.sql.matchRecognize.targetRowsPerTask")
+                for k in FORCED_OLD:
+                    spark.conf.unset(k)
                 for k, v in sides[name][1].items():
                     spark.conf.set(k, v)
 
@@ -143,17 +152,17 @@ def main() -> None:
             for name in sides:
                 rows.append({"aqe": adaptive, "shape": shape, "side": name,
                              "seconds": round(times[name][0], 3), **stats[name]})
-            old = times["old tasks"][0]
-            rows.append({"aqe": adaptive, "shape": shape, "side": "ratio old/sized",
-                         "seconds": round(old / times["sized tasks"][0], 2),
-                         "rows": "", "jobs": "", "stages": "", "tasks": "", "shuffles": "",
-                         "reused": ""})
-            rows.append({"aqe": adaptive, "shape": shape, "side": "ratio cached/uncached (sized)",
-                         "seconds": round(times["cached, sized tasks"][0]
-                                          / times["sized tasks"][0], 2),
-                         "rows": "", "jobs": "", "stages": "", "tasks": "", "shuffles": "",
-                         "reused": ""})
-            spark.conf.unset("spark.sql.matchRecognize.targetRowsPerTask")
+            def ratio(label: str, a: str, b: str) -> None:
+                rows.append({"aqe": adaptive, "shape": shape, "side": label,
+                             "seconds": f"{times[a][0] / times[b][0]:.2f}x", "rows": "",
+                             "jobs": "", "stages": "", "tasks": "", "shuffles": "", "reused": ""})
+
+            ratio("old / new", "old", "new")
+            ratio("cached: old / new", "cached, old", "cached, new")
+            ratio("cached / uncached, old", "cached, old", "old")
+            ratio("cached / uncached, new", "cached, new", "new")
+            for k in FORCED_OLD:
+                spark.conf.unset(k)
     report(f"{args.events} events, spark.sql.shuffle.partitions={args.partitions}, "
            "local[2]", rows, args.json)
     spark.stop()

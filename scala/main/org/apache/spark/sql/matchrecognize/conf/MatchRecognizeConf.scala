@@ -213,6 +213,19 @@ object MatchRecognizeConf {
       .createWithDefault("")
 
   /**
+   * For benchmarks: `false` lets adaptive execution shuffle a cached input once per leaf of
+   * an ANY MATCH plan, as Spark does by itself (see ShareCachedInputScans).
+   */
+  val SHARE_CACHED_INPUT: ConfigEntry[Boolean] =
+    buildConf("spark.sql.matchRecognize.internal.shareCachedInput")
+      .internal()
+      .doc("Keeps the one shuffle of a SKIP TILL ANY MATCH plan shared under adaptive " +
+        "execution when its input is cached (benchmarks compare with Spark's behaviour).")
+      .version("0.1.0")
+      .booleanConf
+      .createWithDefault(true)
+
+  /**
    * For benchmarks and tests: `false` leaves the automaton's sort to Spark's Sort operator
    * even where the operator's own sort (a prefix of partition key and time) applies.
    */

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.compile.cep
 
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, RepartitionByExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, RepartitionByExpression, Window}
 import org.apache.spark.sql.catalyst.plans.logical.statsEstimation.EstimationUtils
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag
 import org.apache.spark.sql.internal.SQLConf
@@ -80,11 +80,20 @@ object CepTaskChooser {
     (math.min(tasks.toLong, slices).toInt.max(1), length)
   }
 
-  /** The input's rows from Spark's statistics: the row count, or its size over a row's. */
+  /**
+   * The input's rows from Spark's statistics: the row count, or its size over a row's.
+   * Without cost-based optimization, projections and filters keep only a size; the row
+   * count below them bounds their rows and is closer than a size over a guessed row width.
+   */
   def estimatedRows(input: LogicalPlan): BigInt = {
-    val stats = input.stats
-    stats.rowCount.getOrElse {
-      stats.sizeInBytes / EstimationUtils.getSizePerRow(input.output).max(BigInt(1))
+    def counted(p: LogicalPlan): Option[BigInt] = p.stats.rowCount.orElse(p match {
+      case Project(_, child) => counted(child)
+      case Filter(_, child) => counted(child)
+      case w: Window => counted(w.child)
+      case _ => None
+    })
+    counted(input).getOrElse {
+      input.stats.sizeInBytes / EstimationUtils.getSizePerRow(input.output).max(BigInt(1))
     }
   }
 

@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.columnar.InMemoryTableScanLike
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.matchrecognize.compile.cep.CepTaskChooser
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 /**
@@ -24,12 +25,14 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  */
 object ShareCachedInputScans extends Rule[SparkPlan] {
 
-  override def apply(plan: SparkPlan): SparkPlan = plan.transformUp {
-    case e: ShuffleExchangeExec if isSharedInputShuffle(e) =>
-      e.withNewChildren(Seq(e.child.transformUp {
-        case s: InMemoryTableScanLike => CachedInputScanExec(s)
-      }))
-  }
+  override def apply(plan: SparkPlan): SparkPlan =
+    if (!conf.getConf(MatchRecognizeConf.SHARE_CACHED_INPUT)) plan
+    else plan.transformUp {
+      case e: ShuffleExchangeExec if isSharedInputShuffle(e) =>
+        e.withNewChildren(Seq(e.child.transformUp {
+          case s: InMemoryTableScanLike => CachedInputScanExec(s)
+        }))
+    }
 
   private def isSharedInputShuffle(e: ShuffleExchangeExec): Boolean =
     e.logicalLink.exists(_.getTagValue(CepTaskChooser.SharedInputShuffle).isDefined)

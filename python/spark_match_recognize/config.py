@@ -187,6 +187,7 @@ OPTIONS: Mapping[str, Option] = _table(
     Option("prefilter", _P + "prefilter", _choice("auto", "on", "off"), "The join prefilter for standard-semantics patterns: runs the automaton only on the row ranges around rows of a selective variable every match contains (default auto: when a sample shows it pays)."),  # noqa: E501
     Option("max_kleene_bindings", _P + "maxKleeneBindings", _long(1), "The most bindings a Kleene closure may produce for one pair of neighbouring rows under SKIP TILL ANY MATCH (default 100000)."),  # noqa: E501
     Option("max_matches_per_partition", _P + "maxMatchesPerPartition", _long(1), "The most SKIP TILL ANY MATCH matches one partition key may produce in one task (default 100000000)."),  # noqa: E501
+    Option("target_rows_per_task", _P + "targetRowsPerTask", _long(0), "Input rows per task of a SKIP TILL ANY MATCH plan's shuffle: its tasks are the input's estimated rows divided by this, at most spark.sql.shuffle.partitions (default 10000; 0: always spark.sql.shuffle.partitions)."),  # noqa: E501
 )
 # fmt: on
 

@@ -4,6 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.matchrecognize.analysis.ResolveMatchRecognize
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeStrategy
+import org.apache.spark.sql.matchrecognize.execution.cep.ShareCachedInputScans
 import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
@@ -30,5 +31,7 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule(_ => PruneMatchRecognizeInput)
     // The resolved node, and the join-tree nodes, run on the project's own operators.
     extensions.injectPlannerStrategy(_ => MatchRecognizeStrategy)
+    // Under adaptive execution, a cached input keeps the one shared shuffle of an ANY MATCH plan.
+    extensions.injectQueryStagePrepRule(_ => ShareCachedInputScans)
   }
 }

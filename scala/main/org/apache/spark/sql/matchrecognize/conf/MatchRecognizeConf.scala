@@ -188,6 +188,18 @@ object MatchRecognizeConf {
       .checkValue(_ > 0, "must be positive")
       .createWithDefault(100000000L)
 
+  val TARGET_ROWS_PER_TASK: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.targetRowsPerTask")
+      .doc("Under SKIP TILL ANY MATCH, the input rows one task should get: the plan shuffles " +
+        "its input once into the input's estimated rows (from Spark's statistics of the " +
+        "input) divided by this, at least 1 and at most spark.sql.shuffle.partitions tasks; " +
+        "a keyless pattern also cuts its time slices so that each of those tasks gets some. " +
+        "0 always uses spark.sql.shuffle.partitions tasks.")
+      .version("0.1.0")
+      .longConf
+      .checkValue(_ >= 0, "must be 0 (spark.sql.shuffle.partitions tasks) or positive")
+      .createWithDefault(10000L)
+
   /**
    * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
    * alternatives; or `random:<seed>` for a seeded random tree per alternative.
@@ -199,6 +211,19 @@ object MatchRecognizeConf {
       .version("0.1.0")
       .stringConf
       .createWithDefault("")
+
+  /**
+   * For benchmarks: `false` lets adaptive execution shuffle a cached input once per leaf of
+   * an ANY MATCH plan, as Spark does by itself (see ShareCachedInputScans).
+   */
+  val SHARE_CACHED_INPUT: ConfigEntry[Boolean] =
+    buildConf("spark.sql.matchRecognize.internal.shareCachedInput")
+      .internal()
+      .doc("Keeps the one shuffle of a SKIP TILL ANY MATCH plan shared under adaptive " +
+        "execution when its input is cached (benchmarks compare with Spark's behaviour).")
+      .version("0.1.0")
+      .booleanConf
+      .createWithDefault(true)
 
   /**
    * For benchmarks and tests: `false` leaves the automaton's sort to Spark's Sort operator
@@ -227,7 +252,8 @@ object MatchRecognizeConf {
   def entries: Seq[ConfigEntry[_]] =
     Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, JOIN_ORDER, COST_MODEL,
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
-      EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION)
+      EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
+      TARGET_ROWS_PER_TASK)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

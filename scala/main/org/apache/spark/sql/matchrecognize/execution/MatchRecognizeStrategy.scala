@@ -1,7 +1,10 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.execution.SparkStrategy
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, RepartitionByExpression}
+import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
+import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
+import org.apache.spark.sql.matchrecognize.compile.cep.CepTaskChooser
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
 import org.apache.spark.sql.matchrecognize.execution.cep._
 import org.apache.spark.sql.matchrecognize.plans._
@@ -31,6 +34,11 @@ object MatchRecognizeStrategy extends SparkStrategy {
       FilterExec(r.flag, planLater(r.child)) :: Nil
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
+    case r: RepartitionByExpression if r.getTagValue(CepTaskChooser.SharedInputShuffle).isDefined =>
+      // Hash partitioning even into one task: Spark plans one partition as SinglePartition,
+      // which a join cannot ask its other side to match, so each join would shuffle again.
+      ShuffleExchangeExec(HashPartitioning(r.partitionExpressions, r.numPartitions),
+        planLater(r.child), REPARTITION_BY_NUM) :: Nil
     case _ => Nil
   }
 

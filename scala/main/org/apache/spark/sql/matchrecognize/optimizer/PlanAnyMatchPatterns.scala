@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSettings, JoinTree, JoinTreeChooser}
+import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSettings, CepTaskChooser, JoinTree, JoinTreeChooser}
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, SelectionStrategy}
 
@@ -40,6 +40,7 @@ object PlanAnyMatchPatterns {
     CepSettings(
       conf.getConf(MatchRecognizeConf.MAX_KLEENE_BINDINGS),
       conf.getConf(MatchRecognizeConf.MAX_MATCHES_PER_PARTITION),
-      chooser)
+      chooser,
+      new CepTaskChooser(conf, session.map(InputSpan.reader)))
   }
 }

@@ -15,7 +15,8 @@ import org.apache.spark.sql.types._
 final case class CepSettings(
     maxKleeneBindings: Long,
     maxMatchesPerPartition: Long,
-    chooser: JoinTreeChooser)
+    chooser: JoinTreeChooser,
+    taskChooser: CepTaskChooser = new CepTaskChooser(SQLConf.get, None))
 
 /** A DEFINE condition between two single-row variables: a join predicate of the pair. */
 final case class PairCondition(owner: String, other: String, expr: Expression)
@@ -64,8 +65,13 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     case None => throw analysis("ANY_MATCH_WITHOUT_WITHIN",
       "SKIP TILL ANY MATCH requires a WITHIN clause.")
   }
-  /** Slices are long against the window, so rows are copied into two slices only rarely. */
-  private val sliceLength: Long = math.max(1L, window) * 16
+  /** The tasks of the plan's shuffle and the length of its time slices, from the input's size. */
+  lazy val taskCount: CepTaskCount = {
+    val (_, lo, _) = rowPositions
+    settings.taskChooser.choose(keysPresent, if (rowsWindow) None else Some(lo), window,
+      keyless = partitionBy.isEmpty)
+  }
+  private def sliceLength: Long = taskCount.sliceLength
 
   val kinds: Map[String, VariableKind] = {
     val seen = mutable.LinkedHashMap.empty[String, VariableKind]
@@ -222,12 +228,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val generated = Generate(Explode(slicesAlias.toAttribute),
       unrequiredChildIndex = Seq(filtered.output.length - 1), outer = false, qualifier = None,
       generatorOutput = Seq(slice), child = filtered)
-    // An explicit shuffle into spark.sql.shuffle.partitions: adaptive execution coalesces
-    // the shuffles it inserts by their size in bytes, and the rows of a few variables are
-    // small while the joins above them, whose work grows with their output, are not. Left
-    // to AQE, one task would do all the joins on one core.
-    val shuffled = RepartitionByExpression(partitionBy :+ slice, generated,
-      Some(SQLConf.get.numShufflePartitions))
+    val shuffled = CepTaskChooser.exchange(partitionBy :+ slice, generated, taskCount)
     val bitOf = groups.indices.flatMap { g =>
       groups(g).zipWithIndex.map { case (v, b) =>
         v -> (Not(EqualTo(BitwiseAnd(masks(g).toAttribute, Literal(1L << b)), Literal(0L))): Expression)

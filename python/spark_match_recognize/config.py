@@ -179,6 +179,8 @@ OPTIONS: Mapping[str, Option] = _table(
     Option("prefilter", _P + "prefilter", _choice("auto", "on", "off"), "The join prefilter for standard-semantics patterns: runs the automaton only on the row ranges around rows of a selective variable every match contains (default auto: when a sample shows it pays)."),  # noqa: E501
     Option("max_kleene_bindings", _P + "maxKleeneBindings", _long(1), "The most bindings a Kleene closure may produce for one pair of neighbouring rows under SKIP TILL ANY MATCH (default 100000)."),  # noqa: E501
     Option("max_matches_per_partition", _P + "maxMatchesPerPartition", _long(1), "The most SKIP TILL ANY MATCH matches one partition key may produce in one task (default 100000000)."),  # noqa: E501
+    Option("cep_execution", _P + "cepExecution", _choice("auto", "tree", "joins"), "How SKIP TILL ANY MATCH plans run: 'tree' (one pass per partition key, every tree node buffering its partial matches), 'joins' (one band-join operator per tree node) or 'auto' (default: tree whenever it supports the pattern)."),  # noqa: E501
+    Option("max_buffered_partial_matches", _P + "maxBufferedPartialMatches", _long(1), "The most partial matches the one-pass tree buffers at once for one partition key under SKIP TILL ANY MATCH (default 2000000)."),  # noqa: E501
 )
 # fmt: on
 

@@ -4,6 +4,7 @@ import org.apache.spark.sql.execution.SparkStrategy
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
 import org.apache.spark.sql.matchrecognize.execution.cep._
+import org.apache.spark.sql.matchrecognize.execution.tree.TreeMatchExec
 import org.apache.spark.sql.matchrecognize.plans._
 
 /**
@@ -29,6 +30,9 @@ object MatchRecognizeStrategy extends SparkStrategy {
         planLater(k.right)) :: Nil
     case r: CepRowsOf =>
       FilterExec(r.flag, planLater(r.child)) :: Nil
+    case t: CepTreeMatch =>
+      TreeMatchExec(t.keys, t.leaves, t.root, t.order, t.lo, t.hi, t.window, t.narrowByOrder,
+        t.maxBuffered, t.outLo, t.outHi, t.description, t.output, planLater(t.child)) :: Nil
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
     case _ => Nil

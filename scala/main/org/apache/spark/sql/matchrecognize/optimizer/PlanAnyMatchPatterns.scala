@@ -40,6 +40,8 @@ object PlanAnyMatchPatterns {
     CepSettings(
       conf.getConf(MatchRecognizeConf.MAX_KLEENE_BINDINGS),
       conf.getConf(MatchRecognizeConf.MAX_MATCHES_PER_PARTITION),
-      chooser)
+      chooser,
+      conf.getConf(MatchRecognizeConf.CEP_EXECUTION),
+      conf.getConf(MatchRecognizeConf.MAX_BUFFERED_PARTIAL_MATCHES))
   }
 }

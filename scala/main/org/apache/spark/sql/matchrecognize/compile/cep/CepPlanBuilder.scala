@@ -15,7 +15,9 @@ import org.apache.spark.sql.types._
 final case class CepSettings(
     maxKleeneBindings: Long,
     maxMatchesPerPartition: Long,
-    chooser: JoinTreeChooser)
+    chooser: JoinTreeChooser,
+    execution: String = "joins",
+    maxBufferedPartialMatches: Long = Long.MaxValue)
 
 /** A DEFINE condition between two single-row variables: a join predicate of the pair. */
 final case class PairCondition(owner: String, other: String, expr: Expression)
@@ -310,11 +312,8 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   private final case class Built(plan: LogicalPlan, span: MatchSpan, description: String)
 
-  private def buildAlternative(s: CepSequence, tree: JoinTree): Built = {
-    if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
-      throw analysis("INVALID_JOIN_TREE",
-        s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
-    }
+  /** The conditions alternative `s` evaluates; each may read only variables of `s`. */
+  private def activeConditions(s: CepSequence): Seq[CepCondition] = {
     val bound = s.bound.toSet
     val active = conditions.filter(c => bound.contains(c.owner) || s.negations.contains(c.owner))
     active.foreach { c =>
@@ -326,6 +325,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
             "only read variables of its own alternative.")
       }
     }
+    active
+  }
+
+  private def buildAlternative(s: CepSequence, tree: JoinTree): Built = {
+    if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
+      throw analysis("INVALID_JOIN_TREE",
+        s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
+    }
+    val active = activeConditions(s)
     val position = s.elements.map(_.variable).zipWithIndex.toMap
     val singles = s.singles.toSet
 
@@ -410,6 +418,50 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     }
   }
 
+  /**
+   * Alternative `s` as one [[CepTreeMatch]] evaluating the whole `tree` in one pass over
+   * the shared input: the same leaves, conditions and window as the joins would apply.
+   */
+  private def treeAlternative(s: CepSequence, tree: JoinTree): Built = {
+    if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
+      throw analysis("INVALID_JOIN_TREE",
+        s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
+    }
+    val active = activeConditions(s)
+    val position = s.elements.map(_.variable).zipWithIndex.toMap
+    val (shared, flags, slice) = sharedLeafInput
+    val (o, lo, hi) = rowPositions
+    val first = s.elements.head.variable
+    val leaves = tree.leaves.map { v =>
+      // A match is kept only by the slice that owns its first row.
+      val enter = if (v != first) flags(v)
+        else And(flags(v), EqualTo(OwningSlice(lo, sliceLength), slice))
+      TreeLeafSpec(v, enter, columnsOf(v))
+    }
+    def node(t: JoinTree): TreeNodeSpec = t match {
+      case JoinLeaf(v) => TreeLeafNode(tree.leaves.indexOf(v))
+      case JoinNode(l, r) =>
+        val ordering = for (x <- l.leaves; y <- r.leaves) yield {
+          val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
+          LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
+        }
+        val placed = active.filter(c => c.reads.nonEmpty && c.required.subsetOf(t.variables) &&
+          !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
+        val order =
+          if (l.leaves.forall(x => r.leaves.forall(y => position(x) < position(y)))) 1
+          else if (r.leaves.forall(y => l.leaves.forall(x => position(y) < position(x)))) -1
+          else 0
+        TreeJoinNode(node(l), node(r), (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)),
+          order, t.sql)
+    }
+    val outLo = AttributeReference("#lo", LongType, nullable = false)()
+    val outHi = AttributeReference("#hi", LongType, nullable = false)()
+    val desc = tree.sql
+    Built(CepTreeMatch(shared, partitionBy :+ slice, leaves, node(tree), o, lo, hi, window,
+      positionsAreWindowPositions, settings.maxBufferedPartialMatches, outLo, outHi, desc),
+      MatchSpan(partitionBy :+ slice, outLo, outHi), desc)
+  }
+
   private def attachKleene(m: Built, s: CepSequence, k: Kleene, active: Seq[CepCondition]): Built = {
     val v = k.variable
     val (rows, rowSpan) = leaf(v)
@@ -461,8 +513,14 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   // ---- the union of alternatives and the output --------------------------------------------
 
   def build(): LogicalPlan = {
-    val chosen = settings.chooser.choose(this)
-    val built = alternatives.zip(chosen.trees).map { case (s, t) => (s, buildAlternative(s, t)) }
+    val picked = settings.chooser.choose(this)
+    val execution = TreeExecution.choose(settings.execution, alternatives,
+      conditions.exists(c => c.readsPrevious || SubqueryExpression.hasSubquery(c.expr)))
+    val chosen = picked.copy(report = picked.report.copy(
+      summary = s"${execution.summary} ${picked.report.summary}"))
+    val built = alternatives.zip(chosen.trees).map { case (s, t) =>
+      (s, if (execution.onePass) treeAlternative(s, t) else buildAlternative(s, t))
+    }
     // Columns a match carries, across alternatives (absent ones are NULL).
     val matchColumns: Seq[Attribute] = {
       val cols = mutable.LinkedHashSet.empty[Attribute]

@@ -31,11 +31,16 @@ def events(spark):
     spark.catalog.dropTempView("tree_events")
 
 
+DEFINES = {"A": "A AS e = 'a'", "B": "B AS e = 'b' AND B.v > A.v", "C": "C AS e = 'c'",
+           "D": "D AS e = 'd' AND D.v < C.v"}
+
+
 def _query(pattern: str, *, partition: str = "PARTITION BY k", order: str = "ts",
            within: str = "WITHIN INTERVAL '12' SECOND", rows: str = "ONE ROW PER MATCH",
            measures: str = "A.t AS a_t, B.t AS b_t, C.t AS c_t, MATCH_NUMBER() AS n",
-           define: str = "A AS e = 'a', B AS e = 'b' AND B.v > A.v, C AS e = 'c', "
-                         "D AS e = 'd' AND D.v < C.v") -> str:
+           define: str | None = None) -> str:
+    if define is None:
+        define = ", ".join(d for v, d in DEFINES.items() if v in pattern)
     return f"""
         SELECT * FROM tree_events MATCH_RECOGNIZE (
           {partition} ORDER BY {order}
@@ -115,7 +120,7 @@ def test_explain_names_the_execution_and_why(spark, events):
 def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(spark, events, pattern,
                                                                    construct):
     with pytest.raises(Exception) as err:
-        _rows(spark, _query(pattern), "tree")
+        _rows(spark, _query(pattern, measures="A.t AS a_t, C.t AS c_t"), "tree")
     message = str(err.value)
     assert "CEP_EXECUTION_UNSUPPORTED" in message
     assert construct in message

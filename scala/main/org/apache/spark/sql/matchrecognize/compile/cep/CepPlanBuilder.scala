@@ -598,12 +598,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       Seq(StructField("#o", LongType), StructField("#label", StringType))
     val rowType = StructType(rowFields)
     val bound = options.patternVariables.filter(kinds.get(_).exists(_ != VariableKind.NegatedRows))
+    // Every variable's rows get the same field names, so their arrays concatenate.
+    def rowStruct(values: Seq[Expression]): Expression =
+      CreateNamedStruct(rowFields.zip(values).flatMap { case (f, e) => Seq(Literal(f.name), e) })
     val arrays: Seq[Expression] = bound.map { v =>
       kinds(v) match {
         case VariableKind.SingleRow =>
           val values = input.map(a => cells.cell(v, a, 0)) :+ rewriter.positions(v).o :+ Literal(v)
           If(IsNull(rewriter.positions(v).o), Literal.create(Array.empty[Any], ArrayType(rowType)),
-            CreateArray(Seq(CreateStruct(values))))
+            CreateArray(Seq(rowStruct(values))))
         case _ =>
           val attr = kleeneRowsAttribute(v)
           val elem = NamedLambdaVariable("r", attr.dataType.asInstanceOf[ArrayType].elementType,
@@ -611,11 +614,10 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
           val struct = elem.dataType.asInstanceOf[StructType]
           val values = input.map(a => GetStructField(elem, struct.fieldIndex(cells.cell(v, a, 0).name))) :+
             GetStructField(elem, struct.fieldIndex(rewriter.positions(v).o.name)) :+ Literal(v)
-          Coalesce(Seq(ArrayTransform(attr, LambdaFunction(CreateStruct(values), Seq(elem))),
+          Coalesce(Seq(ArrayTransform(attr, LambdaFunction(rowStruct(values), Seq(elem))),
             Literal.create(Array.empty[Any], ArrayType(rowType))))
       }
     }
-    val sorted = ArraySort(Concat(arrays), ArraySort.defaultComparator)
     val rowsAlias = Alias(sortByOrder(Concat(arrays), rowType), "#rows")()
     val withRows = Project(matches.output :+ rowsAlias, matches)
     val row = AttributeReference("#row", rowType, nullable = false)()

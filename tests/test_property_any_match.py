@@ -2,6 +2,11 @@
 form of docs/design.md, 1.4) on random data, each run through spark.sql() under several forced join
 trees, must all return the multiset of rows that the brute-force reference enumerates.
 
+Every plan runs under both executions (spark.sql.matchRecognize.cepExecution): `joins` (one
+operator per tree node) and `tree` (the whole tree in one pass per partition key). A
+pattern the one-pass tree cannot evaluate yet must fail under `tree` with the error that
+names the construct, and is then checked under `joins` only.
+
 Each case runs under the default plan (joinOrder=auto: sampled statistics, cost-based
 tree), under join-order algorithms chosen by conf (ALGORITHMS_PER_CASE per case, in
 rotation, so a run covers every algorithm several times), and under trees forced with the
@@ -30,6 +35,9 @@ CASES = int(os.environ.get("SMR_ANY_MATCH_CASES", "25"))
 SEED_BASE = int(os.environ.get("SMR_PROPERTY_SEED", "20261121"))
 TREE_CONF = "spark.sql.matchRecognize.internal.joinTree"
 ORDER_CONF = "spark.sql.matchRecognize.joinOrder"
+EXECUTION_CONF = "spark.sql.matchRecognize.cepExecution"
+# Element kinds the one-pass tree evaluates (the others must be refused under `tree`).
+TREE_FORMS = {"Single"}
 ALGORITHMS = ("trivial", "efreq", "greedy", "ii_random", "ii_greedy", "dp_left_deep",
               "dp_bushy", "zstream", "zstream_ord")
 ALGORITHMS_PER_CASE = int(os.environ.get("SMR_ANY_MATCH_ALGORITHMS", "3"))
@@ -59,8 +67,9 @@ def _trees(pattern_text: str, seed: int, case_number: int) -> list[str | None]:
     return trees
 
 
-def _run(spark, sql: str, tree: str | None):
+def _run(spark, sql: str, tree: str | None, execution: str = "joins"):
     spark.conf.unset(TREE_CONF)
+    spark.conf.set(EXECUTION_CONF, execution)
     if tree is not None and tree.startswith("joinOrder:"):
         spark.conf.set(ORDER_CONF, tree.removeprefix("joinOrder:"))
     elif tree is not None:
@@ -70,6 +79,18 @@ def _run(spark, sql: str, tree: str | None):
     finally:
         spark.conf.unset(TREE_CONF)
         spark.conf.unset(ORDER_CONF)
+        spark.conf.unset(EXECUTION_CONF)
+
+
+def _refusal_under_tree(spark, sql: str) -> str | None:
+    """None when cepExecution=tree refuses the query with the error naming the construct."""
+    try:
+        _run(spark, sql, None, "tree")
+    except Exception as e:  # noqa: BLE001 - the refusal is an AnalysisException
+        if "CEP_EXECUTION_UNSUPPORTED" in str(e) and "cannot evaluate" in str(e):
+            return None
+        return f"tree: unexpected error {type(e).__name__}: {e}"
+    return "tree: ran a pattern it should refuse"
 
 
 def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spark):
@@ -89,16 +110,25 @@ def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spa
         if checked % 2:
             spark.conf.set(SORT_IN_MEMORY_CONF, "0")
         try:
-            for tree in _trees(case.pattern_text, seed, checked):
+            case_forms = {type(e).__name__ for f in flats for e in f}
+            executions = ["joins"]
+            if case_forms <= TREE_FORMS:
+                executions.append("tree")
+            else:
+                refusal = _refusal_under_tree(spark, case.sql)
+                if refusal is not None:
+                    failures.append(f"seed {seed}: {refusal}\n{case.sql}")
+            for execution, tree in itertools.product(
+                    executions, _trees(case.pattern_text, seed, checked)):
                 try:
-                    got = _run(spark, case.sql, tree)
+                    got = _run(spark, case.sql, tree, execution)
                 except Exception as e:  # noqa: BLE001 - reported with the seed and the tree
-                    failures.append(
-                        f"seed {seed}, tree {tree}: {type(e).__name__}: {e}\n{case.sql}")
+                    failures.append(f"seed {seed}, {execution}, tree {tree}: "
+                                    f"{type(e).__name__}: {e}\n{case.sql}")
                     break
                 diff = compare_rows(got, expected, False)
                 if diff is not None:
-                    failures.append(f"seed {seed}, tree {tree}:\n{case.sql}\n{diff}")
+                    failures.append(f"seed {seed}, {execution}, tree {tree}:\n{case.sql}\n{diff}")
                     break
         finally:
             spark.conf.unset(SORT_IN_MEMORY_CONF)

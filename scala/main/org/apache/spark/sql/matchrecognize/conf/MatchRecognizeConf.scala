@@ -200,6 +200,32 @@ object MatchRecognizeConf {
       .checkValue(_ >= 0, "must be 0 (spark.sql.shuffle.partitions tasks) or positive")
       .createWithDefault(10000L)
 
+  val CEP_EXECUTION: ConfigEntry[String] =
+    buildConf("spark.sql.matchRecognize.cepExecution")
+      .doc("How SKIP TILL ANY MATCH plans are executed. `tree`: one operator evaluates the " +
+        "whole chosen tree in one pass over each partition key's rows in ORDER BY order " +
+        "(every tree node buffers its partial matches, pruned by the window); a pattern it " +
+        "cannot evaluate yet fails with an error naming the construct. `joins`: every tree " +
+        "node is its own band-join operator. `auto` (default): `joins`, which are still " +
+        "faster per partial match on the measured workloads. EXPLAIN says which ran and why. Every choice returns the " +
+        "same rows.")
+      .version("0.1.0")
+      .stringConf
+      .transform(_.toLowerCase(java.util.Locale.ROOT))
+      .checkValues(Set("auto", "tree", "joins"))
+      .createWithDefault("auto")
+
+  val MAX_BUFFERED_PARTIAL_MATCHES: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.maxBufferedPartialMatches")
+      .doc("Under SKIP TILL ANY MATCH with cepExecution = tree, the most partial matches the " +
+        "tree nodes may buffer at once for one partition key (one time slice of it); past " +
+        "it the query fails with an error naming this key and the partition instead of " +
+        "running out of memory.")
+      .version("0.1.0")
+      .longConf
+      .checkValue(_ > 0, "must be positive")
+      .createWithDefault(2000000L)
+
   /**
    * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
    * alternatives; or `random:<seed>` for a seeded random tree per alternative.
@@ -253,7 +279,7 @@ object MatchRecognizeConf {
     Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, JOIN_ORDER, COST_MODEL,
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
-      TARGET_ROWS_PER_TASK)
+      TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

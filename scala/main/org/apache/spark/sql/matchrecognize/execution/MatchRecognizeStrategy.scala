@@ -7,6 +7,7 @@ import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExcha
 import org.apache.spark.sql.matchrecognize.compile.cep.CepTaskChooser
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
 import org.apache.spark.sql.matchrecognize.execution.cep._
+import org.apache.spark.sql.matchrecognize.execution.tree.TreeMatchExec
 import org.apache.spark.sql.matchrecognize.plans._
 
 /**
@@ -32,6 +33,9 @@ object MatchRecognizeStrategy extends SparkStrategy {
         planLater(k.right)) :: Nil
     case r: CepRowsOf =>
       FilterExec(r.flag, planLater(r.child)) :: Nil
+    case t: CepTreeMatch =>
+      TreeMatchExec(t.keys, t.leaves, t.root, t.order, t.lo, t.hi, t.window, t.narrowByOrder,
+        t.maxBuffered, t.outLo, t.outHi, t.description, t.output, planLater(t.child)) :: Nil
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
     case r: RepartitionByExpression if r.getTagValue(CepTaskChooser.SharedInputShuffle).isDefined =>

@@ -41,6 +41,8 @@ object PlanAnyMatchPatterns {
       conf.getConf(MatchRecognizeConf.MAX_KLEENE_BINDINGS),
       conf.getConf(MatchRecognizeConf.MAX_MATCHES_PER_PARTITION),
       chooser,
-      new CepTaskChooser(conf, session.map(InputSpan.reader)))
+      new CepTaskChooser(conf, session.map(InputSpan.reader)),
+      conf.getConf(MatchRecognizeConf.CEP_EXECUTION),
+      conf.getConf(MatchRecognizeConf.MAX_BUFFERED_PARTIAL_MATCHES))
   }
 }

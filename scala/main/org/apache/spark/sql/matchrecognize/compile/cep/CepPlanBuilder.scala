@@ -16,7 +16,9 @@ final case class CepSettings(
     maxKleeneBindings: Long,
     maxMatchesPerPartition: Long,
     chooser: JoinTreeChooser,
-    taskChooser: CepTaskChooser = new CepTaskChooser(SQLConf.get, None))
+    taskChooser: CepTaskChooser = new CepTaskChooser(SQLConf.get, None),
+    execution: String = "joins",
+    maxBufferedPartialMatches: Long = Long.MaxValue)
 
 /** A DEFINE condition between two single-row variables: a join predicate of the pair. */
 final case class PairCondition(owner: String, other: String, expr: Expression)
@@ -311,11 +313,8 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   private final case class Built(plan: LogicalPlan, span: MatchSpan, description: String)
 
-  private def buildAlternative(s: CepSequence, tree: JoinTree): Built = {
-    if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
-      throw analysis("INVALID_JOIN_TREE",
-        s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
-    }
+  /** The conditions alternative `s` evaluates; each may read only variables of `s`. */
+  private def activeConditions(s: CepSequence): Seq[CepCondition] = {
     val bound = s.bound.toSet
     val active = conditions.filter(c => bound.contains(c.owner) || s.negations.contains(c.owner))
     active.foreach { c =>
@@ -327,6 +326,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
             "only read variables of its own alternative.")
       }
     }
+    active
+  }
+
+  private def buildAlternative(s: CepSequence, tree: JoinTree): Built = {
+    if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
+      throw analysis("INVALID_JOIN_TREE",
+        s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
+    }
+    val active = activeConditions(s)
     val position = s.elements.map(_.variable).zipWithIndex.toMap
     val singles = s.singles.toSet
 
@@ -411,6 +419,50 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     }
   }
 
+  /**
+   * Alternative `s` as one [[CepTreeMatch]] evaluating the whole `tree` in one pass over
+   * the shared input: the same leaves, conditions and window as the joins would apply.
+   */
+  private def treeAlternative(s: CepSequence, tree: JoinTree): Built = {
+    if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
+      throw analysis("INVALID_JOIN_TREE",
+        s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
+    }
+    val active = activeConditions(s)
+    val position = s.elements.map(_.variable).zipWithIndex.toMap
+    val (shared, flags, slice) = sharedLeafInput
+    val (o, lo, hi) = rowPositions
+    val first = s.elements.head.variable
+    val leaves = tree.leaves.map { v =>
+      // A match is kept only by the slice that owns its first row.
+      val enter = if (v != first) flags(v)
+        else And(flags(v), EqualTo(OwningSlice(lo, sliceLength), slice))
+      TreeLeafSpec(v, enter, columnsOf(v))
+    }
+    def node(t: JoinTree): TreeNodeSpec = t match {
+      case JoinLeaf(v) => TreeLeafNode(tree.leaves.indexOf(v))
+      case JoinNode(l, r) =>
+        val ordering = for (x <- l.leaves; y <- r.leaves) yield {
+          val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
+          LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
+        }
+        val placed = active.filter(c => c.reads.nonEmpty && c.required.subsetOf(t.variables) &&
+          !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
+        val order =
+          if (l.leaves.forall(x => r.leaves.forall(y => position(x) < position(y)))) 1
+          else if (r.leaves.forall(y => l.leaves.forall(x => position(y) < position(x)))) -1
+          else 0
+        TreeJoinNode(node(l), node(r), (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)),
+          order, t.sql)
+    }
+    val outLo = AttributeReference("#lo", LongType, nullable = false)()
+    val outHi = AttributeReference("#hi", LongType, nullable = false)()
+    val desc = tree.sql
+    Built(CepTreeMatch(shared, partitionBy :+ slice, leaves, node(tree), o, lo, hi, window,
+      positionsAreWindowPositions, settings.maxBufferedPartialMatches, outLo, outHi, desc),
+      MatchSpan(partitionBy :+ slice, outLo, outHi), desc)
+  }
+
   private def attachKleene(m: Built, s: CepSequence, k: Kleene, active: Seq[CepCondition]): Built = {
     val v = k.variable
     val (rows, rowSpan) = leaf(v)
@@ -462,8 +514,14 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   // ---- the union of alternatives and the output --------------------------------------------
 
   def build(): LogicalPlan = {
-    val chosen = settings.chooser.choose(this)
-    val built = alternatives.zip(chosen.trees).map { case (s, t) => (s, buildAlternative(s, t)) }
+    val picked = settings.chooser.choose(this)
+    val execution = TreeExecution.choose(settings.execution, alternatives,
+      conditions.exists(c => c.readsPrevious || SubqueryExpression.hasSubquery(c.expr)))
+    val chosen = picked.copy(report = picked.report.copy(
+      summary = s"${execution.summary} ${picked.report.summary}"))
+    val built = alternatives.zip(chosen.trees).map { case (s, t) =>
+      (s, if (execution.onePass) treeAlternative(s, t) else buildAlternative(s, t))
+    }
     // Columns a match carries, across alternatives (absent ones are NULL).
     val matchColumns: Seq[Attribute] = {
       val cols = mutable.LinkedHashSet.empty[Attribute]
@@ -541,12 +599,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       Seq(StructField("#o", LongType), StructField("#label", StringType))
     val rowType = StructType(rowFields)
     val bound = options.patternVariables.filter(kinds.get(_).exists(_ != VariableKind.NegatedRows))
+    // Every variable's rows get the same field names, so their arrays concatenate.
+    def rowStruct(values: Seq[Expression]): Expression =
+      CreateNamedStruct(rowFields.zip(values).flatMap { case (f, e) => Seq(Literal(f.name), e) })
     val arrays: Seq[Expression] = bound.map { v =>
       kinds(v) match {
         case VariableKind.SingleRow =>
           val values = input.map(a => cells.cell(v, a, 0)) :+ rewriter.positions(v).o :+ Literal(v)
           If(IsNull(rewriter.positions(v).o), Literal.create(Array.empty[Any], ArrayType(rowType)),
-            CreateArray(Seq(CreateStruct(values))))
+            CreateArray(Seq(rowStruct(values))))
         case _ =>
           val attr = kleeneRowsAttribute(v)
           val elem = NamedLambdaVariable("r", attr.dataType.asInstanceOf[ArrayType].elementType,
@@ -554,11 +615,10 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
           val struct = elem.dataType.asInstanceOf[StructType]
           val values = input.map(a => GetStructField(elem, struct.fieldIndex(cells.cell(v, a, 0).name))) :+
             GetStructField(elem, struct.fieldIndex(rewriter.positions(v).o.name)) :+ Literal(v)
-          Coalesce(Seq(ArrayTransform(attr, LambdaFunction(CreateStruct(values), Seq(elem))),
+          Coalesce(Seq(ArrayTransform(attr, LambdaFunction(rowStruct(values), Seq(elem))),
             Literal.create(Array.empty[Any], ArrayType(rowType))))
       }
     }
-    val sorted = ArraySort(Concat(arrays), ArraySort.defaultComparator)
     val rowsAlias = Alias(sortByOrder(Concat(arrays), rowType), "#rows")()
     val withRows = Project(matches.output :+ rowsAlias, matches)
     val row = AttributeReference("#row", rowType, nullable = false)()

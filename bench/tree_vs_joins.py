@@ -1,0 +1,102 @@
+"""One-pass tree evaluation against the join operators, on skewed event rates.
+
+A four-variable SKIP TILL ANY MATCH sequence `A B C D WITHIN <window>` over generated
+events (8 partition keys, one event per key and second): A on over half of the events, B
+and C on a fifth each, D on under 1 % with a selective condition. The pattern-order
+(left-deep, `trivial`) plan builds the A-B and A-B-C partial matches of every frequent row;
+a plan that starts from the rare D builds few. One run prints, side by side on the same
+data into the noop sink (median of interleaved rounds):
+
+  - cepExecution = tree and = joins, each under joinOrder = auto and = trivial;
+  - the matches, and the partial matches each plan created, per tree node.
+
+    .venv/bin/python bench/tree_vs_joins.py                    # 1M events (docs/benchmarks.md)
+    .venv/bin/python bench/tree_vs_joins.py --events 200000    # a quick profile
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from common import cached_parquet, session, timed_rounds
+
+KEYS = 8
+
+QUERY = """
+SELECT * FROM {events} MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY ts
+  MEASURES A.ts AS a_ts, D.ts AS d_ts, D.v AS d_v
+  ONE ROW PER MATCH
+  SKIP TILL ANY MATCH
+  PATTERN (A B C D)
+  WITHIN INTERVAL '{window}' SECOND
+  DEFINE A AS kind = 'A',
+         B AS kind = 'B' AND B.v > A.v,
+         C AS kind = 'C' AND C.v > B.v,
+         D AS kind = 'D' AND D.v >= 90
+)"""
+
+
+def events_sql(n: int) -> str:
+    # kind from a hash: A 55 %, B 22 %, C 22.2 %, D 0.8 % (D.v >= 90 keeps a tenth of those).
+    return f"""
+        SELECT k, timestamp_seconds(1700000000 + t) AS ts, kind, v FROM (
+          SELECT id % {KEYS} AS k, id DIV {KEYS} AS t,
+                 CASE WHEN h < 5500 THEN 'A' WHEN h < 7700 THEN 'B'
+                      WHEN h < 9920 THEN 'C' ELSE 'D' END AS kind,
+                 CAST(pmod(hash(id, 7), 100) AS INT) AS v
+          FROM (SELECT id, pmod(hash(id, 3), 10000) AS h FROM range({n})))"""
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--events", type=int, default=1_000_000)
+    p.add_argument("--window", type=int, default=120, help="WITHIN, in seconds")
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args()
+
+    spark = session("tree_vs_joins")
+    events = cached_parquet(spark, f"skewed_{args.events}", events_sql(args.events))
+    sql = QUERY.format(events=events, window=args.window)
+    sides = {f"{ex} / {order}": (ex, order)
+             for ex in ("tree", "joins") for order in ("auto", "trivial")}
+
+    def configure(name: str) -> None:
+        ex, order = sides[name]
+        spark.conf.set("spark.sql.matchRecognize.cepExecution", ex)
+        spark.conf.set("spark.sql.matchRecognize.joinOrder", order)
+
+    jvm = spark.sparkContext._jvm
+    print(f"{args.events:,} events, {KEYS} keys, WITHIN {args.window} s")
+    counts = {}
+    for name in sides:
+        configure(name)
+        df = spark.sql(f"SELECT count(*) AS n FROM ({sql})")
+        counts[name] = df.collect()[0][0]
+        per_node = str(jvm.org.apache.spark.sql.matchrecognize.execution.tree.TreeMetrics.perNode(
+            df._jdf.queryExecution().executedPlan()))
+        print(f"\n[{name}] {counts[name]:,} matches; partial matches per node "
+              "(created, peak buffered summed over tasks):")
+        total = 0
+        for line in per_node.splitlines():
+            node, created, peak = line.split("\t")
+            total += int(created)
+            print(f"    {node:40s} {int(created):>14,} {int(float(peak)):>12,}")
+        print(f"    {'total':40s} {total:>14,}")
+    assert len(set(counts.values())) == 1, counts
+
+    times = timed_rounds(spark, {name: sql for name in sides}, runs=args.runs, before=configure)
+    print("\nside                   median s   events/s")
+    for name, (t, _) in times.items():
+        print(f"{name:22s} {t:9.2f} {args.events / t:12,.0f}")
+    t = {name: v[0] for name, v in times.items()}
+    print(f"\njoins/tree (auto): {t['joins / auto'] / t['tree / auto']:.2f}x; "
+          f"joins/tree (trivial): {t['joins / trivial'] / t['tree / trivial']:.2f}x")
+    print(f"trivial/auto (tree): {t['tree / trivial'] / t['tree / auto']:.2f}x; "
+          f"trivial/auto (joins): {t['joins / trivial'] / t['joins / auto']:.2f}x")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+package org.apache.spark.sql.matchrecognize.compile.cep
+
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+
+/** Whether a SKIP TILL ANY MATCH plan runs as one pass per key, and why (for EXPLAIN). */
+final case class TreeExecutionChoice(onePass: Boolean, summary: String)
+
+/**
+ * Chooses between the one-pass tree operator and the join operators
+ * (`spark.sql.matchRecognize.cepExecution`): `tree` and `joins` force one. `auto` runs the
+ * joins: on the measured workloads (docs/benchmarks.md) they are still faster per partial
+ * match than the one-pass tree, which is chosen only on request until that changes.
+ */
+object TreeExecution {
+
+  def choose(requested: String, alternatives: Seq[CepSequence],
+      readsPreviousOrSubquery: Boolean): TreeExecutionChoice = {
+    lazy val unsupported = unsupportedConstruct(alternatives, readsPreviousOrSubquery)
+    requested match {
+      case "joins" => TreeExecutionChoice(onePass = false, "cepExecution=joins (requested)")
+      case "tree" =>
+        unsupported.foreach { what =>
+          throw analysis("CEP_EXECUTION_UNSUPPORTED",
+            s"spark.sql.matchRecognize.cepExecution = tree cannot evaluate $what yet; set it " +
+              "to auto or joins.")
+        }
+        TreeExecutionChoice(onePass = true, "cepExecution=tree (requested)")
+      case _ => unsupported match {
+        case Some(what) => TreeExecutionChoice(onePass = false,
+          s"cepExecution=joins (auto: the one-pass tree cannot evaluate $what)")
+        case None => TreeExecutionChoice(onePass = false,
+          "cepExecution=joins (auto: the join operators are faster per partial match; " +
+            "cepExecution=tree runs this pattern in one pass)")
+      }
+    }
+  }
+
+  /** The first construct of the pattern the one-pass tree cannot evaluate, named for users. */
+  def unsupportedConstruct(alternatives: Seq[CepSequence],
+      readsPreviousOrSubquery: Boolean): Option[String] = {
+    val elements = alternatives.flatMap(s => s.elements.map(e => (s, e)))
+    elements.collectFirst {
+      case (s, k: Kleene) => s"the Kleene closure in `${s.sql}`"
+      case (s, Negated(v)) => s"the negation !$v in `${s.sql}`"
+    }.orElse(if (readsPreviousOrSubquery) {
+      Some("a DEFINE condition with a subquery or reading the previous row of a closure")
+    } else None)
+  }
+}

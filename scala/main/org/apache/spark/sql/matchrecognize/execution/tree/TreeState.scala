@@ -1,0 +1,21 @@
+package org.apache.spark.sql.matchrecognize.execution.tree
+
+/**
+ * Everything the one-pass evaluation keeps for one group (partition key and time slice)
+ * between events: a buffer per tree node, the last event's window position, and counters.
+ * Plain data (no generated code), so a streaming operator can keep it in a state store;
+ * [[TreeEvaluator]] holds the code that changes it.
+ */
+final class TreeState(nodeCount: Int) extends Serializable {
+  val buffers: Array[NodeBuffer] = Array.fill(nodeCount)(new NodeBuffer)
+  /** The window position (`hi`) of the last event added; nothing older may come. */
+  var lastPosition: Long = Long.MinValue
+  /** Partial matches buffered now, over all nodes. */
+  var buffered: Long = 0L
+  /** Matches emitted so far. */
+  var matches: Long = 0L
+  /** Partial matches created so far, per node (the root's are the matches). */
+  val created: Array[Long] = new Array[Long](nodeCount)
+  /** The most partial matches each node buffered at once. */
+  val peak: Array[Long] = new Array[Long](nodeCount)
+}

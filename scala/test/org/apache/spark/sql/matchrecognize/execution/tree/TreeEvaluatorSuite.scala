@@ -1,0 +1,145 @@
+package org.apache.spark.sql.matchrecognize.execution.tree
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, ObjectInputStream, ObjectOutputStream}
+
+import scala.collection.mutable
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+import org.apache.spark.sql.matchrecognize.plans.{TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNodeSpec}
+import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The one-pass evaluation of `A B C WITHIN 10` (`B.v > A.v`) on its own, against a brute
+ * force over the same events, under every tree shape; and its state between events.
+ */
+class TreeEvaluatorSuite extends AnyFunSuite {
+
+  private val kind = AttributeReference("e", StringType)()
+  private val time = AttributeReference("t", LongType, nullable = false)()
+  private val value = AttributeReference("v", IntegerType)()
+  private val input = Seq(kind, time, value)
+  private val window = 10L
+
+  private def columns(v: String): Seq[NamedExpression] =
+    Seq(Alias(time, s"$v#o")(), Alias(value, s"$v#v")())
+  private val cols: Map[String, Seq[NamedExpression]] = Seq("A", "B", "C").map(v => v -> columns(v)).toMap
+  private def o(v: String): Attribute = cols(v).head.toAttribute
+  private def v(v: String): Attribute = cols(v)(1).toAttribute
+  private val position = Map("A" -> 0, "B" -> 1, "C" -> 2)
+
+  /** The evaluator of the tree given as nested pairs of variable names. */
+  private def evaluator(tree: Any, maxBuffered: Long = Long.MaxValue): (TreeEvaluator, Seq[String]) = {
+    def vars(t: Any): Seq[String] = t match {
+      case s: String => Seq(s)
+      case (l, r) => vars(l) ++ vars(r)
+    }
+    val order = vars(tree)
+    val leaves = order.map(x => TreeLeafSpec(x, EqualTo(kind, Literal(x.toLowerCase)), cols(x)))
+    def node(t: Any): TreeNodeSpec = t match {
+      case s: String => TreeLeafNode(order.indexOf(s))
+      case (l, r) =>
+        val (ls, rs) = (vars(l), vars(r))
+        val ordering = for (x <- ls; y <- rs) yield {
+          val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
+          LessThan(o(a), o(b)): Expression
+        }
+        val all = ls ++ rs
+        val cond = if (all.contains("A") && all.contains("B") &&
+            !(ls.contains("A") && ls.contains("B")) && !(rs.contains("A") && rs.contains("B"))) {
+          ordering :+ GreaterThan(v("B"), v("A"))
+        } else ordering
+        val dir = if (ls.forall(x => rs.forall(y => position(x) < position(y)))) 1
+          else if (rs.forall(y => ls.forall(x => position(y) < position(x)))) -1 else 0
+        TreeJoinNode(node(l), node(r), cond.reduce(And), dir, s"$l$r")
+    }
+    (new TreeEvaluator(leaves, node(tree), input, time, time, time, window, narrowByOrder = true,
+      maxBuffered), order)
+  }
+
+  private def event(e: String, t: Long, value: Int): InternalRow =
+    InternalRow(UTF8String.fromString(e), t, value)
+
+  private val rng = new scala.util.Random(7)
+  private val events: Seq[(String, Long, Int)] = {
+    var t = 0L
+    (0 until 300).map { _ =>
+      t += 1 + rng.nextInt(2) // distinct times: a match is told by its rows' times
+      (Seq("a", "b", "c", "x")(rng.nextInt(4)), t, rng.nextInt(5))
+    }
+  }
+
+  private val expected: Set[(Long, Long, Long)] = (for {
+    (ea, ta, va) <- events if ea == "a"
+    (eb, tb, vb) <- events if eb == "b" && tb > ta && vb > va
+    (ec, tc, _) <- events if ec == "c" && tc > tb && tc - ta <= window
+  } yield (ta, tb, tc)).toSet
+
+  /** The (A, B, C) times of the matches, read from the match rows in leaf order. */
+  private def run(tree: Any, evaluate: (TreeEvaluator, TreeState, PartialMatch => Unit) => Unit)
+      : Seq[(Long, Long, Long)] = {
+    val (e, order) = evaluator(tree)
+    val out = mutable.ArrayBuffer.empty[(Long, Long, Long)]
+    val state = e.newState()
+    evaluate(e, state, { m =>
+      val at = order.zipWithIndex.map { case (x, i) => x -> m.row.getLong(2 * i) }.toMap
+      out += ((at("A"), at("B"), at("C")))
+    })
+    out.toSeq
+  }
+
+  private def feedAll(e: TreeEvaluator, s: TreeState, emit: PartialMatch => Unit): Unit =
+    events.foreach { case (k, t, x) => e.add(s, event(k, t, x), emit, () => "the test key") }
+
+  for (tree <- Seq((("A", "B"), "C"), ("A", ("B", "C")), (("A", "C"), "B"), (("C", "B"), "A"),
+      ("B", ("C", "A")))) {
+    test(s"tree $tree finds exactly the brute force's matches, each once") {
+      val got = run(tree, feedAll _)
+      assert(expected.nonEmpty)
+      assert(got.size == got.toSet.size)
+      assert(got.toSet == expected)
+    }
+  }
+
+  test("buffers keep only partial matches the window can still complete") {
+    val (e, _) = evaluator((("A", "B"), "C"))
+    val s = e.newState()
+    val noEmit: PartialMatch => Unit = _ => ()
+    Seq(("a", 0L, 0), ("b", 3L, 1), ("a", 5L, 0)).foreach { case (k, t, x) =>
+      e.add(s, event(k, t, x), noEmit, () => "k")
+    }
+    assert(s.buffered == 4) // A@0, A@5, B@3 and (A@0, B@3)
+    e.add(s, event("x", 12L, 0), noEmit, () => "k") // 12 - 10 = 2: A@0 and (A@0, B@3) expire
+    assert(s.buffered == 2)
+    e.close(s, 20L) // nothing that starts at or before 10 can match after 20
+    assert(s.buffered == 0)
+    assert(s.created.last == 0)
+  }
+
+  test("the state survives serialization between events") {
+    val (half, rest) = events.splitAt(events.size / 2)
+    val got = run((("A", "B"), "C"), { (e, s, emit) =>
+      half.foreach { case (k, t, x) => e.add(s, event(k, t, x), emit, () => "k") }
+      val bytes = new ByteArrayOutputStream()
+      new ObjectOutputStream(bytes).writeObject(s)
+      val copy = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray))
+        .readObject().asInstanceOf[TreeState]
+      rest.foreach { case (k, t, x) => e.add(copy, event(k, t, x), emit, () => "k") }
+    })
+    assert(got.toSet == expected && got.size == expected.size)
+  }
+
+  test("the buffer guard fails with an error naming its key and the group") {
+    val (e, _) = evaluator((("A", "B"), "C"), maxBuffered = 5)
+    val s = e.newState()
+    val err = intercept[MatchRecognizeLimitException] {
+      (0 until 20).foreach(i => e.add(s, event("a", i.toLong, 0), _ => (), () => "partition key (k=7)"))
+    }
+    assert(err.getMessage.contains("spark.sql.matchRecognize.maxBufferedPartialMatches"))
+    assert(err.getMessage.contains("partition key (k=7)"))
+  }
+}

@@ -1,0 +1,143 @@
+"""SKIP TILL ANY MATCH evaluated in one pass per partition key (cepExecution = tree), through
+spark.sql(): the same rows as the join operators (cepExecution = joins) under every tree
+shape and clause the one-pass tree supports, EXPLAIN naming the execution and why, the
+refusal of constructs it does not evaluate yet, and the guard on buffered partial matches.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+EXECUTION = "spark.sql.matchRecognize.cepExecution"
+TREE = "spark.sql.matchRecognize.internal.joinTree"
+ORDER = "spark.sql.matchRecognize.joinOrder"
+MAX_BUFFERED = "spark.sql.matchRecognize.maxBufferedPartialMatches"
+
+
+@pytest.fixture(scope="module")
+def events(spark):
+    rng = random.Random(11)
+    rows = []
+    for k in ("k1", "k2", "k3"):
+        t = 0
+        for _ in range(120):
+            t += rng.randint(0, 3)
+            rows.append((k, t, rng.choice("abcdx"), rng.randint(0, 9)))
+    spark.createDataFrame(rows, "k string, t long, e string, v int").selectExpr(
+        "k", "timestamp_seconds(t) AS ts", "t", "e", "v").createOrReplaceTempView("tree_events")
+    yield
+    spark.catalog.dropTempView("tree_events")
+
+
+DEFINES = {"A": "A AS e = 'a'", "B": "B AS e = 'b' AND B.v > A.v", "C": "C AS e = 'c'",
+           "D": "D AS e = 'd' AND D.v < C.v"}
+
+
+def _query(pattern: str, *, partition: str = "PARTITION BY k", order: str = "ts",
+           within: str = "WITHIN INTERVAL '12' SECOND", rows: str = "ONE ROW PER MATCH",
+           measures: str = "A.t AS a_t, B.t AS b_t, C.t AS c_t, MATCH_NUMBER() AS n",
+           define: str | None = None) -> str:
+    if define is None:
+        define = ", ".join(d for v, d in DEFINES.items() if v in pattern)
+    return f"""
+        SELECT * FROM tree_events MATCH_RECOGNIZE (
+          {partition} ORDER BY {order}
+          MEASURES {measures}
+          {rows}
+          SKIP TILL ANY MATCH
+          PATTERN ({pattern})
+          {within}
+          DEFINE {define}
+        )"""
+
+
+def _rows(spark, sql: str, execution: str, tree: str = "", order: str = "auto"):
+    spark.conf.set(EXECUTION, execution)
+    spark.conf.set(TREE, tree)
+    spark.conf.set(ORDER, order)
+    try:
+        return sorted((tuple(r) for r in spark.sql(sql).collect()), key=repr)
+    finally:
+        for key in (EXECUTION, TREE, ORDER):
+            spark.conf.unset(key)
+
+
+CASES = {
+    "sequence": (_query("A B C"), ["", "((A B) C)", "(A (B C))", "((A C) B)", "((C B) A)"]),
+    "four variables, bushy": (_query("A B C D", measures="A.t AS a, D.t AS d"),
+                              ["((A B) (C D))", "((D C) (B A))", "(A ((C D) B))"]),
+    "keyless": (_query("A B C", partition=""), ["", "(C (A B))"]),
+    "within rows": (_query("A B C", within="WITHIN 6 ROWS"), ["", "((B C) A)"]),
+    "two order keys": (_query("A B C", order="ts, v"), ["", "((A C) B)"]),
+    "all rows per match": (_query("A B C", rows="ALL ROWS PER MATCH",
+                                  measures="CLASSIFIER() AS cls, MATCH_NUMBER() AS n"),
+                           ["", "(C (B A))"]),
+    "alternation": (_query("A (B | D) C", measures="A.t AS a, C.t AS c, B.t AS b, D.t AS d",
+                           define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
+                    [""]),
+    "condition over three variables": (
+        _query("A B C", define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v > A.v + B.v - 9"),
+        ["", "((A C) B)"]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_tree_returns_the_rows_of_the_joins(spark, events, name):
+    sql, trees = CASES[name]
+    expected = _rows(spark, sql, "joins")
+    assert expected, f"{name}: the data should produce matches"
+    for tree in trees:
+        assert _rows(spark, sql, "tree", tree) == expected, f"{name}, tree {tree or 'auto'}"
+    assert _rows(spark, sql, "tree", order="trivial") == expected
+
+
+def _explain(spark, sql: str, execution: str) -> str:
+    spark.conf.set(EXECUTION, execution)
+    try:
+        return spark.sql("EXPLAIN " + sql).collect()[0][0]
+    finally:
+        spark.conf.unset(EXECUTION)
+
+
+def test_explain_names_the_execution_and_why(spark, events):
+    plan = _explain(spark, _query("A B C"), "auto")
+    assert "CepTreeMatch" not in plan and "SequenceJoin" in plan
+    assert "cepExecution=joins (auto: the join operators are faster per partial match; " \
+        "cepExecution=tree runs this pattern in one pass)" in plan
+    plan = _explain(spark, _query("A B C"), "tree")
+    assert "CepTreeMatch" in plan and "SequenceJoin" not in plan
+    assert "cepExecution=tree (requested)" in plan
+    plan = _explain(spark, _query("A B C"), "joins")
+    assert "CepTreeMatch" not in plan and "SequenceJoin" in plan
+    assert "cepExecution=joins (requested)" in plan
+    plan = _explain(spark, _query("A B+ C"), "auto")
+    assert "CepTreeMatch" not in plan
+    assert "cepExecution=joins (auto: the one-pass tree cannot evaluate the Kleene closure" in plan
+
+
+@pytest.mark.parametrize(("pattern", "construct"), [
+    ("A B+ C", "the Kleene closure in `A B+ C`"),
+    ("A !D C", "the negation !D in `A !D C`"),
+])
+def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(spark, events, pattern,
+                                                                   construct):
+    with pytest.raises(Exception) as err:
+        _rows(spark, _query(pattern, measures="A.t AS a_t, C.t AS c_t"), "tree")
+    message = str(err.value)
+    assert "CEP_EXECUTION_UNSUPPORTED" in message
+    assert construct in message
+    assert "cepExecution = tree" in message
+
+
+def test_buffered_partial_matches_are_bounded_with_an_error_naming_the_key(spark, events):
+    spark.conf.set(MAX_BUFFERED, "5")
+    try:
+        with pytest.raises(Exception) as err:
+            _rows(spark, _query("A B C", within="WITHIN INTERVAL '1' HOUR"), "tree")
+    finally:
+        spark.conf.unset(MAX_BUFFERED)
+    message = str(err.value)
+    assert "spark.sql.matchRecognize.maxBufferedPartialMatches" in message
+    assert "partition key (k=k" in message

@@ -152,15 +152,13 @@ def main() -> None:
             for name in sides:
                 rows.append({"aqe": adaptive, "shape": shape, "side": name,
                              "seconds": round(times[name][0], 3), **stats[name]})
-            def ratio(label: str, a: str, b: str) -> None:
+            for label, a, b in (("old / new", "old", "new"),
+                                 ("cached: old / new", "cached, old", "cached, new"),
+                                 ("cached / uncached, old", "cached, old", "old"),
+                                 ("cached / uncached, new", "cached, new", "new")):
                 rows.append({"aqe": adaptive, "shape": shape, "side": label,
                              "seconds": f"{times[a][0] / times[b][0]:.2f}x", "rows": "",
                              "jobs": "", "stages": "", "tasks": "", "shuffles": "", "reused": ""})
-
-            ratio("old / new", "old", "new")
-            ratio("cached: old / new", "cached, old", "cached, new")
-            ratio("cached / uncached, old", "cached, old", "old")
-            ratio("cached / uncached, new", "cached, new", "new")
             for k in FORCED_OLD:
                 spark.conf.unset(k)
     report(f"{args.events} events, spark.sql.shuffle.partitions={args.partitions}, "

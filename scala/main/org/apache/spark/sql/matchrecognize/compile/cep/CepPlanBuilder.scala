@@ -329,11 +329,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     active
   }
 
-  private def buildAlternative(s: CepSequence, tree: JoinTree): Built = {
+  /** A chosen or forced tree must join each single-row variable of the sequence once. */
+  private def requireJoinsExactly(s: CepSequence, tree: JoinTree): Unit =
     if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
       throw analysis("INVALID_JOIN_TREE",
         s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
     }
+
+  private def buildAlternative(s: CepSequence, tree: JoinTree): Built = {
+    requireJoinsExactly(s, tree)
     val active = activeConditions(s)
     val position = s.elements.map(_.variable).zipWithIndex.toMap
     val singles = s.singles.toSet
@@ -424,10 +428,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
    * the shared input: the same leaves, conditions and window as the joins would apply.
    */
   private def treeAlternative(s: CepSequence, tree: JoinTree): Built = {
-    if (tree.leaves.toSet != s.singles.toSet || tree.leaves.size != s.singles.size) {
-      throw analysis("INVALID_JOIN_TREE",
-        s"join tree ${tree.sql} does not join exactly the variables ${s.singles.mkString(", ")}.")
-    }
+    requireJoinsExactly(s, tree)
     val active = activeConditions(s)
     val position = s.elements.map(_.variable).zipWithIndex.toMap
     val (shared, flags, slice) = sharedLeafInput

@@ -8,6 +8,7 @@ import org.apache.spark.sql.matchrecognize.execution.cep.ShareCachedInputScans
 import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
+import org.apache.spark.sql.matchrecognize.streaming.PlanStreamingMatchRecognize
 
 /**
  * Entry point: `spark.sql.extensions=org.apache.spark.sql.matchrecognize.MatchRecognizeExtensions`.
@@ -22,6 +23,9 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     // Resolution runs in the analyzer's fixed-point batch, after Spark's rules have
     // resolved the columns and functions inside the clause.
     extensions.injectResolutionRule(session => ResolveMatchRecognize(session))
+    // Over a streaming input the resolved node becomes Spark's stateful operator, before
+    // Spark's streaming checks read the plan.
+    extensions.injectPostHocResolutionRule(_ => PlanStreamingMatchRecognize)
     // SKIP TILL ANY MATCH becomes a join-tree plan while the optimizer can still prune and
     // push down around it; the rule fires once per node (the node disappears).
     extensions.injectOptimizerRule(session => PlanAnyMatchPatterns(session))

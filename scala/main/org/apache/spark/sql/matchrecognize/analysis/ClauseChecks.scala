@@ -20,9 +20,6 @@ object ClauseChecks {
 
   def check(node: UnresolvedMatchRecognize, resolver: Resolver): Unit = {
     val o = node.options
-    if (node.child.isStreaming) {
-      throw MatchRecognizeErrors.unsupported("MATCH_RECOGNIZE over a streaming input")
-    }
     checkVariables(o)
     checkSkipAndStrategy(o)
     checkPatternShape(o)

@@ -88,6 +88,31 @@ final class AutomatonMatcher(
     resolvePaused = false
   }
 
+  /**
+   * The first row a match not yet decided may start at: every start before it is decided.
+   * Unlike [[oldestNeeded]] it skips the rows between the last decided start and the first
+   * live attempt, which no match can start at (they were offered, and gave no attempt).
+   */
+  def firstUndecided: Long =
+    if (attempts.isEmpty) oldestNeeded
+    else math.max(nextStart, attempts.peekFirst().start)
+
+  /** Matches decided so far (the last MATCH_NUMBER() handed out). */
+  def decidedMatches: Long = matchCount
+
+  /**
+   * Starts after a point where every match before `start` was decided and `matchesBefore`
+   * of them were found: no attempt starts before `start` (earlier buffered rows are only
+   * read by navigation), and match numbers continue from `matchesBefore`. A stream resumes
+   * a partition this way from its saved state.
+   */
+  def resume(start: Long, matchesBefore: Long): Unit = {
+    reset()
+    nextStart = start
+    processedUpTo = start
+    matchCount = matchesBefore
+  }
+
   /** Offers the row at `pos` (already in the buffer) to the automaton. */
   def process(pos: Long): Unit = {
     processedUpTo = pos + 1

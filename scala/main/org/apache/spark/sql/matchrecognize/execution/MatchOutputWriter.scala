@@ -51,6 +51,18 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
     frontier = -1L
   }
 
+  /** Resumes after a point where the rows up to `writtenUpTo` were written or covered. */
+  def resume(writtenUpTo: Long): Unit = {
+    pending.clear()
+    frontier = writtenUpTo
+  }
+
+  /** Rows up to this position have been written or covered by a match. */
+  def writtenUpTo: Long = frontier
+
+  /** Decided matches not yet written (waiting for the rows their measures read ahead). */
+  def waiting: Int = pending.size
+
   def add(m: CompletedMatch): Unit = pending.addLast(m)
 
   /** The oldest row this writer may still need. */

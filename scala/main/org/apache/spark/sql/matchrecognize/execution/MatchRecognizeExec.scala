@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, NullsFirst, RowOrdering, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -41,13 +41,10 @@ case class MatchRecognizeExec(
     if (partitionBy.isEmpty) AllTuples :: Nil else ClusteredDistribution(partitionBy) :: Nil
 
   /** Remaining orderable columns, ascending, break ties on the ORDER BY keys. */
-  private def tieBreakers: Seq[SortOrder] = {
+  private def tieBreakers: Seq[SortOrder] =
     // The prefilter's flag is not data: tied rows keep the order the prefilter saw.
-    val keys = AttributeSet(partitionBy ++ orderBy.flatMap(_.references) ++
-      options.prefilter.flatMap(_.startFlag))
-    child.output.filter(a => !keys.contains(a) && RowOrdering.isOrderable(a.dataType))
-      .map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
-  }
+    InputOrdering.tieBreakers(partitionBy, orderBy, options.prefilter.flatMap(_.startFlag).toSeq,
+      child.output)
 
   private def fullOrdering: Seq[SortOrder] =
     partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++ tieBreakers

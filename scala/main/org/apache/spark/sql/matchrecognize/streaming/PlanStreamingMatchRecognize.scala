@@ -1,0 +1,121 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import org.apache.spark.sql.catalyst.encoders.{AgnosticEncoders, ExpressionEncoder}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LocalRelation, LogicalPlan, Project, SerializeFromObject}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.execution.{InputOrdering, MatcherSpec}
+import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, SelectionStrategy}
+import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
+import org.apache.spark.sql.types.{IntegerType, StructField, StructType, TimestampNTZType, TimestampType}
+
+/**
+ * MATCH_RECOGNIZE over a streaming input runs in Spark's own stateful operator,
+ * `flatMapGroupsWithState` with event-time timeouts, in append mode: Spark then keeps each
+ * key's state in its state store (checkpoints, recovery, the RocksDB provider), drops and
+ * counts rows behind the watermark, and schedules the micro-batches that advance it. The
+ * resolved node becomes that operator, grouped by the PARTITION BY keys (a constant key
+ * without PARTITION BY), over the input columns the matcher reads, with a
+ * [[StreamMatchFunction]] as its function.
+ *
+ * The first ORDER BY key is the event time and must carry the input's watermark: rows wait
+ * in state until the watermark passes them, so that they are matched in ORDER BY order
+ * whatever order they arrived in.
+ */
+object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case m: MatchRecognize if m.child.isStreaming && m.resolved => rewrite(m)
+  }
+
+  /** The event-time column, or an error saying what the query must add. */
+  def eventTimeOf(m: MatchRecognize): Attribute = {
+    if (m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
+      throw MatchRecognizeErrors.unsupported(
+        "SKIP TILL ANY MATCH over a streaming input (the standard semantics and SKIP TILL " +
+          "NEXT MATCH are supported)")
+    }
+    if (m.options.pattern.exists(_ == PartitionEndAnchor)) {
+      throw analysis("STREAMING_PARTITION_END",
+        "PATTERN uses $, the end of the partition, which a streaming input never reaches; " +
+          "over a stream a match ends at a row its pattern names.")
+    }
+    val first = m.orderBy.headOption.getOrElse {
+      throw analysis("STREAMING_NEEDS_EVENT_TIME",
+        "MATCH_RECOGNIZE over a streaming input needs ORDER BY on the input's event-time " +
+          "column, the column given to withWatermark (for example ORDER BY ts).")
+    }
+    val column = first.child match {
+      case a: Attribute if a.metadata.contains(EventTimeWatermark.delayKey) => a
+      case other =>
+        throw analysis("STREAMING_NEEDS_EVENT_TIME",
+          s"MATCH_RECOGNIZE over a streaming input needs its first ORDER BY key to be the " +
+            s"event-time column with a watermark, but ${other.sql} has none; add " +
+            s"withWatermark on that column (for example df.withWatermark(\"ts\", \"1 minute\")) " +
+            "or order by the column that has one.")
+    }
+    if (first.direction != Ascending) {
+      throw analysis("STREAMING_NEEDS_EVENT_TIME",
+        s"MATCH_RECOGNIZE over a streaming input orders by event time ascending; " +
+          s"${first.sql} is descending.")
+    }
+    column.dataType match {
+      case TimestampType | TimestampNTZType => column
+      case t =>
+        throw analysis("STREAMING_NEEDS_EVENT_TIME",
+          s"The event-time column ${column.sql} of a streaming MATCH_RECOGNIZE must be a " +
+            s"TIMESTAMP, but it is ${t.sql}.")
+    }
+  }
+
+  private def rewrite(m: MatchRecognize): LogicalPlan = {
+    val eventTime = eventTimeOf(m)
+    val input = m.neededInput
+    val (keys, below) =
+      if (m.partitionBy.nonEmpty) (m.partitionBy, Project(input, m.child))
+      else {
+        val constant = Alias(Literal(0, IntegerType), "match_recognize_all_rows")()
+        (Seq(constant.toAttribute), Project(input :+ constant, m.child))
+      }
+    val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
+    val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
+      m.options, m.output, MatchRecognizeConf.maxLiveThreads(conf),
+      MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf))
+    val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
+      m.simpleString(25).replaceFirst("^MatchRecognize", "MatchRecognizeStream"))
+
+    val outputType = StructType(m.output.map(a => StructField(a.name, a.dataType, a.nullable)))
+    val outputObject = AttributeReference("match_recognize_row", outputType, nullable = false)()
+    val stateEncoder = ExpressionEncoder(AgnosticEncoders.BinaryEncoder)
+    val keyStruct = struct(keys)
+    val stateful = FlatMapGroupsWithState(
+      function,
+      keyStruct,
+      struct(input),
+      keys,
+      input,
+      outputObject,
+      stateEncoder.asInstanceOf[ExpressionEncoder[Any]],
+      OutputMode.Append(),
+      isMapGroupsWithState = false,
+      GroupStateTimeout.EventTimeTimeout(),
+      hasInitialState = false,
+      keys,
+      input,
+      keyStruct,
+      LocalRelation((keys ++ input).map(_.newInstance())), // no initial state
+      below)
+    // The node's own columns (same ids, the event time's watermark included) from the struct.
+    val columns: Seq[NamedExpression] = m.output.zipWithIndex.map { case (a, i) =>
+      Alias(GetStructField(outputObject, i, Some(a.name)), a.name)(
+        exprId = a.exprId, explicitMetadata = Some(a.metadata))
+    }
+    SerializeFromObject(columns, stateful)
+  }
+
+  private def struct(columns: Seq[Attribute]): Expression =
+    CreateNamedStruct(columns.zipWithIndex.flatMap { case (a, i) => Seq(Literal(s"c$i"), a) })
+}

@@ -1,0 +1,67 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, InterpretedOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
+import org.apache.spark.sql.matchrecognize.execution.MatcherSpec
+import org.apache.spark.sql.streaming.GroupState
+
+/**
+ * The function Spark's `flatMapGroupsWithState` operator calls for each PARTITION BY key
+ * with the key's new rows of a micro-batch (or none, when the watermark passed the time the
+ * key asked to be called back at). It keeps the rows the watermark has not passed, releases
+ * the others in ORDER BY order to the [[ResumableMatcher]], and returns the output rows
+ * decided now; the key's [[KeyState]] lives in Spark's state store.
+ *
+ * Rows arrive here as the struct of the input columns (`input`), and output rows leave as
+ * the struct of the node's columns. Rows whose event time is NULL have no place in event
+ * time and are left out.
+ */
+final class StreamMatchFunction(
+    spec: MatcherSpec,
+    input: Seq[Attribute],
+    ordering: Seq[SortOrder],
+    eventTime: Attribute,
+    keys: Seq[Attribute],
+    description: String)
+  extends ((Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any]) with Serializable {
+
+  private val timeOrdinal = input.indexWhere(_.exprId == eventTime.exprId)
+  require(timeOrdinal >= 0, s"event-time column $eventTime is not among the input columns")
+
+  @transient private lazy val toUnsafe = UnsafeProjection.create(
+    input.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
+  @transient private lazy val rowOrdering = new InterpretedOrdering(ordering, input)
+
+  override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
+    val state = group.asInstanceOf[GroupState[Array[Byte]]]
+    val saved = if (state.exists) KeyState.decode(state.get, input.length) else KeyState.empty
+    val arrived = values.map(v => toUnsafe(v.asInstanceOf[InternalRow]).copy())
+      .filterNot(_.isNullAt(timeOrdinal))
+    // Rows at or before the watermark are final: Spark drops any later row with such a time.
+    val watermarkMicros = Math.multiplyExact(state.getCurrentWatermarkMs(), 1000L)
+    val (ready, waiting) = (saved.waiting.iterator ++ arrived).toIndexedSeq
+      .partition(_.getLong(timeOrdinal) <= watermarkMicros)
+    val keyRow = key.asInstanceOf[InternalRow]
+    val matcher = new ResumableMatcher(spec, TaskContext.getPartitionId(), () => describe(keyRow))
+    val (out, next) = matcher.advance(saved, ready.sorted(rowOrdering).iterator)
+    state.update(KeyState.encode(next.copy(waiting = waiting)))
+    if (waiting.nonEmpty) {
+      // Called back once the watermark reaches the earliest waiting row: a timeout fires when
+      // the watermark passes the timestamp, which must not be behind the watermark.
+      val earliestMs = Math.floorDiv(waiting.iterator.map(_.getLong(timeOrdinal)).min + 999L, 1000L)
+      state.setTimeoutTimestamp(math.max(math.max(earliestMs - 1, state.getCurrentWatermarkMs()), 1L))
+    }
+    out.iterator
+  }
+
+  private def describe(key: InternalRow): String =
+    if (keys.isEmpty || key == null) ""
+    else keys.zipWithIndex.map { case (k, i) =>
+      val v = if (key.isNullAt(i)) "NULL" else key.get(i, k.dataType).toString
+      s"${k.name} = ${if (v.length > 40) v.take(40) + "..." else v}"
+    }.mkString("PARTITION BY ", ", ", "")
+
+  override def toString: String = description
+}

@@ -1,0 +1,124 @@
+"""Runs a streaming MATCH_RECOGNIZE query over rows delivered in micro-batches, and the same
+query in batch, for the tests that hold a stream's output to the batch result.
+
+Rows are written as JSON files, one file per micro-batch, read by Spark's file source one
+file per trigger (``maxFilesPerTrigger=1``) with a watermark on ``ts``; the query runs with
+``trigger(availableNow=True)`` into a sink, so it processes every file and stops. A last file
+holds one *flush* row far in the future (in a partition of its own), whose only job is to
+move the watermark past every other row; it is never released, so it is not part of the
+rows the batch query reads.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import random
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FLUSH_PART = "zz_flush"
+FLUSH_ID = 100_000
+
+
+@dataclass
+class StreamRun:
+    rows: list[tuple]  # the stream's output rows
+    progress: list[dict] = field(default_factory=list)
+
+    def dropped_by_watermark(self) -> int:
+        return sum(
+            op.get("numRowsDroppedByWatermark", 0)
+            for p in self.progress
+            for op in p.get("stateOperators", [])
+        )
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, datetime.datetime):
+        return v.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return v
+
+
+def write_batches(directory: Path, columns: list[str], batches: list[list[tuple]]) -> None:
+    """One JSON file per micro-batch, with modification times in batch order (the file
+    source takes files in that order)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    existing = len(list(directory.glob("*.json")))
+    for i, batch in enumerate(batches, start=existing):
+        path = directory / f"batch{i:05d}.json"
+        with path.open("w") as f:
+            for row in batch:
+                f.write(
+                    json.dumps({c: _json_value(v) for c, v in zip(columns, row, strict=True)})
+                    + "\n"
+                )
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+
+
+def arrival_batches(
+    rows: list[tuple], time_of, delay_seconds: float, rng: random.Random, max_batch: int = 5
+) -> list[list[tuple]]:
+    """Splits rows into micro-batches in an arrival order that is out of event-time order
+    but never behind the watermark: each row arrives as if sent up to ``delay_seconds``
+    late, so no row of an earlier batch is more than the delay ahead of it."""
+    keyed = sorted(rows, key=lambda r: time_of(r) + rng.uniform(0, delay_seconds * 0.95))
+    batches, i = [], 0
+    while i < len(keyed):
+        n = rng.randint(1, max_batch)
+        batches.append(keyed[i : i + n])
+        i += n
+    return batches
+
+
+def run_stream(
+    spark,
+    tmp: Path,
+    schema: str,
+    columns: list[str],
+    batches: list[list[tuple]],
+    sql: str,
+    watermark: str = "5 seconds",
+    view: str = "events",
+    checkpoint: Path | None = None,
+    source_dir: Path | None = None,
+) -> StreamRun:
+    """Delivers ``batches`` and runs ``sql`` (over the streaming view ``view``) until every
+    file is processed; returns the rows written and the query's progress reports."""
+    source = source_dir or tmp / f"source-{uuid.uuid4().hex[:8]}"
+    write_batches(source, columns, batches)
+    stream = (
+        spark.readStream.schema(schema)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(source))
+        .withWatermark("ts", watermark)
+    )
+    stream.createOrReplaceTempView(view)
+    name = f"mr_{uuid.uuid4().hex[:12]}"
+    query = (
+        spark.sql(sql)
+        .writeStream.format("memory")
+        .queryName(name)
+        .outputMode("append")
+        .option("checkpointLocation", str(checkpoint or tmp / f"checkpoint-{name}"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    try:
+        query.awaitTermination()
+        if query.exception() is not None:
+            raise query.exception()
+        progress = list(query.recentProgress)
+        return StreamRun([tuple(r) for r in spark.table(name).collect()], progress)
+    finally:
+        query.stop()
+        spark.catalog.dropTempView(name)
+
+
+def run_batch(spark, schema: str, rows: list[tuple], sql: str, view: str = "events") -> list[tuple]:
+    """The same query over the same rows as a batch DataFrame."""
+    spark.createDataFrame(rows, schema).createOrReplaceTempView(view)
+    return [tuple(r) for r in spark.sql(sql).collect()]

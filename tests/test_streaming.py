@@ -1,0 +1,349 @@
+"""MATCH_RECOGNIZE over Structured Streaming: the stream's output equals the batch query's
+on the same rows, whatever the micro-batches and the arrival order within the watermark
+delay; late rows are dropped and counted; a restarted query continues from its checkpoint
+without losing or repeating a match; and what a stream cannot do is refused at analysis.
+
+Each stream ends with one row per partition (a *sentinel*, after all of that partition's
+rows, its value columns NULL) that no DEFINE accepts: like the partition end of the batch
+query it decides the matches still open, which a stream otherwise holds until the
+partition's next row arrives. The batch query reads the same rows, sentinels included.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import random
+import re
+
+import pytest
+from pyspark.errors import AnalysisException
+
+from reference import rpr
+from reference.random_cases import generate
+from result_compare import compare_rows
+from streaming_harness import (
+    FLUSH_ID,
+    FLUSH_PART,
+    arrival_batches,
+    run_batch,
+    run_stream,
+)
+
+CASES = int(os.environ.get("SMR_STREAM_CASES", "10"))
+SEED_BASE = int(os.environ.get("SMR_STREAM_SEED", "20261126"))
+
+EPOCH = datetime.datetime(2024, 1, 1)
+SCHEMA = "id INT, part STRING, x INT, y INT, ts TIMESTAMP"
+COLUMNS = ["id", "part", "x", "y", "ts"]
+
+
+def _at(seconds: float) -> datetime.datetime:
+    return EPOCH + datetime.timedelta(seconds=seconds)
+
+
+def _row(row_id: int, part: str, x, y) -> tuple:
+    return (row_id, part, x, y, _at(row_id))
+
+
+def _next_offsets(text: str) -> int:
+    """The largest NEXT offset in `text` (0 without NEXT)."""
+    best, i = 0, 0
+    while (i := text.upper().find("NEXT(", i)) >= 0:
+        depth, j, commas = 0, i + 4, []
+        while j < len(text):
+            if text[j] == "(":
+                depth += 1
+            elif text[j] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif text[j] == "," and depth == 1:
+                commas.append(j)
+            j += 1
+        best = max(best, int(text[commas[-1] + 1 : j]) if commas else 1)
+        i += 5
+    return best
+
+
+def _lookaheads(sql: str) -> tuple[int, int]:
+    """How many rows after a row the DEFINE conditions and the MEASURES read."""
+    upper = sql.upper()
+    define = sql[upper.rindex("DEFINE") :]
+    m = re.search(r"MEASURES(.*?)(ONE ROW|ALL ROWS|AFTER MATCH|PATTERN)", sql, flags=re.S | re.I)
+    return _next_offsets(define), _next_offsets(m.group(1) if m else "")
+
+
+def _closing_rows(rows: list[tuple], sql: str) -> tuple[list[tuple], list[tuple]]:
+    """Rows after each partition's own, all value columns NULL, which no DEFINE accepts.
+
+    The *sentinels* (read by the stream and the batch query alike) end every match still
+    open, as the batch query's partition end does, and give the measures that read ahead
+    the rows they read. The *trailers* (stream only) are the rows the DEFINE conditions
+    read ahead of the last sentinel, so that the stream offers it to the automaton; the
+    trailers themselves are never offered (they wait for rows after them)."""
+    define_ahead, measure_ahead = _lookaheads(sql)
+    sentinels, trailers = [], []
+    for i, part in enumerate(sorted({r[1] for r in rows})):
+        t = 10_000 + 100 * i
+        sentinels += [_row(t + k, part, None, None) for k in range(1 + measure_ahead)]
+        trailers += [_row(t + 50 + k, part, None, None) for k in range(define_ahead)]
+    return sentinels, trailers
+
+
+def _flush() -> tuple:
+    return _row(FLUSH_ID, FLUSH_PART, None, None)
+
+
+def _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=0, delay=5.0):
+    rng = random.Random(seed)
+    sentinels, trailers = _closing_rows(rows, sql)
+    closed = rows + sentinels
+    batches = arrival_batches(closed + trailers, lambda r: r[0], delay, rng) + [[_flush()]]
+    stream = run_stream(
+        spark, tmp_path, SCHEMA, COLUMNS, batches, sql, watermark=f"{int(delay)} seconds"
+    )
+    expected = run_batch(spark, SCHEMA, closed, sql)
+    assert stream.dropped_by_watermark() == 0
+    diff = compare_rows(stream.rows, expected, ordered=False)
+    assert diff is None, f"{sql}\n{diff}"
+    return stream, expected
+
+
+V_SHAPE = """
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES FIRST(ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts, LAST(ts) AS end_ts,
+           MATCH_NUMBER() AS n, count(*) AS len
+  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE STRT AS x IS NOT NULL, DOWN AS x < PREV(x), UP AS x > PREV(x))
+"""
+
+
+def _walk_rows(n: int, parts: list[str], rng: random.Random) -> list[tuple]:
+    rows, level = [], {p: 50 for p in parts}
+    for i in range(1, n + 1):
+        p = rng.choice(parts)
+        level[p] += rng.choice([-3, -2, -1, 1, 2, 3])
+        rows.append(_row(i, p, level[p], rng.randint(0, 9)))
+    return rows
+
+
+def test_v_shape_stream_equals_batch_over_many_micro_batches(spark, tmp_path):
+    rows = _walk_rows(120, ["a", "b", "c"], random.Random(1))
+    stream, expected = _assert_stream_equals_batch(spark, tmp_path, rows, V_SHAPE, seed=1)
+    assert len(expected) >= 10  # the data has matches to compare
+    assert len(stream.progress) >= 20  # and they came over many micro-batches
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "ALL ROWS PER MATCH AFTER MATCH SKIP TO NEXT ROW",
+        "ALL ROWS PER MATCH WITH UNMATCHED ROWS AFTER MATCH SKIP PAST LAST ROW",
+        "ONE ROW PER MATCH AFTER MATCH SKIP TO LAST UP",
+        "ONE ROW PER MATCH SKIP TILL NEXT MATCH",
+    ],
+)
+def test_output_and_skip_modes_stream_equals_batch(spark, tmp_path, clause):
+    sql = f"""
+    SELECT * FROM events MATCH_RECOGNIZE (
+      PARTITION BY part ORDER BY ts
+      MEASURES FIRST(ts) AS start_ts, LAST(ts) AS end_ts, MATCH_NUMBER() AS n,
+               CLASSIFIER() AS cls, NEXT(x) AS next_x
+      {clause}
+      PATTERN (STRT DOWN+ UP{{1,3}})
+      DEFINE STRT AS x IS NOT NULL, DOWN AS x < PREV(x), UP AS x > PREV(x) AND y < 8)
+    """
+    rows = _walk_rows(60, ["a", "b"], random.Random(2))
+    _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=2)
+
+
+def test_keyless_pattern_with_within_and_ties_stream_equals_batch(spark, tmp_path):
+    rng = random.Random(3)
+    # Ties on ts (two rows per second) are broken by the other columns, as in batch.
+    rows = [(i, "all", rng.randint(0, 9), rng.randint(0, 9), _at(i // 2)) for i in range(1, 70)]
+    sql = """
+    SELECT * FROM events MATCH_RECOGNIZE (
+      ORDER BY ts
+      MEASURES FIRST(A.id) AS a_id, LAST(B.id) AS b_id, count(B.*) AS bs
+      AFTER MATCH SKIP TO NEXT ROW
+      PATTERN (A B+ C)
+      WITHIN INTERVAL '4' SECOND
+      DEFINE A AS x >= 7, B AS x < A.x, C AS y > 5)
+    """
+    rng2 = random.Random(3)
+    closed = rows + [(10_000, "all", None, None, _at(10_000))]
+    batches = arrival_batches(closed, lambda r: r[4].timestamp() - EPOCH.timestamp(), 5, rng2)
+    stream = run_stream(spark, tmp_path, SCHEMA, COLUMNS, batches + [[_flush()]], sql)
+    expected = run_batch(spark, SCHEMA, closed, sql)
+    assert len(expected) >= 3
+    assert compare_rows(stream.rows, expected, ordered=False) is None
+
+
+def test_late_rows_are_dropped_and_counted(spark, tmp_path):
+    rows = _walk_rows(40, ["a"], random.Random(4))
+    late = _row(3, "a", 1000, 0)  # behind the watermark when it arrives
+    batches = [rows[:20], rows[20:], [late], [_row(10_000, "a", None, None)], [_flush()]]
+    stream = run_stream(spark, tmp_path, SCHEMA, COLUMNS, batches, V_SHAPE)
+    assert stream.dropped_by_watermark() == 1
+    expected = run_batch(spark, SCHEMA, rows + [_row(10_000, "a", None, None)], V_SHAPE)
+    assert compare_rows(stream.rows, expected, ordered=False) is None
+
+
+def test_a_match_waits_for_the_row_that_decides_it(spark, tmp_path):
+    """UP+ is greedy: the match is decided only by the partition's next row, so a stream
+    holds it until that row arrives and the watermark passes it."""
+    rows = [_row(i, "a", x, 0) for i, x in enumerate([5, 3, 1, 2, 4], start=1)]
+    held = run_stream(spark, tmp_path, SCHEMA, COLUMNS, [rows, [_flush()]], V_SHAPE)
+    assert held.rows == []
+    source = tmp_path / "decided"
+    done = run_stream(
+        spark,
+        tmp_path,
+        SCHEMA,
+        COLUMNS,
+        [rows, [_row(6, "a", 0, 0)], [_flush()]],
+        V_SHAPE,
+        source_dir=source,
+    )
+    assert [(r[0], r[4], r[5]) for r in done.rows] == [("a", 1, 5)]
+
+
+def _restartable(spark, tmp_path, sql, first, second):
+    """Runs the query over `first`, stops, adds `second` to the source and runs it again
+    from the same checkpoint into a parquet sink; returns the sink's rows."""
+    source, checkpoint, sink = tmp_path / "src", tmp_path / "chk", tmp_path / "sink"
+    from streaming_harness import write_batches
+
+    for batches in (first, second):
+        write_batches(source, COLUMNS, batches)
+        stream = (
+            spark.readStream.schema(SCHEMA)
+            .option("maxFilesPerTrigger", 1)
+            .json(str(source))
+            .withWatermark("ts", "5 seconds")
+        )
+        stream.createOrReplaceTempView("events")
+        query = (
+            spark.sql(sql)
+            .writeStream.format("parquet")
+            .option("path", str(sink))
+            .option("checkpointLocation", str(checkpoint))
+            .outputMode("append")
+            .trigger(availableNow=True)
+            .start()
+        )
+        query.awaitTermination()
+        assert query.exception() is None
+    return [tuple(r) for r in spark.read.parquet(str(sink)).collect()]
+
+
+def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
+    rows = _walk_rows(90, ["a", "b"], random.Random(5))
+    closed = rows + _closing_rows(rows, V_SHAPE)[0]
+    batches = arrival_batches(closed, lambda r: r[0], 5, random.Random(5))
+    cut = len(batches) // 2
+    # The first run stops with matches in progress and rows waiting for the watermark.
+    got = _restartable(spark, tmp_path, V_SHAPE, batches[:cut], batches[cut:] + [[_flush()]])
+    expected = run_batch(spark, SCHEMA, closed, V_SHAPE)
+    assert len(expected) >= 5
+    assert compare_rows(got, expected, ordered=False) is None
+
+
+# -- random patterns ---------------------------------------------------------------------
+
+
+def _has_end_anchor(node) -> bool:
+    if isinstance(node, rpr.End):
+        return True
+    items = getattr(node, "items", None)
+    if items is not None:
+        return any(_has_end_anchor(i) for i in items)
+    item = getattr(node, "item", None)
+    return item is not None and _has_end_anchor(item)
+
+
+def _streaming_sql(spec) -> str:
+    """The random case's query over the `events` view, ordered by ts (from the unique id),
+    with every variable's DEFINE refusing a NULL x, so that the sentinels match nothing."""
+    text = spec.sql()
+    text = re.sub(r"FROM \(VALUES.*?\) AS t\([^)]*\)", "FROM events", text, flags=re.S)
+    text = text.replace("  ORDER BY id", "  ORDER BY ts")
+    defined = dict(spec.define)
+    variables = rpr.pattern_variables(spec.pattern)
+    defines = [
+        f"    {v} AS ({defined[v].sql()}) AND x IS NOT NULL"
+        if v in defined
+        else f"    {v} AS x IS NOT NULL"
+        for v in variables
+    ]
+    head = text[: text.rindex("  DEFINE")]
+    return head + "  DEFINE\n" + ",\n".join(defines) + "\n) AS mr"
+
+
+@pytest.mark.parametrize("level", ["basic", "full", "next_match"])
+def test_random_patterns_stream_equals_batch(spark, tmp_path, level):
+    done, seed, failures = 0, SEED_BASE, []
+    while done < CASES and seed < SEED_BASE + 20 * CASES:
+        seed += 1
+        case = generate(seed, level)
+        spec = case.spec
+        if case.expect_error or _has_end_anchor(spec.pattern):
+            continue
+        rows = [_row(i, p, x, y) for (i, p, x, y) in spec.data]
+        sql = _streaming_sql(spec)
+        try:
+            _assert_stream_equals_batch(spark, tmp_path / str(seed), rows, sql, seed=seed)
+        except AssertionError as e:
+            failures.append(f"seed {seed}: {e}")
+            if len(failures) >= 2:
+                break
+        done += 1
+    assert done >= CASES or failures, f"only {done} cases drawn"
+    assert not failures, "\n\n".join(failures)
+
+
+# -- what a stream refuses ---------------------------------------------------------------
+
+
+def _analyze_over_stream(spark, tmp_path, sql, watermark=True):
+    source = tmp_path / "refused"
+    source.mkdir(exist_ok=True)
+    stream = spark.readStream.schema(SCHEMA).json(str(source))
+    if watermark:
+        stream = stream.withWatermark("ts", "5 seconds")
+    stream.createOrReplaceTempView("events")
+    return spark.sql(sql)
+
+
+ANY_MATCH = """
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES A.ts AS a_ts, B.ts AS b_ts
+  ONE ROW PER MATCH SKIP TILL ANY MATCH
+  PATTERN (A B) WITHIN INTERVAL '1' MINUTE
+  DEFINE A AS x > 5, B AS x < A.x)
+"""
+
+
+@pytest.mark.parametrize(
+    "sql, watermark, phrase",
+    [
+        (V_SHAPE, False, "needs its first order by key to be the event-time column"),
+        (V_SHAPE.replace("ORDER BY ts", "ORDER BY id"), True, "id has none"),
+        (V_SHAPE.replace("ORDER BY ts", "ORDER BY ts DESC"), True, "is descending"),
+        (
+            V_SHAPE.replace("PARTITION BY part ORDER BY ts", "PARTITION BY part"),
+            True,
+            "needs order by on the input's event-time column",
+        ),
+        (V_SHAPE.replace("UP+)", "UP+ $)"), True, "pattern uses $"),
+        (ANY_MATCH, True, "skip till any match over a streaming input"),
+    ],
+)
+def test_what_a_stream_cannot_do_is_an_analysis_error(spark, tmp_path, sql, watermark, phrase):
+    with pytest.raises(AnalysisException) as info:
+        _analyze_over_stream(spark, tmp_path, sql, watermark)
+    assert phrase in str(info.value).lower(), str(info.value)

@@ -135,6 +135,8 @@ class BuildPy(build_py):
             self._copy(jar, package_dir / "jars" / JAR_NAME)
         for example in sorted((ROOT / "sql-examples").glob("*.sql")):
             self._copy(example, package_dir / "examples" / example.name)
+        for example in sorted((ROOT / "sql-examples" / "streaming").glob("*.sql")):
+            self._copy(example, package_dir / "examples" / "streaming" / example.name)
 
     def _copy(self, source: Path, target: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -478,14 +478,20 @@ def test_demo_in_a_new_process(spark, tmp_path):
     table = tables(out.split("=== v_shape.sql ===", 1)[1])[0]
     assert table[0] == ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"]
     assert table[1:] == expected and len(expected) >= 10
-    assert tables(out.split("=== zz_broken.sql ===", 1)[1]) == [[["s"], ["first;"]]]
+    broken = out.split("=== zz_broken.sql ===", 1)[1].split("=== streaming/", 1)[0]
+    assert tables(broken) == [[["s"], ["first;"]]]
 
     errors = [line for line in result.stderr.splitlines() if "spark-match-recognize" in line]
     assert len(errors) == 2, result.stderr
     assert errors[0].startswith(
         "spark-match-recognize: error in zz_broken.sql, statement 2 (line 4): [PARSE_SYNTAX"
     )
-    total = len(example_files(EXAMPLES)) + 1
+    streamed = out.split("=== streaming/v_shape_alerts.sql ===", 1)[1]
+    assert "micro-batch 1: " in streamed
+    assert re.search(
+        r"0 late; (\d+) matches streamed, the same as the batch query's \1\.", streamed
+    )
+    total = len(example_files(EXAMPLES)) + len(list((EXAMPLES / "streaming").glob("*.sql"))) + 1
     assert errors[1] == f"spark-match-recognize: 1 of {total} examples failed"
     for noise in ("Traceback", "\tat ", "JVM stacktrace", '"logger"', "Setting default log"):
         assert noise not in result.stderr, result.stderr

@@ -74,6 +74,11 @@ def _lookaheads(sql: str) -> tuple[int, int]:
     return _next_offsets(define), _next_offsets(m.group(1) if m else "")
 
 
+def _within_rows(sql: str) -> int:
+    m = re.search(r"WITHIN (\d+) ROWS", sql)
+    return int(m.group(1)) if m else 0
+
+
 def _closing_rows(rows: list[tuple], sql: str) -> tuple[list[tuple], list[tuple]]:
     """Rows after each partition's own, all value columns NULL, which no DEFINE accepts.
 
@@ -86,7 +91,10 @@ def _closing_rows(rows: list[tuple], sql: str) -> tuple[list[tuple], list[tuple]
     sentinels, trailers = [], []
     for i, part in enumerate(sorted({r[1] for r in rows})):
         t = 10_000 + 100 * i
-        sentinels += [_row(t + k, part, None, None) for k in range(1 + measure_ahead)]
+        # Under SKIP TILL NEXT MATCH a match in progress skips the sentinels; only its
+        # window (WITHIN n ROWS: n more rows) ends it.
+        count = 1 + measure_ahead + _within_rows(sql)
+        sentinels += [_row(t + k, part, None, None) for k in range(count)]
         trailers += [_row(t + 50 + k, part, None, None) for k in range(define_ahead)]
     return sentinels, trailers
 
@@ -144,16 +152,21 @@ def test_v_shape_stream_equals_batch_over_many_micro_batches(spark, tmp_path):
         "ALL ROWS PER MATCH WITH UNMATCHED ROWS AFTER MATCH SKIP PAST LAST ROW",
         "ONE ROW PER MATCH AFTER MATCH SKIP TO LAST UP",
         "ONE ROW PER MATCH SKIP TILL NEXT MATCH",
+        "ONE ROW PER MATCH SKIP TILL NEXT MATCH WITHIN 6 ROWS",
     ],
 )
 def test_output_and_skip_modes_stream_equals_batch(spark, tmp_path, clause):
+    # SKIP TILL NEXT MATCH over a stream needs a window: by time, or by rows.
+    within = "WITHIN" + clause.split(" WITHIN")[1] if " WITHIN" in clause else ""
+    if "NEXT MATCH" in clause and not within:
+        within = "WITHIN INTERVAL '6' SECOND"
     sql = f"""
     SELECT * FROM events MATCH_RECOGNIZE (
       PARTITION BY part ORDER BY ts
       MEASURES FIRST(ts) AS start_ts, LAST(ts) AS end_ts, MATCH_NUMBER() AS n,
                CLASSIFIER() AS cls, NEXT(x) AS next_x
-      {clause}
-      PATTERN (STRT DOWN+ UP{{1,3}})
+      {clause.split(" WITHIN")[0]}
+      PATTERN (STRT DOWN+ UP{{1,3}}) {within}
       DEFINE STRT AS x IS NOT NULL, DOWN AS x < PREV(x), UP AS x > PREV(x) AND y < 8)
     """
     rows = _walk_rows(60, ["a", "b"], random.Random(2))
@@ -209,6 +222,20 @@ def test_a_match_waits_for_the_row_that_decides_it(spark, tmp_path):
         source_dir=source,
     )
     assert [(r[0], r[4], r[5]) for r in done.rows] == [("a", 1, 5)]
+
+
+def test_within_decides_open_matches_once_the_watermark_closes_the_window(spark, tmp_path):
+    """With WITHIN INTERVAL no row later than the window can join a match: once the
+    watermark passes the last row by the window, the open match is decided without the
+    partition's next row, and equals the batch result."""
+    sql = V_SHAPE.replace(
+        "PATTERN (STRT DOWN+ UP+)", "PATTERN (STRT DOWN+ UP+) WITHIN INTERVAL '10' SECOND"
+    )
+    rows = [_row(i, "a", x, 0) for i, x in enumerate([5, 3, 1, 2, 4], start=1)]
+    stream = run_stream(spark, tmp_path, SCHEMA, COLUMNS, [rows, [_flush()]], sql)
+    expected = run_batch(spark, SCHEMA, rows, sql)
+    assert len(expected) == 1
+    assert compare_rows(stream.rows, expected, ordered=False) is None
 
 
 def _restartable(spark, tmp_path, sql, first, second):
@@ -290,8 +317,10 @@ def test_random_patterns_stream_equals_batch(spark, tmp_path, level):
         seed += 1
         case = generate(seed, level)
         spec = case.spec
-        if case.expect_error or _has_end_anchor(spec.pattern):
+        if spec is None or case.expect_error or _has_end_anchor(spec.pattern):
             continue
+        if spec.skip_till_next and spec.within_rows is None:
+            continue  # refused over a stream (a test below)
         rows = [_row(i, p, x, y) for (i, p, x, y) in spec.data]
         sql = _streaming_sql(spec)
         try:
@@ -341,6 +370,11 @@ SELECT * FROM events MATCH_RECOGNIZE (
         ),
         (V_SHAPE.replace("UP+)", "UP+ $)"), True, "pattern uses $"),
         (ANY_MATCH, True, "skip till any match over a streaming input"),
+        (
+            V_SHAPE.replace("AFTER MATCH SKIP PAST LAST ROW", "SKIP TILL NEXT MATCH"),
+            True,
+            "skip till next match over a streaming input needs within",
+        ),
     ],
 )
 def test_what_a_stream_cannot_do_is_an_analysis_error(spark, tmp_path, sql, watermark, phrase):

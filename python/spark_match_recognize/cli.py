@@ -447,8 +447,15 @@ def _run_demo(args: argparse.Namespace) -> int:
     failures = run_examples(
         spark, files[0].parent, rows=args.rows, on_error=lambda e: _fail(str(e))
     )
+    total = len(files)
+    streaming = files[0].parent / "streaming"
+    if streaming.is_dir():
+        from .streaming_demo import run_streaming_examples
+
+        failures += run_streaming_examples(spark, streaming, rows=args.rows)
+        total += len(list(streaming.glob("*.sql")))
     if failures:
-        return _fail(f"{failures} of {len(files)} examples failed")
+        return _fail(f"{failures} of {total} examples failed")
     return 0
 
 

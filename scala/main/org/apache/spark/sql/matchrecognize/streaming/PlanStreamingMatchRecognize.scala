@@ -43,6 +43,13 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
         "PATTERN uses $, the end of the partition, which a streaming input never reaches; " +
           "over a stream a match ends at a row its pattern names.")
     }
+    if (m.options.strategy.contains(SelectionStrategy.SkipTillNextMatch) &&
+        m.options.within.isEmpty) {
+      throw analysis("STREAMING_NEEDS_WITHIN",
+        "SKIP TILL NEXT MATCH over a streaming input needs WITHIN: a match in progress may " +
+          "skip rows without end, and only its window decides it (for example " +
+          "WITHIN INTERVAL '10' MINUTE after PATTERN).")
+    }
     val first = m.orderBy.headOption.getOrElse {
       throw analysis("STREAMING_NEEDS_EVENT_TIME",
         "MATCH_RECOGNIZE over a streaming input needs ORDER BY on the input's event-time " +

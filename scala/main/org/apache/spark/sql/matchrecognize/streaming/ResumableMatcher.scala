@@ -5,6 +5,14 @@ import java.util.ArrayDeque
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.matchrecognize.execution.{AutomatonMatcher, MatchOutputWriter, MatcherSpec, RowBuffer}
+import org.apache.spark.sql.matchrecognize.plans.WithinClause
+
+/** What [[ResumableMatcher.advance]] decided: output rows, the new state, and when to call again. */
+final case class Advanced(
+    output: Seq[InternalRow],
+    state: KeyState,
+    /** The event time (micros) at which the WITHIN windows of the open matches close, if any. */
+    windowsCloseAt: Option[Long])
 
 /**
  * Continues the matches of one PARTITION BY key with the rows a micro-batch released, from
@@ -14,11 +22,21 @@ import org.apache.spark.sql.matchrecognize.execution.{AutomatonMatcher, MatchOut
  * partial matches are a function of those rows, they come out as they were, and nothing
  * decided before is decided again. Output is what the batch query writes for the same
  * rows, except that a match is held until it is decided without the partition end (a
- * greedy quantifier needs the row after its last).
+ * greedy quantifier needs the row after its last). With WITHIN INTERVAL, once the
+ * watermark has passed the last row by the window, no later row can join an open match:
+ * the matches are decided then, as the next row would decide them.
  */
 final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey: () => String) {
 
-  def advance(state: KeyState, newRows: Iterator[UnsafeRow]): (Seq[InternalRow], KeyState) = {
+  private val windowMicros: Option[Long] = spec.options.within.collect {
+    case WithinClause.Interval(micros, _) => micros
+  }
+  // A match that reads ahead (NEXT) needs the next row itself, not only its time.
+  private val closesByTime = windowMicros.isDefined && spec.defineLookAhead == 0 &&
+    spec.measureLookAhead == 0
+
+  def advance(state: KeyState, newRows: Iterator[UnsafeRow], timeOrdinal: Int,
+      watermarkMicros: Long): Advanced = {
     val buffer = new RowBuffer(spec.maxBufferedRows, "spark.sql.matchRecognize.maxBufferedRows")
     val out = new ArrayDeque[InternalRow]()
     val writer = new MatchOutputWriter(spec, buffer, out)
@@ -28,9 +46,6 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
     writer.resume(state.writtenUpTo)
     var processed = state.resumeAt
 
-    def restartPoint: Long =
-      math.min(math.min(matcher.oldestNeeded, writer.oldestNeeded), processed)
-
     def add(row: UnsafeRow): Unit = {
       buffer.append(row)
       while (processed + spec.defineLookAhead < buffer.end) {
@@ -38,7 +53,8 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
         processed += 1
       }
       writer.flush(matcher.oldestNeeded, None)
-      buffer.trimBefore(restartPoint - spec.maxLookBehind)
+      buffer.trimBefore(math.min(math.min(matcher.oldestNeeded, writer.oldestNeeded), processed) -
+        spec.maxLookBehind)
     }
 
     // The saved rows were offered before, and no output they gave is written again: a
@@ -46,7 +62,19 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
     state.released.foreach(add)
     newRows.foreach(add)
 
-    val resumeAt = math.min(math.min(matcher.firstUndecided, writer.oldestNeeded), processed)
+    var resumeAt = math.min(math.min(matcher.firstUndecided, writer.oldestNeeded), processed)
+    var windowsCloseAt: Option[Long] = None
+    if (closesByTime && resumeAt < buffer.end) {
+      val lastTime = buffer.get(buffer.end - 1).getLong(timeOrdinal)
+      val closeAt = lastTime + windowMicros.get
+      if (watermarkMicros >= closeAt) {
+        // Every later row is past every open match's window: decide them now.
+        matcher.finish(buffer.end)
+        writer.flush(buffer.end, Some(buffer.end))
+        resumeAt = buffer.end
+      } else windowsCloseAt = Some(closeAt)
+    }
+
     buffer.trimBefore(resumeAt - spec.maxLookBehind)
     val kept = new Array[UnsafeRow](buffer.size)
     var i = 0
@@ -58,6 +86,6 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
       writer.writtenUpTo, kept.toIndexedSeq, state.waiting)
     val rows = new Array[InternalRow](out.size)
     out.toArray(rows)
-    (rows.toSeq, next)
+    Advanced(rows.toSeq, next, windowsCloseAt)
   }
 }

@@ -45,15 +45,20 @@ final class StreamMatchFunction(
       .partition(_.getLong(timeOrdinal) <= watermarkMicros)
     val keyRow = key.asInstanceOf[InternalRow]
     val matcher = new ResumableMatcher(spec, TaskContext.getPartitionId(), () => describe(keyRow))
-    val (out, next) = matcher.advance(saved, ready.sorted(rowOrdering).iterator)
-    state.update(KeyState.encode(next.copy(waiting = waiting)))
-    if (waiting.nonEmpty) {
-      // Called back once the watermark reaches the earliest waiting row: a timeout fires when
-      // the watermark passes the timestamp, which must not be behind the watermark.
-      val earliestMs = Math.floorDiv(waiting.iterator.map(_.getLong(timeOrdinal)).min + 999L, 1000L)
-      state.setTimeoutTimestamp(math.max(math.max(earliestMs - 1, state.getCurrentWatermarkMs()), 1L))
+    val advanced = matcher.advance(saved, ready.sorted(rowOrdering).iterator, timeOrdinal,
+      watermarkMicros)
+    state.update(KeyState.encode(advanced.state.copy(waiting = waiting)))
+    // Called back once the watermark reaches the earliest waiting row, or closes the WITHIN
+    // window of the open matches. A timeout fires when the watermark passes the timestamp,
+    // which must not be behind the watermark.
+    val wakeAt: Option[Long] =
+      (waiting.iterator.map(_.getLong(timeOrdinal)) ++ advanced.windowsCloseAt.iterator)
+        .reduceOption((a: Long, b: Long) => math.min(a, b))
+    wakeAt.foreach { micros =>
+      val ms = Math.floorDiv(micros + 999L, 1000L)
+      state.setTimeoutTimestamp(math.max(math.max(ms - 1, state.getCurrentWatermarkMs()), 1L))
     }
-    out.iterator
+    advanced.output.iterator
   }
 
   private def describe(key: InternalRow): String =

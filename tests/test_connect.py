@@ -8,6 +8,7 @@ SparkContext or a local Connect server, not both.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import subprocess
@@ -59,7 +60,7 @@ import json, sys, warnings
 from pyspark.sql import SparkSession
 from spark_match_recognize import configure, match_recognize
 
-queries, call, rows = json.loads(sys.stdin.read())
+queries, call, rows, stream = json.loads(sys.stdin.read())
 call["order_by"] = [tuple(k) if isinstance(k, list) else k for k in call["order_by"]]
 builder = (SparkSession.builder.remote("local[2]")
            .config("spark.sql.session.timeZone", "UTC")
@@ -80,6 +81,15 @@ df = spark.createDataFrame(rows, "sym string, ts int, price int")
 result = match_recognize(df, **call)
 rows = [[str(v) for v in r] for r in result.collect()]
 out["dataframe"] = {"columns": result.columns, "rows": rows}
+(spark.readStream.schema(stream["schema"]).option("maxFilesPerTrigger", 1)
+    .json(stream["source"]).withWatermark("ts", "5 seconds").createOrReplaceTempView("ticks"))
+streamed = spark.sql(stream["sql"])
+query = (streamed.writeStream.format("memory").queryName("connect_matches")
+         .option("checkpointLocation", stream["checkpoint"]).outputMode("append")
+         .trigger(availableNow=True).start())
+query.awaitTermination()
+out["stream"] = {"is_streaming": streamed.isStreaming, "columns": streamed.columns,
+                 "rows": [[str(v) for v in r] for r in spark.table("connect_matches").collect()]}
 try:
     spark.sql("SELECT * FROM VALUES (1) AS t(a) MATCH_RECOGNIZE (ORDER BY a PATTERN (A) "
               "DEFINE B AS a > 0)").collect()
@@ -90,8 +100,46 @@ print("RESULT " + json.dumps(out))
 """
 
 
+# A stream of ticks, one JSON file per micro-batch; the last file moves the watermark past
+# the others. Each V is decided by the symbol's next tick.
+STREAM_SQL = """
+    SELECT * FROM ticks MATCH_RECOGNIZE (
+      PARTITION BY sym ORDER BY ts
+      MEASURES FIRST(STRT.ts) AS start_ts, LAST(UP.ts) AS end_ts, MATCH_NUMBER() AS n
+      PATTERN (STRT DOWN+ UP+)
+      DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price))"""
+STREAM_SCHEMA = "sym STRING, ts TIMESTAMP, price INT"
+STREAM_BATCHES = [
+    [("A", 1, 10), ("A", 2, 8), ("B", 1, 5)],
+    [("A", 3, 6), ("A", 4, 9), ("B", 2, 4)],
+    [("A", 5, 12), ("A", 6, 11), ("B", 3, 6), ("B", 4, 2)],
+    [("A", 7, 7), ("A", 8, 13), ("A", 9, 1)],
+    [("~clock", 3600, 0)],
+]
+
+
+def _write_stream_source(directory: Path) -> None:
+    directory.mkdir(parents=True)
+    for i, batch in enumerate(STREAM_BATCHES):
+        path = directory / f"batch-{i}.json"
+        path.write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "sym": s,
+                        "ts": f"2024-01-01 {t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d}",
+                        "price": p,
+                    }
+                )
+                + "\n"
+                for s, t, p in batch
+            )
+        )
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+
+
 @pytest.fixture(scope="module")
-def connect_results():
+def connect_results(tmp_path_factory):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), env.get("PYTHONPATH", "")])
     env["SPARK_MATCH_RECOGNIZE_JAR"] = jar_path()
@@ -99,7 +147,15 @@ def connect_results():
     # test never collides with a server already listening on 15002.
     env["SPARK_TESTING"] = "1"
     env["TZ"] = "UTC"
-    payload = json.dumps([QUERIES, DATAFRAME_CALL, DATAFRAME_ROWS])
+    work = tmp_path_factory.mktemp("connect-stream")
+    _write_stream_source(work / "source")
+    stream = {
+        "schema": STREAM_SCHEMA,
+        "source": str(work / "source"),
+        "checkpoint": str(work / "checkpoint"),
+        "sql": STREAM_SQL,
+    }
+    payload = json.dumps([QUERIES, DATAFRAME_CALL, DATAFRAME_ROWS, stream])
     result = subprocess.run(
         [sys.executable, "-c", CLIENT],
         input=payload,
@@ -143,6 +199,23 @@ def test_match_recognize_on_a_connect_dataframe(spark, connect_results):
     remote = connect_results["dataframe"]
     assert remote["columns"] == classic["columns"] == ["sym", "start_ts", "n"]
     assert sorted(remote["rows"]) == sorted(classic["rows"]) == [["A", "1", "3"]]
+
+
+def test_a_streaming_query_from_a_connect_client_equals_the_batch_query(spark, connect_results):
+    remote = connect_results["stream"]
+    assert remote["is_streaming"]
+    rows = [
+        (s, datetime.datetime(2024, 1, 1) + datetime.timedelta(seconds=t), p)
+        for batch in STREAM_BATCHES[:-1]
+        for s, t, p in batch
+    ]
+    spark.createDataFrame(rows, STREAM_SCHEMA).createOrReplaceTempView("ticks")
+    classic = _as_strings(spark.sql(STREAM_SQL))
+    # B's only V (5 4 6) is decided by its next tick (2); A's second V (7 13) waits for the
+    # tick after 13, which is 1: every match is decided before the stream's end.
+    assert remote["columns"] == classic["columns"]
+    assert len(classic["rows"]) == 3
+    assert sorted(remote["rows"]) == sorted(classic["rows"])
 
 
 def test_errors_reach_the_connect_client(connect_results):

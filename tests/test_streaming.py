@@ -381,3 +381,42 @@ def test_what_a_stream_cannot_do_is_an_analysis_error(spark, tmp_path, sql, wate
     with pytest.raises(AnalysisException) as info:
         _analyze_over_stream(spark, tmp_path, sql, watermark)
     assert phrase in str(info.value).lower(), str(info.value)
+
+
+def test_the_dataframe_helper_takes_a_streaming_dataframe(spark, tmp_path):
+    from spark_match_recognize import match_recognize
+    from streaming_harness import write_batches
+
+    rows = _walk_rows(30, ["a"], random.Random(6))
+    closed = rows + _closing_rows(rows, V_SHAPE)[0]
+    source = tmp_path / "helper"
+    write_batches(source, COLUMNS, [closed[:15], closed[15:], [_flush()]])
+    stream = (
+        spark.readStream.schema(SCHEMA)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(source))
+        .withWatermark("ts", "5 seconds")
+    )
+    call = dict(
+        partition_by="part",
+        order_by="ts",
+        measures={"start_ts": "FIRST(ts)", "end_ts": "LAST(ts)"},
+        pattern="STRT DOWN+ UP+",
+        define={"STRT": "x IS NOT NULL", "DOWN": "x < PREV(x)", "UP": "x > PREV(x)"},
+    )
+    result = match_recognize(stream, **call)
+    assert result.isStreaming
+    query = (
+        result.writeStream.format("memory")
+        .queryName("helper_matches")
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+    streamed = [tuple(r) for r in spark.table("helper_matches").collect()]
+    expected = [
+        tuple(r) for r in match_recognize(spark.createDataFrame(closed, SCHEMA), **call).collect()
+    ]
+    assert len(expected) >= 2
+    assert compare_rows(streamed, expected, ordered=False) is None

@@ -279,6 +279,70 @@ def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
     assert compare_rows(got, expected, ordered=False) is None
 
 
+def test_a_killed_driver_restarts_from_its_checkpoint_without_loss_or_repeat(spark, tmp_path):
+    """The driver process is killed (SIGKILL) part-way through a stream, between or inside
+    micro-batches; a new process with the same checkpoint finishes it. The parquet sink
+    then holds exactly the batch result."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from streaming_harness import write_batches
+
+    rows = _walk_rows(150, ["a", "b", "c"], random.Random(7))
+    closed = rows + _closing_rows(rows, V_SHAPE)[0]
+    batches = arrival_batches(closed, lambda r: r[0], 5, random.Random(7), max_batch=4)
+    source, sink, checkpoint = tmp_path / "src", tmp_path / "sink", tmp_path / "chk"
+    write_batches(source, COLUMNS, batches + [[_flush()]])
+    spec = tmp_path / "spec.json"
+    runner = Path(__file__).with_name("streaming_killable_runner.py")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1] / "python"))
+
+    def run(mode: str):
+        spec.write_text(
+            json.dumps(
+                dict(
+                    source=str(source),
+                    sink=str(sink),
+                    checkpoint=str(checkpoint),
+                    schema=SCHEMA,
+                    sql=V_SHAPE,
+                    mode=mode,
+                )
+            )
+        )
+        return subprocess.Popen(
+            [sys.executable, str(runner), str(spec)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    first = run("forever")
+    commits = checkpoint / "commits"
+    deadline = time.time() + 240
+    # Killed once a few micro-batches have committed, well before the last file is read.
+    while time.time() < deadline and len(list(commits.glob("[0-9]*"))) < 8:
+        assert first.poll() is None, first.stderr.read()[-3000:]
+        time.sleep(0.2)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    done = len(list(commits.glob("[0-9]*")))
+    assert 8 <= done < len(batches), f"{done} micro-batches committed before the kill"
+
+    second = run("finish")
+    out, err = second.communicate(timeout=400)
+    assert second.returncode == 0 and "FINISHED" in out, err[-3000:]
+    got = [tuple(r) for r in spark.read.parquet(str(sink)).collect()]
+    expected = run_batch(spark, SCHEMA, closed, V_SHAPE)
+    assert len(expected) >= 10
+    assert compare_rows(got, expected, ordered=False) is None
+
+
 # -- random patterns ---------------------------------------------------------------------
 
 

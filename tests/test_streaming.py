@@ -484,3 +484,24 @@ def test_the_dataframe_helper_takes_a_streaming_dataframe(spark, tmp_path):
     ]
     assert len(expected) >= 2
     assert compare_rows(streamed, expected, ordered=False) is None
+
+
+def test_explain_of_the_running_query_shows_the_stateful_operator(spark, tmp_path):
+    from streaming_harness import write_batches
+
+    source = tmp_path / "explain"
+    write_batches(source, COLUMNS, [[_row(1, "a", 5, 0), _row(2, "a", 3, 0)]])
+    spark.readStream.schema(SCHEMA).json(str(source)).withWatermark(
+        "ts", "5 seconds"
+    ).createOrReplaceTempView("events")
+    query = (
+        spark.sql(V_SHAPE)
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+    plan = query._jsq.explainInternal(False)
+    assert "FlatMapGroupsWithState MatchRecognizeStream PARTITION BY part" in plan, plan
+    assert "PATTERN (STRT DOWN+ UP+)" in plan and "EventTimeTimeout" in plan, plan

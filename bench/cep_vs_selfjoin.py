@@ -78,7 +78,6 @@ def main() -> None:
 
     def before(name: str) -> None:
         spark.conf.set(OWN_SORT, "false" if name == SPARK_SORT else "true")
-
     counts = {}
     for name, sql in fast.items():
         print(f"[bench] counting the rows of {name} ...", flush=True)

@@ -49,9 +49,8 @@ def events_sql(n: int) -> str:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--events", type=int, default=1_000_000)
     p.add_argument("--window", type=int, default=120, help="WITHIN, in seconds")
     p.add_argument("--runs", type=int, default=3)
@@ -60,9 +59,8 @@ def main() -> None:
     spark = session("tree_vs_joins")
     events = cached_parquet(spark, f"skewed_{args.events}", events_sql(args.events))
     sql = QUERY.format(events=events, window=args.window)
-    sides = {
-        f"{ex} / {order}": (ex, order) for ex in ("tree", "joins") for order in ("auto", "trivial")
-    }
+    sides = {f"{ex} / {order}": (ex, order)
+             for ex in ("tree", "joins") for order in ("auto", "trivial")}
 
     def configure(name: str) -> None:
         ex, order = sides[name]
@@ -76,15 +74,10 @@ def main() -> None:
         configure(name)
         df = spark.sql(f"SELECT count(*) AS n FROM ({sql})")
         counts[name] = df.collect()[0][0]
-        per_node = str(
-            jvm.org.apache.spark.sql.matchrecognize.execution.tree.TreeMetrics.perNode(
-                df._jdf.queryExecution().executedPlan()
-            )
-        )
-        print(
-            f"\n[{name}] {counts[name]:,} matches; partial matches per node "
-            "(created, peak buffered summed over tasks):"
-        )
+        per_node = str(jvm.org.apache.spark.sql.matchrecognize.execution.tree.TreeMetrics.perNode(
+            df._jdf.queryExecution().executedPlan()))
+        print(f"\n[{name}] {counts[name]:,} matches; partial matches per node "
+              "(created, peak buffered summed over tasks):")
         total = 0
         for line in per_node.splitlines():
             node, created, peak = line.split("\t")
@@ -98,14 +91,10 @@ def main() -> None:
     for name, (t, _) in times.items():
         print(f"{name:22s} {t:9.2f} {args.events / t:12,.0f}")
     t = {name: v[0] for name, v in times.items()}
-    print(
-        f"\njoins/tree (auto): {t['joins / auto'] / t['tree / auto']:.2f}x; "
-        f"joins/tree (trivial): {t['joins / trivial'] / t['tree / trivial']:.2f}x"
-    )
-    print(
-        f"trivial/auto (tree): {t['tree / trivial'] / t['tree / auto']:.2f}x; "
-        f"trivial/auto (joins): {t['joins / trivial'] / t['joins / auto']:.2f}x"
-    )
+    print(f"\njoins/tree (auto): {t['joins / auto'] / t['tree / auto']:.2f}x; "
+          f"joins/tree (trivial): {t['joins / trivial'] / t['tree / trivial']:.2f}x")
+    print(f"trivial/auto (tree): {t['tree / trivial'] / t['tree / auto']:.2f}x; "
+          f"trivial/auto (joins): {t['joins / trivial'] / t['joins / auto']:.2f}x")
     spark.stop()
 
 

@@ -26,30 +26,19 @@ def events(spark):
             t += rng.randint(0, 3)
             rows.append((k, t, rng.choice("abcdx"), rng.randint(0, 9)))
     spark.createDataFrame(rows, "k string, t long, e string, v int").selectExpr(
-        "k", "timestamp_seconds(t) AS ts", "t", "e", "v"
-    ).createOrReplaceTempView("tree_events")
+        "k", "timestamp_seconds(t) AS ts", "t", "e", "v").createOrReplaceTempView("tree_events")
     yield
     spark.catalog.dropTempView("tree_events")
 
 
-DEFINES = {
-    "A": "A AS e = 'a'",
-    "B": "B AS e = 'b' AND B.v > A.v",
-    "C": "C AS e = 'c'",
-    "D": "D AS e = 'd' AND D.v < C.v",
-}
+DEFINES = {"A": "A AS e = 'a'", "B": "B AS e = 'b' AND B.v > A.v", "C": "C AS e = 'c'",
+           "D": "D AS e = 'd' AND D.v < C.v"}
 
 
-def _query(
-    pattern: str,
-    *,
-    partition: str = "PARTITION BY k",
-    order: str = "ts",
-    within: str = "WITHIN INTERVAL '12' SECOND",
-    rows: str = "ONE ROW PER MATCH",
-    measures: str = "A.t AS a_t, B.t AS b_t, C.t AS c_t, MATCH_NUMBER() AS n",
-    define: str | None = None,
-) -> str:
+def _query(pattern: str, *, partition: str = "PARTITION BY k", order: str = "ts",
+           within: str = "WITHIN INTERVAL '12' SECOND", rows: str = "ONE ROW PER MATCH",
+           measures: str = "A.t AS a_t, B.t AS b_t, C.t AS c_t, MATCH_NUMBER() AS n",
+           define: str | None = None) -> str:
     if define is None:
         define = ", ".join(d for v, d in DEFINES.items() if v in pattern)
     return f"""
@@ -77,31 +66,20 @@ def _rows(spark, sql: str, execution: str, tree: str = "", order: str = "auto"):
 
 CASES = {
     "sequence": (_query("A B C"), ["", "((A B) C)", "(A (B C))", "((A C) B)", "((C B) A)"]),
-    "four variables, bushy": (
-        _query("A B C D", measures="A.t AS a, D.t AS d"),
-        ["((A B) (C D))", "((D C) (B A))", "(A ((C D) B))"],
-    ),
+    "four variables, bushy": (_query("A B C D", measures="A.t AS a, D.t AS d"),
+                              ["((A B) (C D))", "((D C) (B A))", "(A ((C D) B))"]),
     "keyless": (_query("A B C", partition=""), ["", "(C (A B))"]),
     "within rows": (_query("A B C", within="WITHIN 6 ROWS"), ["", "((B C) A)"]),
     "two order keys": (_query("A B C", order="ts, v"), ["", "((A C) B)"]),
-    "all rows per match": (
-        _query(
-            "A B C", rows="ALL ROWS PER MATCH", measures="CLASSIFIER() AS cls, MATCH_NUMBER() AS n"
-        ),
-        ["", "(C (B A))"],
-    ),
-    "alternation": (
-        _query(
-            "A (B | D) C",
-            measures="A.t AS a, C.t AS c, B.t AS b, D.t AS d",
-            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'",
-        ),
-        [""],
-    ),
+    "all rows per match": (_query("A B C", rows="ALL ROWS PER MATCH",
+                                  measures="CLASSIFIER() AS cls, MATCH_NUMBER() AS n"),
+                           ["", "(C (B A))"]),
+    "alternation": (_query("A (B | D) C", measures="A.t AS a, C.t AS c, B.t AS b, D.t AS d",
+                           define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
+                    [""]),
     "condition over three variables": (
         _query("A B C", define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v > A.v + B.v - 9"),
-        ["", "((A C) B)"],
-    ),
+        ["", "((A C) B)"]),
 }
 
 
@@ -126,10 +104,8 @@ def _explain(spark, sql: str, execution: str) -> str:
 def test_explain_names_the_execution_and_why(spark, events):
     plan = _explain(spark, _query("A B C"), "auto")
     assert "CepTreeMatch" not in plan and "SequenceJoin" in plan
-    assert (
-        "cepExecution=joins (auto: the join operators are faster per partial match; "
+    assert "cepExecution=joins (auto: the join operators are faster per partial match; " \
         "cepExecution=tree runs this pattern in one pass)" in plan
-    )
     plan = _explain(spark, _query("A B C"), "tree")
     assert "CepTreeMatch" in plan and "SequenceJoin" not in plan
     assert "cepExecution=tree (requested)" in plan
@@ -141,16 +117,12 @@ def test_explain_names_the_execution_and_why(spark, events):
     assert "cepExecution=joins (auto: the one-pass tree cannot evaluate the Kleene closure" in plan
 
 
-@pytest.mark.parametrize(
-    ("pattern", "construct"),
-    [
-        ("A B+ C", "the Kleene closure in `A B+ C`"),
-        ("A !D C", "the negation !D in `A !D C`"),
-    ],
-)
-def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(
-    spark, events, pattern, construct
-):
+@pytest.mark.parametrize(("pattern", "construct"), [
+    ("A B+ C", "the Kleene closure in `A B+ C`"),
+    ("A !D C", "the negation !D in `A !D C`"),
+])
+def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(spark, events, pattern,
+                                                                   construct):
     with pytest.raises(Exception) as err:
         _rows(spark, _query(pattern, measures="A.t AS a_t, C.t AS c_t"), "tree")
     message = str(err.value)

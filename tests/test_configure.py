@@ -123,14 +123,9 @@ def test_options_map_onto_their_conf_keys():
 
 
 def test_optimizer_options_map_onto_their_conf_keys():
-    builder = configure(
-        fresh_builder(),
-        optimizer="DP_Bushy",
-        latency_weight=0.5,
-        auto_dp_threshold=12,
-        statistics_sample_rows=5000,
-        explain_candidates=True,
-    )
+    builder = configure(fresh_builder(), optimizer="DP_Bushy", latency_weight=0.5,
+                        auto_dp_threshold=12, statistics_sample_rows=5000,
+                        explain_candidates=True)
     o = builder._options
     assert o["spark.sql.matchRecognize.joinOrder"] == "dp_bushy"
     assert o["spark.sql.matchRecognize.latencyWeight"] == "0.5"

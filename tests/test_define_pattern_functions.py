@@ -17,17 +17,14 @@ def test_match_number_inside_an_aggregate_in_define(spark):
     # Match 1 at ts 1-2: max(1+1, 3+1) = 4. From ts 3 the attempt would be match 2:
     # max(1+2, 2+2) = 4 (with 1 instead of 2 it would be 3 and fail); from ts 5, match 3:
     # max(0+3, 1+3) = 4.
-    got = rows(
-        spark,
-        f"""
+    got = rows(spark, f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES MATCH_NUMBER() AS m, A.ts AS a_ts, B.ts AS b_ts,
                    sum(B.value * 10 + MATCH_NUMBER()) AS s,
                    FIRST(value * 10 + MATCH_NUMBER()) AS f
           PATTERN (A B)
-          DEFINE B AS max(value + MATCH_NUMBER()) > 3)""",
-    )
+          DEFINE B AS max(value + MATCH_NUMBER()) > 3)""")
     assert got == [(1, 1, 2, 31, 11), (2, 3, 4, 22, 12), (3, 5, 6, 13, 3)]
 
 
@@ -36,15 +33,12 @@ def test_match_number_inside_navigation_in_define(spark):
     # (match 1) PREV at ts 2 is 1 + 1 = 2, no; from ts 2, B = ts 3 reads 3 + 1 = 4: match 1
     # is ts 2-3. Then match 2 from ts 4: B = ts 5 reads 2 + 2 = 4: match 2 is ts 4-5.
     # ts 6 alone cannot match (B needs a row after A).
-    got = rows(
-        spark,
-        f"""
+    got = rows(spark, f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES MATCH_NUMBER() AS m, A.ts AS a_ts
           PATTERN (A B)
-          DEFINE B AS PREV(value + MATCH_NUMBER()) >= 3)""",
-    )
+          DEFINE B AS PREV(value + MATCH_NUMBER()) >= 3)""")
     assert got == [(1, 2), (2, 4)]
 
 
@@ -52,15 +46,12 @@ def test_classifier_inside_an_aggregate_in_define_sees_the_tested_row(spark):
     # B's condition counts the rows classified B so far, the tested row included (it is
     # tentatively B): from ts 1, B takes ts 2 (1) and ts 3 (2), not ts 4 (3). Then from
     # ts 4: A = ts 4, B = ts 5, ts 6.
-    got = rows(
-        spark,
-        f"""
+    got = rows(spark, f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES MATCH_NUMBER() AS m, FIRST(ts) AS first_ts, count(*) AS n
           PATTERN (A B+)
-          DEFINE B AS count(CASE WHEN CLASSIFIER() = 'B' THEN 1 END) <= 2)""",
-    )
+          DEFINE B AS count(CASE WHEN CLASSIFIER() = 'B' THEN 1 END) <= 2)""")
     assert got == [(1, 1, 3), (2, 4, 3)]
 
 
@@ -69,9 +60,7 @@ def test_classifier_inside_aggregates_running_and_final(spark):
     # stops at ts 2 (3) and B sees one A row: no match. From ts 3 A+ takes ts 3-6 greedily,
     # gives back ts 6 for B, which sees three A rows. RUNNING counts per output row, FINAL
     # the whole match.
-    got = rows(
-        spark,
-        f"""
+    got = rows(spark, f"""
         SELECT ts, cls, na, max_a, nb FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES CLASSIFIER() AS cls,
@@ -80,17 +69,14 @@ def test_classifier_inside_aggregates_running_and_final(spark):
                    FINAL count(CASE WHEN CLASSIFIER() = 'B' THEN 1 END) AS nb
           ALL ROWS PER MATCH
           PATTERN (A+ B)
-          DEFINE A AS value < 3, B AS count(CASE WHEN CLASSIFIER() = 'A' THEN 1 END) >= 2)""",
-    )
+          DEFINE A AS value < 3, B AS count(CASE WHEN CLASSIFIER() = 'A' THEN 1 END) >= 2)""")
     assert got == [(3, "A", 1, 1, 1), (4, "A", 2, 2, 1), (5, "A", 3, 2, 1), (6, "B", 3, 2, 1)]
 
 
 def test_classifier_of_one_variable_in_an_aggregate_under_any_match(spark):
     # Rows of B are classified B: CLASSIFIER() inside an aggregate or navigation over B is
     # 'B'. A = ts 2 (value 3), B+ any non-empty subset of ts 3-4 within 3 rows.
-    got = rows(
-        spark,
-        f"""
+    got = rows(spark, f"""
         SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
                               ts, value FROM {SERIES})
         MATCH_RECOGNIZE (
@@ -99,8 +85,7 @@ def test_classifier_of_one_variable_in_an_aggregate_under_any_match(spark):
                    FIRST(concat(CLASSIFIER(B), CAST(B.ts AS STRING))) AS fb
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B+) WITHIN 3 ROWS
-          DEFINE A AS A.value = 3, B AS B.value < A.value)""",
-    )
+          DEFINE A AS A.value = 3, B AS B.value < A.value)""")
     assert sorted(got) == [(2, 1, "B3"), (2, 1, "B4"), (2, 2, "B3")]
 
 
@@ -140,21 +125,16 @@ def allowed(spark):
     ],
 )
 def test_in_and_exists_subqueries_in_define(spark, allowed, condition, expected):
-    got = rows(
-        spark,
-        f"""
+    got = rows(spark, f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
-          ORDER BY ts MEASURES A.ts AS a_ts PATTERN (A) DEFINE A AS {condition})""",
-    )
+          ORDER BY ts MEASURES A.ts AS a_ts PATTERN (A) DEFINE A AS {condition})""")
     assert got == [(t,) for t in expected]
 
 
 def test_in_and_exists_subqueries_in_define_under_any_match(spark, allowed):
     # A: value in (3, 2) -> ts 2, 4; B right after A with value in (1, 0) and a smaller
     # value plus the largest allowed value above A's: (2, 3) and (4, 5).
-    got = rows(
-        spark,
-        f"""
+    got = rows(spark, f"""
         SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
                               ts, value FROM {SERIES})
         MATCH_RECOGNIZE (
@@ -165,17 +145,14 @@ def test_in_and_exists_subqueries_in_define_under_any_match(spark, allowed):
           DEFINE A AS A.value IN (SELECT p FROM allowed),
                  B AS B.value IN (SELECT p - 2 FROM allowed)
                       AND EXISTS (SELECT 1 FROM allowed WHERE p = 3)
-                      AND B.value + (SELECT max(p) FROM allowed) > A.value)""",
-    )
+                      AND B.value + (SELECT max(p) FROM allowed) > A.value)""")
     assert sorted(got) == [(2, 3), (4, 5)]
 
 
 def test_in_subquery_over_a_kleene_variable_under_any_match(spark, allowed):
     # A = ts 2 (value 3); B+ within 3 rows over rows whose value is in (1, 0): ts 3 only
     # (ts 4 has value 2).
-    got = rows(
-        spark,
-        f"""
+    got = rows(spark, f"""
         SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
                               ts, value FROM {SERIES})
         MATCH_RECOGNIZE (
@@ -183,8 +160,7 @@ def test_in_subquery_over_a_kleene_variable_under_any_match(spark, allowed):
           MEASURES A.ts AS a_ts, count(B.*) AS nb, LAST(B.ts) AS b_ts
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B+) WITHIN 3 ROWS
-          DEFINE A AS A.value = 3, B AS B.value IN (SELECT p - 2 FROM allowed))""",
-    )
+          DEFINE A AS A.value = 3, B AS B.value IN (SELECT p - 2 FROM allowed))""")
     assert got == [(2, 1, 3)]
 
 
@@ -210,28 +186,18 @@ def test_hand_worked_matches_agree_with_the_reference_matcher():
     def summary(matches):
         return [(m.number, [data[r]["ts"] for r in m.rows], m.labels) for m in matches]
 
-    max_plus_number = find_matches(
-        data,
-        "A B",
-        {"B": lambda ctx: max(ctx._values(lambda r: r["value"] + ctx.match_number(), None)) > 3},
-    )
+    max_plus_number = find_matches(data, "A B", {
+        "B": lambda ctx: max(ctx._values(lambda r: r["value"] + ctx.match_number(), None)) > 3})
     assert summary(max_plus_number) == [
-        (1, [1, 2], ["A", "B"]),
-        (2, [3, 4], ["A", "B"]),
-        (3, [5, 6], ["A", "B"]),
-    ]
+        (1, [1, 2], ["A", "B"]), (2, [3, 4], ["A", "B"]), (3, [5, 6], ["A", "B"])]
 
-    prev_plus_number = find_matches(
-        data, "A B", {"B": lambda ctx: ctx.prev("value") + ctx.match_number() >= 3}
-    )
+    prev_plus_number = find_matches(data, "A B", {
+        "B": lambda ctx: ctx.prev("value") + ctx.match_number() >= 3})
     assert [(n, ts[0]) for n, ts, _ in summary(prev_plus_number)] == [(1, 2), (2, 4)]
 
     at_most_two_b = find_matches(data, "A B+", {"B": lambda ctx: labels(ctx).count("B") <= 2})
     assert [(n, ts[0], len(ts)) for n, ts, _ in summary(at_most_two_b)] == [(1, 1, 3), (2, 4, 3)]
 
-    two_a_before_b = find_matches(
-        data,
-        "A+ B",
-        {"A": lambda ctx: ctx.col("value") < 3, "B": lambda ctx: labels(ctx).count("A") >= 2},
-    )
+    two_a_before_b = find_matches(data, "A+ B", {
+        "A": lambda ctx: ctx.col("value") < 3, "B": lambda ctx: labels(ctx).count("A") >= 2})
     assert summary(two_a_before_b) == [(1, [3, 4, 5, 6], ["A", "A", "A", "B"])]

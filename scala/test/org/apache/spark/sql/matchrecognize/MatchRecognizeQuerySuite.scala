@@ -129,7 +129,7 @@ class MatchRecognizeQuerySuite extends AnyFunSuite with SparkSessionFixture
     assert(bad.getMessage.contains("must be positive"))
   }
 
-  test("errors: unknown variable, unknown column, malformed clause, streaming input") {
+  test("errors: unknown variable, unknown column, malformed clause, stream without watermark") {
     val unknownVar = intercept[AnalysisException](sql(vShape().replace("LAST(UP.tstamp)", "LAST(UPP.tstamp)")))
     assert(unknownVar.getMessage.contains("pattern variable `UPP`"))
     val unknownCol = intercept[AnalysisException](sql(vShape().replace("DOWN.price <", "DOWN.prize <")))
@@ -140,9 +140,15 @@ class MatchRecognizeQuerySuite extends AnyFunSuite with SparkSessionFixture
     assert(ordinary.getMessage.contains("PARSE_SYNTAX_ERROR"))
     val stream = spark.readStream.format("rate").load()
     stream.createOrReplaceTempView("rate_stream")
-    val streaming = intercept[AnalysisException](sql(
-      "SELECT * FROM rate_stream MATCH_RECOGNIZE (ORDER BY timestamp MEASURES count(*) AS n PATTERN (A+))"))
-    assert(streaming.getMessage.contains("streaming input is not supported yet"))
+    val streamQuery =
+      "SELECT * FROM rate_stream MATCH_RECOGNIZE (ORDER BY timestamp MEASURES count(*) AS n PATTERN (A+ B) " +
+        "DEFINE B AS value % 2 = 0)"
+    // A stream needs a watermark on its first ORDER BY key; with one, the query is a stream.
+    val streaming = intercept[AnalysisException](sql(streamQuery))
+    assert(streaming.getMessage.contains("STREAMING_NEEDS_EVENT_TIME") &&
+      streaming.getMessage.contains("withWatermark"))
+    stream.withWatermark("timestamp", "1 second").createOrReplaceTempView("rate_stream")
+    assert(sql(streamQuery).isStreaming)
   }
 
   test("ties on the ORDER BY key are broken by the remaining columns") {

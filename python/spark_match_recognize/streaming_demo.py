@@ -125,7 +125,7 @@ def run_streaming_example(
         raise ScriptError(path.name, statement, 1, 1, error_message(e)) from e
     same = sorted(streamed, key=repr) == expected
     out.write(
-        f"{len(ticks)} ticks in {len(batches)} micro-batches (watermark delay {WATERMARK}), "
+        f"{len(ticks)} ticks in {len(batches)} files (watermark delay {WATERMARK}), "
         f"{dropped} late; {len(streamed)} matches streamed, "
         f"{'the same as' if same else 'NOT the same as'} the batch query's {len(expected)}.\n"
     )

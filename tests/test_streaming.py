@@ -374,21 +374,23 @@ def _streaming_sql(spec) -> str:
     return head + "  DEFINE\n" + ",\n".join(defines) + "\n) AS mr"
 
 
-@pytest.mark.parametrize("level", ["basic", "full", "next_match"])
-def test_random_patterns_stream_equals_batch(spark, tmp_path, level):
-    done, seed, failures = 0, SEED_BASE, []
-    while done < CASES and seed < SEED_BASE + 20 * CASES:
+def _check_random_cases(level: str, first_seed: int, query_of, check) -> None:
+    """Draws the reference generator's cases from `first_seed` on until CASES of them have a
+    streaming query (`query_of(spec, seed)`, None to pass the case over) and runs
+    `check(seed, rows, sql)` on each; reports the first two failures with their seeds."""
+    done, seed, failures = 0, first_seed, []
+    while done < CASES and seed < first_seed + 20 * CASES:
         seed += 1
         case = generate(seed, level)
         spec = case.spec
         if spec is None or case.expect_error or _has_end_anchor(spec.pattern):
             continue
-        if spec.skip_till_next and spec.within_rows is None:
-            continue  # refused over a stream (a test below)
+        sql = query_of(spec, seed)
+        if sql is None:
+            continue
         rows = [_row(i, p, x, y) for (i, p, x, y) in spec.data]
-        sql = _streaming_sql(spec)
         try:
-            _assert_stream_equals_batch(spark, tmp_path / str(seed), rows, sql, seed=seed)
+            check(seed, rows, sql)
         except AssertionError as e:
             failures.append(f"seed {seed}: {e}")
             if len(failures) >= 2:
@@ -396,6 +398,19 @@ def test_random_patterns_stream_equals_batch(spark, tmp_path, level):
         done += 1
     assert done >= CASES or failures, f"only {done} cases drawn"
     assert not failures, "\n\n".join(failures)
+
+
+@pytest.mark.parametrize("level", ["basic", "full", "next_match"])
+def test_random_patterns_stream_equals_batch(spark, tmp_path, level):
+    def query_of(spec, _seed):
+        if spec.skip_till_next and spec.within_rows is None:
+            return None  # refused over a stream (a test below)
+        return _streaming_sql(spec)
+
+    def check(seed, rows, sql):
+        _assert_stream_equals_batch(spark, tmp_path / str(seed), rows, sql, seed=seed)
+
+    _check_random_cases(level, SEED_BASE, query_of, check)
 
 
 @pytest.mark.parametrize("level", ["basic", "full", "next_match"])
@@ -403,38 +418,27 @@ def test_random_patterns_closed_by_their_window_stream_equals_batch(spark, tmp_p
     """The same random cases with WITHIN INTERVAL and no sentinels: once the watermark is
     past a partition's last row by the window, the stream decides its open matches as the
     batch query's partition end does, so the outputs are equal on the rows alone."""
-    done, seed, failures = 0, SEED_BASE + 5000, []
-    while done < CASES and seed < SEED_BASE + 5000 + 20 * CASES:
-        seed += 1
-        case = generate(seed, level)
-        spec = case.spec
-        if spec is None or case.expect_error or _has_end_anchor(spec.pattern):
-            continue
+
+    def query_of(spec, seed):
         if spec.within_rows is not None:
-            continue
+            return None
+        pattern = f"  PATTERN ({rpr.pattern_to_sql(spec.pattern)})"
         window = random.Random(seed).randint(2, 12)
-        sql = _streaming_sql(spec).replace(
-            f"  PATTERN ({rpr.pattern_to_sql(spec.pattern)})",
-            f"  PATTERN ({rpr.pattern_to_sql(spec.pattern)}) WITHIN INTERVAL '{window}' SECOND",
-        )
+        sql = _streaming_sql(spec).replace(pattern, f"{pattern} WITHIN INTERVAL '{window}' SECOND")
         if "WITHIN INTERVAL" not in sql or _lookaheads(sql) != (0, 0):
-            continue  # reading ahead (NEXT) needs the next row itself
-        rows = [_row(i, p, x, y) for (i, p, x, y) in spec.data]
+            return None  # reading ahead (NEXT) needs the next row itself
+        return sql
+
+    def check(seed, rows, sql):
         batches = arrival_batches(rows, lambda r: r[0], 5, random.Random(seed))
-        try:
-            stream = run_stream(
-                spark, tmp_path / str(seed), SCHEMA, COLUMNS, batches + [[_flush()]], sql
-            )
-            expected = run_batch(spark, SCHEMA, rows, sql)
-            diff = compare_rows(stream.rows, expected, ordered=False)
-            assert diff is None, f"{sql}\n{diff}"
-        except AssertionError as e:
-            failures.append(f"seed {seed}: {e}")
-            if len(failures) >= 2:
-                break
-        done += 1
-    assert done >= CASES or failures, f"only {done} cases drawn"
-    assert not failures, "\n\n".join(failures)
+        stream = run_stream(
+            spark, tmp_path / str(seed), SCHEMA, COLUMNS, batches + [[_flush()]], sql
+        )
+        expected = run_batch(spark, SCHEMA, rows, sql)
+        diff = compare_rows(stream.rows, expected, ordered=False)
+        assert diff is None, f"{sql}\n{diff}"
+
+    _check_random_cases(level, SEED_BASE + 5000, query_of, check)
 
 
 # -- what a stream refuses ---------------------------------------------------------------

@@ -5,7 +5,7 @@ in batch over the same rows, in a Spark session of its own, and writes both resu
 
 Used by test_streaming_kafka.py: Spark's Kafka connector has to be on ``spark.jars`` when the
 SparkContext starts, and the test run's shared session (conftest.py) is already up without it,
-so this session lives in a process of its own.
+so the runner starts its own SparkSession in a separate process.
 
 ``spec.json`` holds:
 

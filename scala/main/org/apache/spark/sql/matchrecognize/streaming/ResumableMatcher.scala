@@ -15,7 +15,7 @@ final case class Advanced(
     windowsCloseAt: Option[Long])
 
 /**
- * Continues the matches of one PARTITION BY key with the rows a micro-batch released, from
+ * Continues the matches of a PARTITION BY key with the rows a micro-batch released, from
  * the key's saved [[KeyState]], and returns the output rows now decided and the new state.
  *
  * The automaton restarts at `resumeAt` over the released rows from there on; since its
@@ -35,12 +35,16 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
   private val closesByTime = windowMicros.isDefined && spec.defineLookAhead == 0 &&
     spec.measureLookAhead == 0
 
+  // Built once and reset for each key, as the batch operator resets them per partition:
+  // the writer's projections and the automaton's conditions are compiled code.
+  private val buffer = new RowBuffer(spec.maxBufferedRows, "spark.sql.matchRecognize.maxBufferedRows")
+  private val out = new ArrayDeque[InternalRow]()
+  private val writer = new MatchOutputWriter(spec, buffer, out)
+  private val matcher = new AutomatonMatcher(spec, buffer, writer.add, partitionIndex, describeKey)
+
   def advance(state: KeyState, newRows: Iterator[UnsafeRow], timeOrdinal: Int,
       watermarkMicros: Long): Advanced = {
-    val buffer = new RowBuffer(spec.maxBufferedRows, "spark.sql.matchRecognize.maxBufferedRows")
-    val out = new ArrayDeque[InternalRow]()
-    val writer = new MatchOutputWriter(spec, buffer, out)
-    val matcher = new AutomatonMatcher(spec, buffer, writer.add, partitionIndex, describeKey)
+    out.clear()
     buffer.clear(state.base)
     matcher.resume(state.resumeAt, state.matchesBefore)
     writer.resume(state.writtenUpTo)

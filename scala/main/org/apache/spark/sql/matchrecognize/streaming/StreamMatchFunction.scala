@@ -33,6 +33,11 @@ final class StreamMatchFunction(
   @transient private lazy val toUnsafe = UnsafeProjection.create(
     input.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
   @transient private lazy val rowOrdering = new InterpretedOrdering(ordering, input)
+  // One matcher per task (each task deserializes its own copy of this function), reset for
+  // each key; `currentKey` names the key in its errors.
+  @transient private var currentKey: InternalRow = _
+  @transient private lazy val matcher =
+    new ResumableMatcher(spec, TaskContext.getPartitionId(), () => describe(currentKey))
 
   override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
     val state = group.asInstanceOf[GroupState[Array[Byte]]]
@@ -44,7 +49,7 @@ final class StreamMatchFunction(
     val (ready, waiting) = (saved.waiting.iterator ++ arrived).toIndexedSeq
       .partition(_.getLong(timeOrdinal) <= watermarkMicros)
     val keyRow = key.asInstanceOf[InternalRow]
-    val matcher = new ResumableMatcher(spec, TaskContext.getPartitionId(), () => describe(keyRow))
+    currentKey = keyRow
     val advanced = matcher.advance(saved, ready.sorted(rowOrdering).iterator, timeOrdinal,
       watermarkMicros)
     state.update(KeyState.encode(advanced.state.copy(waiting = waiting)))

@@ -1,53 +1,19 @@
 // spark-match-recognize: the Scala side (Catalyst extension) of the project.
-// Versions come from pyproject.toml, where the one Spark pin lives.
-import scala.util.matching.Regex
+//
+// One jar per supported Spark line, all from one source tree: the shared sources live in
+// scala/main, and each line's project (base folder scala/spark-<line>) adds only the few
+// sources where Spark's internal API differs between lines. The lines, the Spark release
+// each compiles against and the default line are read from pyproject.toml.
+import scala.sys.process._
 
-def pyprojectValue(key: String): String = {
-  val text = IO.read(file("pyproject.toml"))
-  val Pattern = new Regex("(?m)^" + Regex.quote(key) + "\\s*=\\s*\"([^\"]+)\"")
-  Pattern.findFirstMatchIn(text).map(_.group(1))
-    .getOrElse(sys.error(s"pyproject.toml does not define $key"))
-}
+def pyprojectValue(key: String): String = Pyproject.value(file("."), key)
 
-val sparkVersion = pyprojectValue("spark-version")
+lazy val sparkLines: Seq[SparkLine] = Pyproject.sparkLines(file("."))
+lazy val defaultLine = pyprojectValue("default-spark-line")
 
 ThisBuild / organization := "io.github.sparkmatchrecognize"
 ThisBuild / version := pyprojectValue("version")
 ThisBuild / scalaVersion := pyprojectValue("scala-version")
-
-lazy val root = (project in file("."))
-  .settings(
-    name := "spark-match-recognize",
-    Compile / scalaSource := baseDirectory.value / "scala" / "main",
-    Compile / resourceDirectory := baseDirectory.value / "scala" / "resources",
-    Test / scalaSource := baseDirectory.value / "scala" / "test",
-    Test / resourceDirectory := baseDirectory.value / "scala" / "test-resources",
-    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17",
-      "-Wconf:cat=deprecation:w"),
-    libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test
-    ),
-    // The jar records the Spark version it was compiled against; the Python layer
-    // reads it to refuse a pyspark of another version.
-    Compile / resourceGenerators += Def.task {
-      val out = (Compile / resourceManaged).value / "spark-match-recognize.properties"
-      IO.write(out,
-        s"version=${version.value}\nspark.version=$sparkVersion\nscala.version=${scalaVersion.value}\n")
-      Seq(out)
-    }.taskValue,
-    // The licence travels inside the jar, where `--jars` users find it.
-    Compile / packageBin / mappings ++= Seq(
-      file("LICENSE") -> "META-INF/LICENSE", file("NOTICE") -> "META-INF/NOTICE"),
-    Compile / packageBin / artifactPath :=
-      target.value / s"spark-match-recognize_${scalaBinaryVersion.value}-${version.value}.jar",
-    Test / fork := true,
-    Test / parallelExecution := false,
-    Test / baseDirectory := baseDirectory.value,
-    Test / javaOptions ++= Seq("-Xmx3g", "-Xss4m", "-Dspark.ui.enabled=false",
-      "-Duser.timezone=UTC") ++ javaModuleOpens,
-    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
-  )
 
 // Spark on Java 17 needs these module openings (the same list spark-submit adds).
 lazy val javaModuleOpens = Seq(
@@ -57,3 +23,100 @@ lazy val javaModuleOpens = Seq(
   "java.base/jdk.internal.ref", "java.base/sun.nio.ch", "java.base/sun.nio.cs",
   "java.base/sun.security.action", "java.base/sun.util.calendar"
 ).map(p => s"--add-opens=$p=ALL-UNNAMED") :+ "-Djdk.reflect.useDirectMethodHandle=false"
+
+/** Spark's jars from inside a pyspark release, for a line Maven Central does not serve. */
+def pysparkJars(root: File, sparkVersion: String): Seq[File] = {
+  val dir = Process(Seq("bash", (root / "dev" / "pyspark-jars").getPath, sparkVersion), root).!!.trim
+  // The build's own Scala library comes from sbt; a second copy would shadow it.
+  (file(dir) * "*.jar").get.filterNot(_.getName.matches("scala-(library|reflect|compiler)-.*"))
+}
+
+/**
+ * The source folders of a line: the shared `scala/<kind>`, then `scala/spark-<line>/<kind>`
+ * (this line only) and every `scala/spark-<from>+/<kind>` with `from` at or before the line.
+ */
+def lineSourceDirectories(scala: File, line: String, kind: String): Seq[File] = {
+  def number(v: String) = v.split('.').map(_.toInt).toSeq match { case Seq(a, b) => a * 1000 + b }
+  val own = Option(scala.listFiles).toSeq.flatten.filter { dir =>
+    val name = dir.getName
+    name == s"spark-$line" ||
+      (name.startsWith("spark-") && name.endsWith("+") &&
+        number(name.stripPrefix("spark-").stripSuffix("+")) <= number(line))
+  }
+  (scala / kind) +: own.sortBy(_.getName).map(_ / kind)
+}
+
+def lineProject(line: String): Project = {
+  val spark = sparkLines.find(_.line == line)
+    .getOrElse(sys.error(s"build.sbt defines Spark line $line, which pyproject.toml's spark-lines lacks"))
+  Project(spark.id, file("scala") / s"spark-${spark.line}")
+    .settings(
+      name := s"spark-match-recognize-spark${spark.line}",
+      target := (ThisBuild / baseDirectory).value / "target" / s"spark-${spark.line}",
+      Compile / unmanagedSourceDirectories :=
+        lineSourceDirectories((ThisBuild / baseDirectory).value / "scala", spark.line, "main"),
+      Compile / unmanagedResourceDirectories := Seq(
+        (ThisBuild / baseDirectory).value / "scala" / "resources"),
+      Test / unmanagedSourceDirectories :=
+        lineSourceDirectories((ThisBuild / baseDirectory).value / "scala", spark.line, "test"),
+      Test / unmanagedResourceDirectories := Seq(
+        (ThisBuild / baseDirectory).value / "scala" / "test-resources"),
+      scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17",
+        "-Wconf:cat=deprecation:w"),
+      libraryDependencies ++= (
+        if (spark.jarsFromPyspark) Nil
+        else Seq("org.apache.spark" %% "spark-sql" % spark.sparkVersion % Provided)
+      ) :+ ("org.scalatest" %% "scalatest" % "3.2.19" % Test),
+      // Unmanaged jars are on the compile and test class paths but never packaged.
+      Compile / unmanagedJars ++= (
+        if (spark.jarsFromPyspark) pysparkJars((ThisBuild / baseDirectory).value, spark.sparkVersion)
+        else Nil
+      ).map(Attributed.blank),
+      // The jar records the Spark version it was compiled against; the Python layer
+      // reads it to pick the jar for the installed pyspark's line.
+      Compile / resourceGenerators += Def.task {
+        val out = (Compile / resourceManaged).value / "spark-match-recognize.properties"
+        IO.write(out,
+          s"version=${version.value}\nspark.version=${spark.sparkVersion}\n" +
+            s"spark.line=${spark.line}\nscala.version=${scalaVersion.value}\n")
+        Seq(out)
+      }.taskValue,
+      // The licence travels inside the jar, where `--jars` users find it.
+      Compile / packageBin / mappings ++= Seq(
+        file("LICENSE") -> "META-INF/LICENSE", file("NOTICE") -> "META-INF/NOTICE"),
+      // Every line's jar lands in target/, where the Python layer and setup.py look.
+      Compile / packageBin / artifactPath := (ThisBuild / baseDirectory).value / "target" /
+        s"${name.value}_${scalaBinaryVersion.value}-${version.value}.jar",
+      Test / fork := true,
+      Test / parallelExecution := false,
+      Test / baseDirectory := (ThisBuild / baseDirectory).value,
+      Test / javaOptions ++= Seq("-Xmx3g", "-Xss4m", "-Dspark.ui.enabled=false",
+        "-Duser.timezone=UTC") ++ javaModuleOpens,
+      Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
+    )
+}
+
+// One project per line (sbt discovers projects only as top-level values).
+lazy val spark40 = lineProject("4.0")
+lazy val spark41 = lineProject("4.1")
+lazy val spark42 = lineProject("4.2")
+lazy val spark43 = lineProject("4.3")
+lazy val lineProjects = Seq(spark40, spark41, spark42, spark43)
+
+// `package` and `compile` at the root cover every line; the Scala suites run on the default
+// line (`test`), or on one line by its project id (`spark41/test`).
+lazy val root = (project in file("."))
+  .aggregate(spark40, spark41, spark42, spark43)
+  .settings(
+    publish / skip := true,
+    Compile / sources := Nil,
+    Test / sources := Nil,
+    test / aggregate := false,
+    Test / test := Def.taskDyn {
+      if (lineProjects.map(_.id).toSet != sparkLines.map(_.id).toSet)
+        sys.error("pyproject.toml's spark-lines and build.sbt's line projects differ")
+      val default = sparkLines.find(_.line == defaultLine)
+        .getOrElse(sys.error(s"default-spark-line $defaultLine is not among spark-lines"))
+      Def.task((LocalProject(default.id) / Test / test).value)
+    }.value
+  )

@@ -2,16 +2,17 @@
 
 pyproject.toml holds the metadata; this file adds what setuptools cannot declare:
 
-* the pyspark pin, ``pyspark==<[tool.spark-match-recognize] spark-version>``, so that the
-  Spark version is written down once for Scala and Python alike;
-* the jar and the SQL examples, copied into the package when it is built
+* the pyspark requirement, any release of the Spark lines in ``[tool.spark-match-recognize]
+  spark-lines`` (``pyspark>=4.0,<4.4``), so that the lines are written down once for Scala
+  and Python alike;
+* one jar per Spark line and the SQL examples, copied into the package when it is built
   (``spark_match_recognize/jars/`` and ``spark_match_recognize/examples/``).
 
-The jar comes from ``$SPARK_MATCH_RECOGNIZE_JAR`` if set, else from
-``target/spark-match-recognize_2.13-<version>.jar`` if it exists, else ``./dev/sbt package``
-builds it (which needs Java and Maven). With ``SMR_SKIP_JAR_BUILD=1`` nothing is built and,
-when no jar exists yet, the package is built without one. Editable installs
-(``pip install -e .``) never bundle the jar: the package then finds it in ``target/``.
+The jars come from the folder ``$SMR_JARS_DIR`` if set, else from ``target/``, where
+``./dev/sbt package`` leaves them; when some are missing there, ``./dev/sbt package`` builds
+them (which needs Java and Maven). With ``SMR_SKIP_JAR_BUILD=1`` nothing is built and the
+package carries the jars that exist (none, say). Editable installs (``pip install -e .``)
+never bundle jars: the package then finds them in ``target/``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 PACKAGE = "spark_match_recognize"
-JAR_ENV_VAR = "SPARK_MATCH_RECOGNIZE_JAR"
+JARS_DIR_ENV_VAR = "SMR_JARS_DIR"
 SKIP_ENV_VAR = "SMR_SKIP_JAR_BUILD"
 
 
@@ -62,8 +63,28 @@ def _pyproject_fallback(text: str) -> dict:
 
 PYPROJECT = _pyproject()
 VERSION = PYPROJECT["project"]["version"]
-SPARK_VERSION = PYPROJECT["tool"]["spark-match-recognize"]["spark-version"]
-JAR_NAME = f"spark-match-recognize_2.13-{VERSION}.jar"
+#: Spark line ("4.1") -> the Spark release its jar is compiled against ("4.1.3").
+SPARK_RELEASES = {
+    ".".join(release.split(".")[:2]): release
+    for release in (
+        r.strip() for r in PYPROJECT["tool"]["spark-match-recognize"]["spark-lines"].split(",")
+    )
+    if release
+}
+
+
+def _jar_name(line: str) -> str:
+    return f"spark-match-recognize-spark{line}_2.13-{VERSION}.jar"
+
+
+def _pyspark_requirement() -> str:
+    """Any pyspark of the supported lines, which must be consecutive minors of one major."""
+    lines = sorted(SPARK_RELEASES, key=lambda line: tuple(int(p) for p in line.split(".")))
+    major, first = (int(p) for p in lines[0].split("."))
+    last = int(lines[-1].split(".")[1])
+    if lines != [f"{major}.{minor}" for minor in range(first, last + 1)]:
+        raise SystemExit(f"spark-lines must be consecutive lines of one major, not {lines}")
+    return f"pyspark>={major}.{first},<{major}.{last + 1}"
 
 
 def _package_version() -> str:
@@ -86,30 +107,36 @@ def _jar_versions(jar: Path) -> dict[str, str]:
     return {key.strip(): value.strip() for key, value in pairs}
 
 
-def _find_jar() -> Path | None:
-    """The jar to bundle, building it if needed and allowed; None if there is none."""
-    override = os.environ.get(JAR_ENV_VAR)
-    if override:
-        jar = Path(override).expanduser().resolve()
-        if not jar.is_file():
-            raise SystemExit(f"{JAR_ENV_VAR}={override} does not name a file")
-        return jar
-    built = ROOT / "target" / JAR_NAME
-    if built.is_file():
-        return built
+def _find_jars() -> dict[str, Path]:
+    """The jar of each Spark line to bundle, building them if needed and allowed."""
+    override = os.environ.get(JARS_DIR_ENV_VAR)
+    folder = Path(override).expanduser().resolve() if override else ROOT / "target"
+    if override and not folder.is_dir():
+        raise SystemExit(f"{JARS_DIR_ENV_VAR}={override} does not name a folder")
+
+    def present() -> dict[str, Path]:
+        found = {line: folder / _jar_name(line) for line in SPARK_RELEASES}
+        return {line: jar for line, jar in found.items() if jar.is_file()}
+
+    jars = present()
+    missing = [_jar_name(line) for line in SPARK_RELEASES if line not in jars]
+    if not missing:
+        return jars
     if os.environ.get(SKIP_ENV_VAR) == "1":
-        _log(f"{SKIP_ENV_VAR}=1 and no jar at {built}: building the package without the jar")
-        return None
+        _log(f"{SKIP_ENV_VAR}=1: building the package without {', '.join(missing)}")
+        return jars
     sbt = ROOT / "dev" / "sbt"
-    if not sbt.is_file():
+    if override or not sbt.is_file():
         raise SystemExit(
-            f"No jar at {built} and no dev/sbt to build it; set {JAR_ENV_VAR} to a built jar."
+            f"{folder} lacks {', '.join(missing)}, and there is no dev/sbt to build them; "
+            f"set {JARS_DIR_ENV_VAR} to a folder holding every line's jar."
         )
-    _log(f"building the jar with {sbt} package (needs Java and Maven)")
+    _log(f"building the jars with {sbt} package (needs Java and Maven)")
     subprocess.run(["bash", str(sbt), "package"], cwd=ROOT, check=True)
-    if not built.is_file():
-        raise SystemExit(f"./dev/sbt package did not produce {built}")
-    return built
+    jars = present()
+    if len(jars) != len(SPARK_RELEASES):
+        raise SystemExit(f"./dev/sbt package did not produce every jar in {folder}")
+    return jars
 
 
 class BuildPy(build_py):
@@ -123,16 +150,16 @@ class BuildPy(build_py):
             return
         self._extra_outputs: list[str] = []
         package_dir = Path(self.build_lib) / PACKAGE
-        jar = _find_jar()
-        if jar is not None:
+        for line, jar in sorted(_find_jars().items()):
             versions = _jar_versions(jar)
-            if versions.get("spark.version") != SPARK_VERSION or versions.get("version") != VERSION:
+            wanted = SPARK_RELEASES[line]
+            if versions.get("spark.version") != wanted or versions.get("version") != VERSION:
                 raise SystemExit(
                     f"{jar} was built for spark-match-recognize {versions.get('version')} and "
                     f"Spark {versions.get('spark.version')}, but pyproject.toml says {VERSION} "
-                    f"and Spark {SPARK_VERSION}; rebuild it with ./dev/sbt package."
+                    f"and Spark {wanted}; rebuild it with ./dev/sbt package."
                 )
-            self._copy(jar, package_dir / "jars" / JAR_NAME)
+            self._copy(jar, package_dir / "jars" / jar.name)
         for example in sorted((ROOT / "sql-examples").glob("*.sql")):
             self._copy(example, package_dir / "examples" / example.name)
         for example in sorted((ROOT / "sql-examples" / "streaming").glob("*.sql")):
@@ -155,6 +182,6 @@ if _package_version() != VERSION:
     )
 
 setup(
-    install_requires=[f"pyspark=={SPARK_VERSION}"],
+    install_requires=[_pyspark_requirement()],
     cmdclass={"build_py": BuildPy},
 )

@@ -15,6 +15,7 @@ the tail of the broker's log: a test using it fails, it never skips.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -92,15 +93,39 @@ def kafka_broker(tmp_path: Path | str) -> Iterator[KafkaBroker]:
         _dev_kafka("stop", str(directory))
 
 
+def connector_release(spark_version: str) -> str:
+    """The release of Spark's Kafka connector to use with pyspark ``spark_version``: the
+    same release, except on the lines whose Spark artifacts the Maven repository here does
+    not serve (pyproject.toml's spark-jars-from-pyspark), which take the connector of the
+    newest line it serves (the connector's API use is the same across these lines)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+    def setting(key: str) -> list[str]:
+        found = re.search(rf'(?m)^{re.escape(key)}\s*=\s*"([^"]*)"', text)
+        if found is None:
+            raise KafkaBrokerError(f"pyproject.toml defines no {key}")
+        return [item.strip() for item in found.group(1).split(",") if item.strip()]
+
+    def line(release: str) -> str:
+        return ".".join(release.split(".")[:2])
+
+    unserved = set(setting("spark-jars-from-pyspark"))
+    if line(spark_version) not in unserved:
+        return spark_version
+    served = [r for r in setting("spark-lines") if line(r) not in unserved]
+    return max(served, key=lambda r: tuple(int(p) for p in r.split(".")))
+
+
 def kafka_spark_jars() -> list[str]:
     """Local paths of Spark's Kafka connector for the installed pyspark
-    (``org.apache.spark:spark-sql-kafka-0-10_2.13:<pyspark version>``) and of its runtime
-    dependencies that pyspark does not ship itself (kafka-clients, the token provider,
-    commons-pool2), for ``spark.jars``."""
+    (``org.apache.spark:spark-sql-kafka-0-10_2.13:<connector_release()>``) and of its
+    runtime dependencies that pyspark does not ship itself (kafka-clients, the token
+    provider, commons-pool2), for ``spark.jars``."""
     import pyspark
 
     spark_jars = Path(pyspark.__file__).resolve().parent / "jars"
-    listing = _dev_kafka("connector-jars", pyspark.__version__, str(spark_jars))
+    release = connector_release(pyspark.__version__)
+    listing = _dev_kafka("connector-jars", release, str(spark_jars))
     jars = [jar for jar in listing.split(",") if jar]
     if not any("spark-sql-kafka" in Path(jar).name for jar in jars):
         raise KafkaBrokerError(f"dev/kafka connector-jars gave no connector jar: {listing!r}")

@@ -291,6 +291,7 @@ def test_fraud_chain_example_finds_every_combination(spark):
     assert len({(g[0], g[1]) for g in got}) < len(got)
 
 
+@pytest.mark.smoke
 def test_explain_shows_the_join_tree_of_an_any_match_pattern(spark):
     statements = split_statements(
         (EXAMPLES / "fraud_chain_any_match.sql").read_text(encoding="utf-8")
@@ -461,6 +462,7 @@ def test_jar_command_prints_the_jar(tmp_path):
     assert sorted(lines[1:]) == sorted(f"{k}={v}" for k, v in jar_info().items())
 
 
+@pytest.mark.smoke
 def test_demo_in_a_new_process(spark, tmp_path):
     """The real command: every example with its description and rows, the V shapes
     exactly, and a broken script reported in one line while the others still run."""
@@ -519,33 +521,46 @@ def run_spark_sql_cli(path: Path, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
-def expected_cli_lines(spark, path: Path, columns: list[str]) -> list[str]:
-    """The example's rows as spark-sql prints them: CAST(... AS STRING), tab-separated."""
-    as_strings = run_example(spark, path).selectExpr(*(f"CAST({c} AS STRING)" for c in columns))
+def expected_cli_lines(spark, path: Path) -> list[str]:
+    """The example's rows as spark-sql prints them: CAST(... AS STRING) or NULL,
+    tab-separated."""
+    result = run_example(spark, path)
+    as_strings = result.selectExpr(
+        *(f"coalesce(CAST(`{c}` AS STRING), 'NULL')" for c in result.columns)
+    )
     return sorted("\t".join(row) for row in as_strings.collect())
 
 
-CLI_EXAMPLES = [
-    ("v_shape.sql", ["symbol", "start_tstamp", "bottom_tstamp", "end_tstamp"], 10),
-    (
-        "fraud_chain_any_match.sql",
-        ["card", "probe_at", "probe_amount", "first_big_at", "second_big_at", "total_big"],
-        5,
-    ),
-]
-
-
 @pytest.mark.cli
-@pytest.mark.parametrize(("name", "columns", "at_least"), CLI_EXAMPLES)
-def test_spark_sql_cli_runs_the_example(spark, tmp_path, name, columns, at_least):
-    path = EXAMPLES / name
-    expected = expected_cli_lines(spark, path, columns)
-    result = run_spark_sql_cli(path, tmp_path)
+@pytest.mark.smoke
+def test_spark_sql_cli_runs_every_example(spark, tmp_path):
+    """All examples in one spark-sql run, each announced by a marker row, and each
+    printing the rows spark.sql() gives."""
+    paths = example_files(EXAMPLES)
+    script = tmp_path / "all_examples.sql"
+    script.write_text(
+        "".join(
+            f"SELECT '=== {path.name} ===';\n{path.read_text(encoding='utf-8')}\n"
+            for path in paths
+        ),
+        encoding="utf-8",
+    )
+    result = run_spark_sql_cli(script, tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
-    printed = sorted(line for line in result.stdout.splitlines() if line.strip())
-    assert printed == expected
-    assert len(printed) >= at_least
-    assert f"Fetched {len(expected)} row(s)" in result.stderr
+    printed: dict[str, list[str]] = {}
+    current = None
+    for line in result.stdout.splitlines():
+        marker = re.fullmatch(r"=== (.+) ===", line)
+        if marker:
+            current = printed.setdefault(marker.group(1), [])
+        elif line.strip():
+            assert current is not None, f"a row before the first example: {line!r}"
+            current.append(line)
+    assert list(printed) == [path.name for path in paths]
+    for path in paths:
+        expected = expected_cli_lines(spark, path)
+        assert sorted(printed[path.name]) == expected, path.name
+        assert len(expected) >= 3, path.name
 
 
 @pytest.mark.cli
@@ -565,3 +580,37 @@ def test_spark_sql_cli_chooses_the_join_order_with_set(spark, tmp_path):
     assert "joinOrder=efreq ((PROBE ⋈ BIG1) ⋈ BIG2)" in result.stdout, result.stdout[-3000:]
     expected = run_example(spark, path).count()
     assert f"Fetched {expected} row(s)" in result.stderr
+
+
+@pytest.mark.smoke
+def test_an_unsupported_pyspark_gets_the_supported_lines_not_a_stack_trace(tmp_path):
+    """A pyspark of a line without a jar (a stand-in package reporting 3.5.1) is refused by
+    every command that needs the jar, with the supported lines and no traceback."""
+    fake = tmp_path / "fake" / "pyspark"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('__version__ = "3.5.1"\n')
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_MATCH_RECOGNIZE_JAR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "fake"), str(PACKAGE_PARENT)])
+    lines = ", ".join(spark_match_recognize.SPARK_LINES)
+    for args in (["jar"], ["sql", "SELECT 1"], ["demo"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "spark_match_recognize", *args],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert result.returncode == 1, (args, result.stdout, result.stderr)
+        assert result.stderr.startswith(
+            "spark-match-recognize: pyspark 3.5.1 is installed, but spark-match-recognize"
+        ), (args, result.stderr)
+        assert f"supports the Spark lines {lines}" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_jar_command_prints_the_jar_of_another_line(tmp_path):
+    for line in spark_match_recognize.SPARK_LINES:
+        result = run_cli("jar", "--spark", line, "--info", cwd=tmp_path, timeout=60)
+        assert result.returncode == 0, result.stderr
+        path, *info = result.stdout.splitlines()
+        assert path == jar_path(line)
+        assert f"spark.line={line}" in info
+    bad = run_cli("jar", "--spark", "3.5", cwd=tmp_path, timeout=60)
+    assert bad.returncode == 2 and "invalid choice: '3.5'" in bad.stderr

@@ -33,7 +33,13 @@ def pyproject_value(key: str) -> str:
     return found.group(1)
 
 
-PINNED_SPARK = pyproject_value("spark-version")
+#: Spark line -> the release its jar is compiled against, as pyproject.toml lists them.
+SPARK_RELEASES = {
+    ".".join(release.strip().split(".")[:2]): release.strip()
+    for release in pyproject_value("spark-lines").split(",")
+}
+INSTALLED_LINE = ".".join(pyspark.__version__.split(".")[:2])
+OTHER_LINE = next(line for line in SPARK_RELEASES if line != INSTALLED_LINE)
 
 V_SHAPE = """
 SELECT * FROM VALUES
@@ -197,30 +203,51 @@ def test_spark_connect_builder_is_refused():
 # Versions
 
 
-def test_pyspark_version_mismatch_is_refused(monkeypatch):
+@pytest.mark.smoke
+def test_the_supported_lines_are_pyprojects():
+    assert smr.SPARK_LINES == tuple(SPARK_RELEASES)
+    assert INSTALLED_LINE in SPARK_RELEASES
+
+
+@pytest.mark.smoke
+def test_pyspark_of_an_unsupported_line_is_refused_with_the_supported_lines(monkeypatch):
+    monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
     monkeypatch.setattr(pyspark, "__version__", "3.5.1")
     builder = fresh_builder()
-    with pytest.raises(SparkVersionMismatchError) as caught:
+    with pytest.raises(smr.UnsupportedSparkVersionError) as caught:
         configure(builder, max_live_threads=5)
-    error = caught.value
-    assert isinstance(error, RuntimeError)
-    message = str(error)
-    assert "3.5.1" in message and PINNED_SPARK in message
-    assert f"pyspark=={PINNED_SPARK}" in message
-    assert (error.pyspark_version, error.jar_spark_version) == ("3.5.1", PINNED_SPARK)
+    message = str(caught.value)
+    assert message.startswith("pyspark 3.5.1 is installed, but spark-match-recognize")
+    assert f"supports the Spark lines {', '.join(SPARK_RELEASES)}" in message
+    assert caught.value.spark_version == "3.5.1"
     assert builder._options == {}
+    # jar_path() and the command line say the same, without a stack trace.
+    with pytest.raises(smr.UnsupportedSparkVersionError):
+        jar_path()
+    with pytest.raises(smr.UnsupportedSparkVersionError, match="supports the Spark lines"):
+        jar_path("3.5")
 
 
+def test_any_patch_release_of_the_line_passes(monkeypatch):
+    patch = f"{INSTALLED_LINE}.99"
+    monkeypatch.setattr(pyspark, "__version__", patch)
+    assert smr.check_spark_version() == patch
+
+
+@pytest.mark.smoke
 def test_matching_pyspark_version_passes():
-    assert smr.check_spark_version() == pyspark.__version__ == PINNED_SPARK
+    assert smr.check_spark_version() == pyspark.__version__
+    assert jar_info()["spark.line"] == INSTALLED_LINE
 
 
+@pytest.mark.smoke
 def test_jar_info_reads_the_versions_recorded_in_the_jar():
     info = jar_info()
     assert info["version"] == smr.__version__ == pyproject_value("version")
-    assert info["spark.version"] == PINNED_SPARK
+    assert info["spark.version"] == SPARK_RELEASES[INSTALLED_LINE]
+    assert info["spark.line"] == INSTALLED_LINE
     assert info["scala.version"] == pyproject_value("scala-version")
-    assert smr.SPARK_VERSION == PINNED_SPARK
+    assert smr.SPARK_VERSION == SPARK_RELEASES[INSTALLED_LINE]
     assert jar_info(jar_path()) == info
 
 
@@ -232,6 +259,7 @@ def test_jar_info_reads_any_jar_and_rejects_foreign_ones(tmp_path):
     assert jar_info(jar) == {
         "version": "9.9.9",
         "spark.version": "4.9.0",
+        "spark.line": "4.9",
         "scala.version": "2.13.99",
     }
     with pytest.raises(ValueError, match="not a spark-match-recognize jar"):
@@ -241,14 +269,22 @@ def test_jar_info_reads_any_jar_and_rejects_foreign_ones(tmp_path):
         jar_info(tmp_path / "text.jar")
 
 
+@pytest.mark.smoke
 def test_version_check_uses_the_jar_that_configure_adds(tmp_path, monkeypatch):
+    release = f"{OTHER_LINE}.0"
     jar = make_jar(
-        tmp_path / "old.jar", "version=0.0.1\nspark.version=4.0.0\nscala.version=2.13.16\n"
+        tmp_path / "other.jar", f"version=0.0.1\nspark.version={release}\nscala.version=2.13.16\n"
     )
     monkeypatch.setenv("SPARK_MATCH_RECOGNIZE_JAR", str(jar))
-    with pytest.raises(SparkVersionMismatchError, match=r"built for Spark 4\.0\.0") as caught:
+    with pytest.raises(SparkVersionMismatchError) as caught:
         configure(fresh_builder())
-    assert str(jar) in str(caught.value)
+    message = str(caught.value)
+    assert f"built for the Spark {OTHER_LINE} line ({release})" in message
+    assert str(jar) in message and f"pip install 'pyspark=={OTHER_LINE}.*'" in message
+    assert (caught.value.pyspark_version, caught.value.jar_spark_version) == (
+        pyspark.__version__,
+        release,
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -271,19 +307,28 @@ def test_default_jar_is_bundled_or_built_in_the_checkout(monkeypatch):
     monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
     path = Path(jar_path())
     assert path.is_file()
-    assert path.name == f"spark-match-recognize_2.13-{smr.__version__}.jar"
+    assert path.name == f"spark-match-recognize-spark{INSTALLED_LINE}_2.13-{smr.__version__}.jar"
     bundled = Path(jars_module.__file__).parent / "jars"
     checkout = jars_module.source_checkout()
     assert path.parent == bundled or (checkout and path == checkout / "target" / path.name)
 
 
+def test_every_lines_jar_is_found_by_its_line(monkeypatch):
+    monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
+    for line, release in SPARK_RELEASES.items():
+        path = jar_path(line)
+        assert Path(path).name == f"spark-match-recognize-spark{line}_2.13-{smr.__version__}.jar"
+        assert jar_info(path)["spark.version"] == release
+
+
 def test_missing_jar_explains_how_to_get_one(tmp_path, monkeypatch):
     monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
-    monkeypatch.setattr(jars_module, "_bundled_jar", lambda: None)
+    monkeypatch.setattr(jars_module, "_PACKAGE_DIR", tmp_path / "package")
     monkeypatch.setattr(jars_module, "source_checkout", lambda: tmp_path)
     with pytest.raises(FileNotFoundError) as caught:
         jar_path()
     message = str(caught.value)
+    assert f"jar for Spark {INSTALLED_LINE} was not found" in message
     assert "./dev/sbt package" in message
     assert str(tmp_path / "target") in message
     assert "SPARK_MATCH_RECOGNIZE_JAR" in message
@@ -345,6 +390,7 @@ def _sections(plan: str) -> dict[str, str]:
     return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts) - 1, 2)}
 
 
+@pytest.mark.smoke
 def test_configured_session_runs_match_recognize(spark):
     key = "spark.sql.matchRecognize.maxLiveThreads"
     try:

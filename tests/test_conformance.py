@@ -52,6 +52,9 @@ def _check_error(spark, case: dict) -> None:
     assert phrase in str(err).lower(), f"{phrase!r} not in error: {err}"
 
 
+# The conformance files are part of the smoke suite run on every supported Spark line.
+pytestmark = pytest.mark.smoke
+
 STANDARD = _load("standard.json")
 ERRORS = _load("errors.json")
 ANY_MATCH = _load("cep_any_match.json")

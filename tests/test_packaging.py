@@ -1,5 +1,6 @@
-"""The wheel: built from an sdist, it bundles the jar and the examples, pins pyspark, and
-an installed copy finds its own jar."""
+"""The wheel: built from an sdist, it bundles one jar per Spark line and the examples,
+accepts any pyspark of those lines, and an installed copy finds its own jar and runs a
+query in a fresh virtual environment."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pyspark
 import pytest
 
 from spark_match_recognize import jar_info, jar_path
@@ -28,16 +30,22 @@ def pyproject_value(key: str) -> str:
 
 
 VERSION = pyproject_value("version")
-SPARK_VERSION = pyproject_value("spark-version")
-JAR_NAME = f"spark-match-recognize_2.13-{VERSION}.jar"
+SPARK_RELEASES = {
+    ".".join(release.strip().split(".")[:2]): release.strip()
+    for release in pyproject_value("spark-lines").split(",")
+}
+JAR_NAMES = {
+    line: f"spark-match-recognize-spark{line}_2.13-{VERSION}.jar" for line in SPARK_RELEASES
+}
+INSTALLED_LINE = ".".join(pyspark.__version__.split(".")[:2])
 EXAMPLES = sorted(p.name for p in (ROOT / "sql-examples").glob("*.sql"))
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
-    """An sdist and the wheel built from it (``python -m build``), with the existing jar."""
+    """An sdist and the wheel built from it (``python -m build``), with the jars in target/."""
     out = tmp_path_factory.mktemp("dist")
-    env = dict(os.environ, SPARK_MATCH_RECOGNIZE_JAR=jar_path())
+    env = dict(os.environ, SMR_JARS_DIR=str(ROOT / "target"))
     env.pop("SMR_SKIP_JAR_BUILD", None)
     result = subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
@@ -66,6 +74,8 @@ def test_sdist_holds_what_building_the_jar_needs(dist):
         "project/build.properties",
         "project/repositories",
         "dev/sbt",
+        "dev/pyspark-jars",
+        "project/SparkLines.scala",
         "python/spark_match_recognize/__init__.py",
         "python/spark_match_recognize/py.typed",
         "scala/main/org/apache/spark/sql/matchrecognize/MatchRecognizeExtensions.scala",
@@ -77,23 +87,28 @@ def test_sdist_holds_what_building_the_jar_needs(dist):
     assert not any(name.endswith(".jar") for name in names)
 
 
-def test_wheel_bundles_the_jar_and_the_examples_and_pins_pyspark(dist):
+def test_wheel_bundles_every_lines_jar_and_the_examples_and_accepts_those_lines(dist):
     with zipfile.ZipFile(only(dist, "*.whl")) as wheel:
         names = set(wheel.namelist())
-        assert f"spark_match_recognize/jars/{JAR_NAME}" in names
+        bundled = {n for n in names if n.startswith("spark_match_recognize/jars/")}
+        assert bundled == {f"spark_match_recognize/jars/{n}" for n in JAR_NAMES.values()}
+        for line, name in JAR_NAMES.items():
+            jar = wheel.read(f"spark_match_recognize/jars/{name}")
+            assert jar == Path(jar_path(line)).read_bytes(), line
         for name in EXAMPLES:
             assert f"spark_match_recognize/examples/{name}" in names
             bundled = wheel.read(f"spark_match_recognize/examples/{name}")
             assert bundled == (ROOT / "sql-examples" / name).read_bytes()
         assert "spark_match_recognize/py.typed" in names
-        assert wheel.read(f"spark_match_recognize/jars/{JAR_NAME}") == Path(jar_path()).read_bytes()
         metadata_name = only_name(names, ".dist-info/METADATA")
         metadata = email.parser.Parser().parsestr(wheel.read(metadata_name).decode())
         entry_points = wheel.read(only_name(names, ".dist-info/entry_points.txt")).decode()
     assert metadata["Version"] == VERSION
     requires = metadata.get_all("Requires-Dist")
-    assert f"pyspark=={SPARK_VERSION}" in requires
-    assert [r for r in requires if "extra ==" not in r] == [f"pyspark=={SPARK_VERSION}"]
+    lines = sorted(SPARK_RELEASES, key=lambda line: int(line.split(".")[1]))
+    last = lines[-1].split(".")
+    wanted = f"pyspark<{last[0]}.{int(last[1]) + 1},>={lines[0]}"
+    assert [r.replace(" ", "") for r in requires if "extra ==" not in r] == [wanted]
     assert "spark-match-recognize = spark_match_recognize.__main__:main" in entry_points
 
 
@@ -111,9 +126,10 @@ def test_the_licence_travels_in_the_sdist_the_wheel_and_the_jar(dist):
         assert wheel.read(only_name(names, ".dist-info/licenses/NOTICE")) == notice
         metadata = wheel.read(only_name(names, ".dist-info/METADATA")).decode()
     assert "License-Expression: Apache-2.0" in metadata
-    with zipfile.ZipFile(jar_path()) as jar:
-        assert jar.read("META-INF/LICENSE") == licence
-        assert jar.read("META-INF/NOTICE") == notice
+    for line in SPARK_RELEASES:
+        with zipfile.ZipFile(jar_path(line)) as jar:
+            assert jar.read("META-INF/LICENSE") == licence
+            assert jar.read("META-INF/NOTICE") == notice
 
 
 def only_name(names: set[str], suffix: str) -> str:
@@ -143,10 +159,10 @@ def test_installed_wheel_uses_its_bundled_jar_and_examples(dist, tmp_path):
     module, jar, examples, checkout, spark_version, problem = result.stdout.splitlines()
     package = target / "spark_match_recognize"
     assert Path(module).parent == package
-    assert Path(jar) == package / "jars" / JAR_NAME
+    assert Path(jar) == package / "jars" / JAR_NAMES[INSTALLED_LINE]
     assert Path(examples) == package / "examples"
     assert checkout == "None"
-    assert spark_version == SPARK_VERSION == jar_info(jar)["spark.version"]
+    assert spark_version == SPARK_RELEASES[INSTALLED_LINE] == jar_info(jar)["spark.version"]
     assert problem.endswith("invalid quantifier: lower bound 2 is greater than upper bound 1.")
 
     cli = subprocess.run(
@@ -190,10 +206,10 @@ def _build_wheel(source: Path, out: Path, **env_changes: str | None) -> subproce
     )
 
 
-def test_where_setup_takes_the_jar_from(tmp_path):
+def test_where_setup_takes_the_jars_from(tmp_path):
     source = _checkout_copy(tmp_path)
 
-    # No jar anywhere and building it skipped: a wheel without the jar.
+    # No jars anywhere and building them skipped: a wheel without jars.
     result = _build_wheel(source, tmp_path / "skip", SMR_SKIP_JAR_BUILD="1")
     assert result.returncode == 0, result.stderr[-3000:]
     with zipfile.ZipFile(only(tmp_path / "skip", "*.whl")) as wheel:
@@ -201,26 +217,77 @@ def test_where_setup_takes_the_jar_from(tmp_path):
     assert not any(name.endswith(".jar") for name in names)
     assert f"spark_match_recognize/examples/{EXAMPLES[0]}" in names
 
-    # No jar and no dev/sbt to build one: a clear error.
+    # No jars and no dev/sbt to build them: a clear error naming what is missing.
     result = _build_wheel(source, tmp_path / "none")
     assert result.returncode != 0
-    assert "SPARK_MATCH_RECOGNIZE_JAR" in result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    assert "SMR_JARS_DIR" in output and JAR_NAMES[INSTALLED_LINE] in output
 
-    # A jar built for another Spark is refused.
-    other = tmp_path / "other.jar"
-    with zipfile.ZipFile(other, "w") as jar:
+    # A jar built for another Spark release than its line's is refused.
+    other = tmp_path / "other"
+    other.mkdir()
+    for line in SPARK_RELEASES:
+        shutil.copy(jar_path(line), other / JAR_NAMES[line])
+    first = next(iter(SPARK_RELEASES))
+    with zipfile.ZipFile(other / JAR_NAMES[first], "w") as jar:
         jar.writestr(
             "spark-match-recognize.properties",
             f"version={VERSION}\nspark.version=3.5.0\nscala.version=2.13.8\n",
         )
-    result = _build_wheel(source, tmp_path / "other", SPARK_MATCH_RECOGNIZE_JAR=str(other))
+    result = _build_wheel(source, tmp_path / "other-out", SMR_JARS_DIR=str(other))
     assert result.returncode != 0
-    assert "Spark 3.5.0" in result.stdout + result.stderr
+    assert f"Spark 3.5.0, but pyproject.toml says {VERSION} and Spark {SPARK_RELEASES[first]}" in (
+        result.stdout + result.stderr
+    )
 
-    # The jar that ./dev/sbt package leaves in target/ is found without being named.
+    # The jars that ./dev/sbt package leaves in target/ are found without being named.
     (source / "target").mkdir()
-    shutil.copy(jar_path(), source / "target" / JAR_NAME)
+    for line in SPARK_RELEASES:
+        shutil.copy(jar_path(line), source / "target" / JAR_NAMES[line])
     result = _build_wheel(source, tmp_path / "target")
     assert result.returncode == 0, result.stderr[-3000:]
     with zipfile.ZipFile(only(tmp_path / "target", "*.whl")) as wheel:
-        assert f"spark_match_recognize/jars/{JAR_NAME}" in wheel.namelist()
+        for name in JAR_NAMES.values():
+            assert f"spark_match_recognize/jars/{name}" in wheel.namelist()
+
+
+QUERY_IN_A_FRESH_ENVIRONMENT = """
+import pyspark, spark_match_recognize as smr
+from pyspark.sql import SparkSession
+spark = smr.configure(SparkSession.builder.master("local[1]")
+                      .config("spark.ui.enabled", "false")).getOrCreate()
+rows = spark.sql('''
+  SELECT * FROM VALUES (1, 10), (2, 8), (3, 9), (4, 7), (5, 11) AS t(ts, price)
+  MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(D.ts) AS fell, U.ts AS rose
+                   PATTERN (D+ U) DEFINE D AS price < PREV(price), U AS price > PREV(price))
+''').collect()
+print(pyspark.__version__, smr.__file__, smr.jar_path())
+print([tuple(r) for r in rows])
+"""
+
+
+@pytest.mark.smoke
+def test_the_wheel_runs_a_query_in_a_fresh_virtual_environment(dist, tmp_path):
+    """pip installs the wheel and this line's pyspark into a new virtual environment, which
+    then runs MATCH_RECOGNIZE far from the source tree with the jar the wheel carries."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", str(only(dist, "*.whl")),
+         f"pyspark=={pyspark.__version__}"],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPARK_", "PYTHON", "SMR_"))}
+    result = subprocess.run(
+        [str(python), "-c", QUERY_IN_A_FRESH_ENVIRONMENT],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    versions, rows = result.stdout.strip().splitlines()[-2:]
+    installed, module, jar = versions.split()
+    assert installed == pyspark.__version__
+    assert Path(module).is_relative_to(venv) and Path(jar).is_relative_to(venv)
+    assert Path(jar).name == JAR_NAMES[INSTALLED_LINE]
+    assert rows == "[(2, 3), (4, 5)]"

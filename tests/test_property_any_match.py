@@ -27,6 +27,8 @@ from __future__ import annotations
 import itertools
 import os
 
+import pytest
+
 from reference.cep_random_cases import generate
 from reference.cep_reference import NegEl, Single, flat_alternatives, parse
 from result_compare import compare_rows
@@ -93,6 +95,7 @@ def _refusal_under_tree(spark, sql: str) -> str | None:
     return "tree: ran a pattern it should refuse"
 
 
+@pytest.mark.smoke
 def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spark):
     failures, checked, forms = [], 0, set()
     seed = SEED_BASE

@@ -138,6 +138,7 @@ def _walk_rows(n: int, parts: list[str], rng: random.Random) -> list[tuple]:
     return rows
 
 
+@pytest.mark.smoke
 def test_v_shape_stream_equals_batch_over_many_micro_batches(spark, tmp_path):
     rows = _walk_rows(120, ["a", "b", "c"], random.Random(1))
     stream, expected = _assert_stream_equals_batch(spark, tmp_path, rows, V_SHAPE, seed=1)
@@ -267,6 +268,7 @@ def _restartable(spark, tmp_path, sql, first, second):
     return [tuple(r) for r in spark.read.parquet(str(sink)).collect()]
 
 
+@pytest.mark.smoke
 def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
     rows = _walk_rows(90, ["a", "b"], random.Random(5))
     closed = rows + _closing_rows(rows, V_SHAPE)[0]
@@ -400,7 +402,9 @@ def _check_random_cases(level: str, first_seed: int, query_of, check) -> None:
     assert not failures, "\n\n".join(failures)
 
 
-@pytest.mark.parametrize("level", ["basic", "full", "next_match"])
+@pytest.mark.parametrize(
+    "level", [pytest.param("basic", marks=pytest.mark.smoke), "full", "next_match"]
+)
 def test_random_patterns_stream_equals_batch(spark, tmp_path, level):
     def query_of(spec, _seed):
         if spec.skip_till_next and spec.within_rows is None:
@@ -529,6 +533,7 @@ def test_the_dataframe_helper_takes_a_streaming_dataframe(spark, tmp_path):
     assert compare_rows(streamed, expected, ordered=False) is None
 
 
+@pytest.mark.smoke
 def test_explain_of_the_running_query_shows_the_stateful_operator(spark, tmp_path):
     from streaming_harness import write_batches
 

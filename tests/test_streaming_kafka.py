@@ -10,6 +10,8 @@ over the same rows.
 
 The Spark side runs in its own process (kafka_streaming_runner.py): the connector must be on
 ``spark.jars`` when the SparkContext starts, and the shared session of conftest.py is not.
+The connector is that of the installed pyspark's release, or, on a line the Maven repository
+here does not serve, of the newest line it does (kafka_broker.connector_release).
 
 :data:`QUERY` is a MATCH_RECOGNIZE query; :data:`FLUSH_EVENTS` are
 produced only after the stream has read every event, and read by a second run of the query
@@ -134,6 +136,7 @@ def _sorted(rows: list[dict], columns: list[str]) -> list[dict]:
     return sorted(rows, key=lambda row: json.dumps([row.get(c) for c in columns]))
 
 
+@pytest.mark.smoke
 def test_kafka_source_to_kafka_sink(broker, tmp_path):
     result = run_kafka_query(
         broker,

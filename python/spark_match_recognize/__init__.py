@@ -41,7 +41,13 @@ from .config import (  # noqa: E402  (the submodules read __version__)
 )
 from .dataframe import match_recognize, match_recognize_sql  # noqa: E402
 from .explain import PatternPlan, explain_pattern  # noqa: E402
-from .jars import JAR_ENV_VAR, jar_info, jar_path  # noqa: E402
+from .jars import (  # noqa: E402
+    JAR_ENV_VAR,
+    SPARK_LINES,
+    UnsupportedSparkVersionError,
+    jar_info,
+    jar_path,
+)
 from .transpile import DIALECTS, TranspileError, transpile  # noqa: E402
 
 __all__ = [
@@ -53,9 +59,11 @@ __all__ = [
     "Option",
     "PatternPlan",
     "Problem",
+    "SPARK_LINES",
     "SPARK_VERSION",
     "SparkVersionMismatchError",
     "TranspileError",
+    "UnsupportedSparkVersionError",
     "__version__",
     "check",
     "check_spark_version",
@@ -78,4 +86,5 @@ def __getattr__(name: str) -> Any:
 
 
 SPARK_VERSION: str
-"""The Spark version the jar was compiled against (read from the jar when first used)."""
+"""The Spark version the installed pyspark's jar was compiled against (read from that jar
+when first used; any patch release of its line runs it)."""

@@ -16,7 +16,14 @@ from typing import Any
 
 from . import __version__
 from .config import EXTENSIONS_CLASS, OPTIONS, Option, SparkVersionMismatchError
-from .jars import JAR_ENV_VAR, jar_info, jar_path, source_checkout
+from .jars import (
+    JAR_ENV_VAR,
+    SPARK_LINES,
+    UnsupportedSparkVersionError,
+    jar_info,
+    jar_path,
+    source_checkout,
+)
 from .transpile import DIALECTS
 
 __all__ = [
@@ -58,8 +65,10 @@ examples:
   cat query.sql | {PROG} transpile --read trino -
   {PROG} docs --write
 
-The jar is taken from ${JAR_ENV_VAR} if set, else from the installed package, else from
-target/ of a source checkout (built by ./dev/sbt package).
+There is a jar per Spark line ({", ".join(SPARK_LINES)}). The one for the installed
+pyspark is taken from ${JAR_ENV_VAR} if set, else from the installed package, else
+from target/ of a source checkout (built by ./dev/sbt package);
+`{PROG} jar --spark 4.1` prints the one for another line.
 """
 
 
@@ -192,8 +201,16 @@ def build_parser() -> argparse.ArgumentParser:
     jar = commands.add_parser(
         "jar",
         help="print the path of the spark-match-recognize jar",
-        description=f"Print the path of the jar: ${JAR_ENV_VAR} if set, else the jar "
-        "bundled with the package, else target/ of a source checkout.",
+        description=f"Print the path of the jar for the installed pyspark's Spark line (or "
+        f"--spark LINE): ${JAR_ENV_VAR} if set, else the jar bundled with the package, else "
+        "target/ of a source checkout.",
+    )
+    jar.add_argument(
+        "--spark",
+        choices=SPARK_LINES,
+        metavar="LINE",
+        help="the jar for this Spark line (one of {}) instead of the installed "
+        "pyspark's, e.g. for a cluster's spark-submit".format(", ".join(SPARK_LINES)),
     )
     jar.add_argument(
         "--info",
@@ -411,7 +428,7 @@ def _fail(message: str) -> int:
 
 
 def _run_jar(args: argparse.Namespace) -> int:
-    path = jar_path()
+    path = jar_path(args.spark)
     print(path)
     if args.info:
         try:
@@ -486,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(e))
     except ScriptError as e:
         return _fail(str(e))
-    except (FileNotFoundError, SparkVersionMismatchError) as e:
+    except (FileNotFoundError, SparkVersionMismatchError, UnsupportedSparkVersionError) as e:
         return _fail(str(e))
     except KeyboardInterrupt:
         _fail("interrupted")

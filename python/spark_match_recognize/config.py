@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from .jars import jar_info, jar_path
+from .jars import JAR_ENV_VAR, installed_spark_line, jar_info, jar_path, spark_line
 
 __all__ = [
     "EXTENSIONS_CLASS",
@@ -50,22 +50,25 @@ B = TypeVar("B")
 
 
 class SparkVersionMismatchError(RuntimeError):
-    """The installed pyspark is not the Spark version the jar was compiled against.
+    """The installed pyspark is of another Spark line than the jar was compiled for.
 
-    Catalyst's internal APIs, which the extension uses, change between Spark releases, so
-    a mismatch would fail later with obscure JVM linkage errors instead.
+    Catalyst's internal APIs, which the extension uses, change between Spark lines, so a
+    mismatch would fail later with obscure JVM linkage errors instead. Within a line, any
+    patch release is accepted. Only a jar named by ``SPARK_MATCH_RECOGNIZE_JAR`` can
+    mismatch: otherwise the jar of the installed pyspark's line is taken.
     """
 
     def __init__(self, pyspark_version: str, jar_spark_version: str, jar: str) -> None:
         self.pyspark_version = pyspark_version
         self.jar_spark_version = jar_spark_version
         self.jar = jar
+        line = spark_line(jar_spark_version)
         super().__init__(
             f"pyspark {pyspark_version} is installed, but the spark-match-recognize jar "
-            f"({jar}) was built for Spark {jar_spark_version}. Install the matching pyspark "
-            f"(pip install 'pyspark=={jar_spark_version}'), or build the jar for Spark "
-            f"{pyspark_version} (set spark-version in pyproject.toml and run "
-            "`./dev/sbt package`)."
+            f"({jar}) was built for the Spark {line} line ({jar_spark_version}). Use the jar "
+            f"for Spark {spark_line(pyspark_version)} (unset {JAR_ENV_VAR} to take the one "
+            f"bundled with the package), or install a pyspark of that line "
+            f"(pip install 'pyspark=={line}.*')."
         )
 
 
@@ -195,25 +198,27 @@ OPTIONS: Mapping[str, Option] = _table(
 
 
 def check_spark_version(jar: str | None = None) -> str:
-    """Refuse a pyspark whose version differs from the Spark the jar was built for.
+    """Refuse a pyspark of another Spark line than the jar was built for.
 
     Args:
         jar: the jar to check against; by default :func:`~spark_match_recognize.jar_path`.
 
     Returns:
-        The Spark version (equal for pyspark and the jar).
+        The installed pyspark's version.
 
     Raises:
-        SparkVersionMismatchError: if the versions differ.
+        UnsupportedSparkVersionError: if the installed pyspark's line has no jar.
+        SparkVersionMismatchError: if the jar is of another line than pyspark.
     """
     import pyspark
 
+    installed_spark_line()
     path = jar if jar is not None else jar_path()
-    expected = jar_info(path)["spark.version"]
+    built_for = jar_info(path)["spark.version"]
     installed = pyspark.__version__
-    if installed != expected:
-        raise SparkVersionMismatchError(installed, expected, path)
-    return expected
+    if spark_line(installed) != spark_line(built_for):
+        raise SparkVersionMismatchError(installed, built_for, path)
+    return installed
 
 
 def _append(existing: Any, item: str) -> str:
@@ -279,7 +284,10 @@ def configure(builder: B, **options: Any) -> B:
             the wrong type.
         ValueError: for a value out of range, or a builder for a remote Spark Connect
             server (``sc://...``), whose jars and extensions are set where it is started.
-        SparkVersionMismatchError: if pyspark is not the Spark version the jar was built for.
+        UnsupportedSparkVersionError: if the installed pyspark is of a Spark line this
+            release has no jar for (the message lists the supported lines).
+        SparkVersionMismatchError: if ``SPARK_MATCH_RECOGNIZE_JAR`` names a jar of another
+            Spark line than pyspark's.
         FileNotFoundError: if the jar cannot be found.
         RuntimeError: if a SparkContext without the extension already runs in this process.
     """
@@ -302,6 +310,7 @@ def configure(builder: B, **options: Any) -> B:
             'SparkSession.builder.remote("local[2]"), which configure() supports.'
         )
 
+    installed_spark_line()
     jar = jar_path()
     check_spark_version(jar)
     _check_running_context()

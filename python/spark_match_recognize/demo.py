@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .config import configure
-from .jars import source_checkout
+from .jars import installed_spark_line, source_checkout
 from .sql_files import Statement, leading_comment, split_statements
 
 if TYPE_CHECKING:
@@ -104,6 +104,7 @@ def local_session(
     any of these. ``options`` are :func:`~spark_match_recognize.configure` options.
     If a session with the extension already runs in this process, it is reused.
     """
+    installed_spark_line()  # a pyspark without a jar is refused before Spark starts
     from pyspark.sql import SparkSession
 
     settings = dict(DEFAULT_CONF)

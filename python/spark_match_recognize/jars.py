@@ -1,27 +1,44 @@
-"""Finding the spark-match-recognize jar and reading the versions recorded in it.
+"""Finding the spark-match-recognize jar for the installed Spark, and reading its versions.
 
-The jar is looked up in this order:
+There is one jar per supported Spark line (:data:`SPARK_LINES`), since Catalyst's internal
+API, which the extension uses, changes between lines. The jar for a line is looked up in
+this order:
 
 1. the file named by the environment variable ``SPARK_MATCH_RECOGNIZE_JAR``;
 2. the jar bundled in the installed package (``spark_match_recognize/jars/``), which is
-   where a wheel carries it;
+   where a wheel carries one jar per line;
 3. in a source checkout (an editable install, or ``python/`` on ``PYTHONPATH``), the jar
-   that ``./dev/sbt package`` builds: ``<repo>/target/spark-match-recognize_2.13-<version>.jar``.
+   that ``./dev/sbt package`` builds:
+   ``<repo>/target/spark-match-recognize-spark<line>_2.13-<version>.jar``.
 
-The jar records the versions it was built with in the resource
-``spark-match-recognize.properties``; :func:`jar_info` reads them without starting a JVM.
+The line is the installed pyspark's ``major.minor``; a pyspark of another line gets
+:class:`UnsupportedSparkVersionError`, which lists the supported ones. The jar records
+the versions it was built with in the resource ``spark-match-recognize.properties``;
+:func:`jar_info` reads them without starting a JVM.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import zipfile
 from functools import lru_cache
 from pathlib import Path
 
 from . import __version__
 
-__all__ = ["JAR_ENV_VAR", "SCALA_BINARY_VERSION", "jar_path", "jar_info", "source_checkout"]
+__all__ = [
+    "JAR_ENV_VAR",
+    "SCALA_BINARY_VERSION",
+    "SPARK_LINES",
+    "UnsupportedSparkVersionError",
+    "installed_spark_line",
+    "jar_file_name",
+    "jar_info",
+    "jar_path",
+    "source_checkout",
+    "spark_line",
+]
 
 #: Environment variable that overrides where the jar is taken from.
 JAR_ENV_VAR = "SPARK_MATCH_RECOGNIZE_JAR"
@@ -29,15 +46,53 @@ JAR_ENV_VAR = "SPARK_MATCH_RECOGNIZE_JAR"
 #: The Scala binary version in the jar's file name.
 SCALA_BINARY_VERSION = "2.13"
 
+#: The Spark lines (``major.minor``) with a jar, oldest first; pyproject.toml's spark-lines.
+SPARK_LINES = ("4.0", "4.1", "4.2", "4.3")
+
 #: Resource inside the jar that records its version and the Spark and Scala versions.
 PROPERTIES_RESOURCE = "spark-match-recognize.properties"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def jar_file_name(version: str = __version__) -> str:
-    """The file name sbt gives the jar of ``version``."""
-    return f"spark-match-recognize_{SCALA_BINARY_VERSION}-{version}.jar"
+class UnsupportedSparkVersionError(RuntimeError):
+    """The installed pyspark belongs to a Spark line this release has no jar for."""
+
+    def __init__(self, spark_version: str) -> None:
+        self.spark_version = spark_version
+        lines = ", ".join(SPARK_LINES)
+        super().__init__(
+            f"pyspark {spark_version} is installed, but spark-match-recognize {__version__} "
+            f"supports the Spark lines {lines} (any patch release of each). Install a "
+            f"pyspark of one of them, e.g. pip install 'pyspark=={SPARK_LINES[-1]}.*'."
+        )
+
+
+def spark_line(spark_version: str) -> str:
+    """The line (``major.minor``) of a Spark version: ``"4.1"`` for ``"4.1.3"``."""
+    found = re.match(r"^(\d+)\.(\d+)", spark_version.strip())
+    if found is None:
+        raise ValueError(f"{spark_version!r} is not a Spark version")
+    return f"{found.group(1)}.{found.group(2)}"
+
+
+def installed_spark_line() -> str:
+    """The line of the installed pyspark, if this release supports it.
+
+    Raises:
+        UnsupportedSparkVersionError: if it does not.
+    """
+    import pyspark
+
+    line = spark_line(pyspark.__version__)
+    if line not in SPARK_LINES:
+        raise UnsupportedSparkVersionError(pyspark.__version__)
+    return line
+
+
+def jar_file_name(line: str, version: str = __version__) -> str:
+    """The file name sbt gives the jar of ``version`` for the Spark line ``line``."""
+    return f"spark-match-recognize-spark{line}_{SCALA_BINARY_VERSION}-{version}.jar"
 
 
 def source_checkout() -> Path | None:
@@ -57,32 +112,20 @@ def source_checkout() -> Path | None:
     return None
 
 
-def _bundled_jar() -> Path | None:
-    jars_dir = _PACKAGE_DIR / "jars"
-    if not jars_dir.is_dir():
-        return None
-    preferred = jars_dir / jar_file_name()
-    if preferred.is_file():
-        return preferred
-    candidates = sorted(p for p in jars_dir.glob("*.jar") if p.is_file())
-    if len(candidates) == 1:
-        return candidates[0]
-    if candidates:
-        names = ", ".join(p.name for p in candidates)
-        raise FileNotFoundError(
-            f"{jars_dir} holds several jars ({names}) and none is named {preferred.name}; "
-            "reinstall spark-match-recognize."
-        )
-    return None
-
-
-def jar_path() -> str:
+def jar_path(line: str | None = None) -> str:
     """The absolute path of the spark-match-recognize jar to put on Spark's classpath.
 
+    Args:
+        line: the Spark line (``"4.1"``) to find the jar for; by default the installed
+            pyspark's. Name one to get the jar for a cluster whose Spark differs from the
+            local pyspark (``spark-submit --jars``).
+
     Raises:
+        UnsupportedSparkVersionError: if the line (or the installed pyspark's) is not one of
+            :data:`SPARK_LINES`.
         FileNotFoundError: if ``SPARK_MATCH_RECOGNIZE_JAR`` names a missing file, or if no
-            jar is bundled with the package and none has been built in the source checkout.
-            The message says how to get one.
+            jar for the line is bundled with the package and none has been built in the
+            source checkout. The message says how to get one.
     """
     override = os.environ.get(JAR_ENV_VAR)
     if override:
@@ -95,29 +138,34 @@ def jar_path() -> str:
             )
         return str(path.resolve())
 
-    bundled = _bundled_jar()
-    if bundled is not None:
+    if line is None:
+        line = installed_spark_line()
+    elif line not in SPARK_LINES:
+        raise UnsupportedSparkVersionError(line)
+    name = jar_file_name(line)
+    bundled = _PACKAGE_DIR / "jars" / name
+    if bundled.is_file():
         return str(bundled)
 
-    tried = [str(_PACKAGE_DIR / "jars" / jar_file_name())]
+    tried = [str(bundled)]
     root = source_checkout()
     if root is not None:
-        built = root / "target" / jar_file_name()
+        built = root / "target" / name
         if built.is_file():
             return str(built)
         tried.append(str(built))
         hint = (
-            f"This is a source checkout ({root}): build the jar with `./dev/sbt package` in {root}"
+            f"This is a source checkout ({root}): build the jars with `./dev/sbt package` in {root}"
         )
     else:
         hint = (
-            "Install the spark-match-recognize wheel, which bundles the jar "
-            "(`pip install spark-match-recognize`), or build it from a source checkout "
+            "Install the spark-match-recognize wheel, which bundles a jar per Spark line "
+            "(`pip install spark-match-recognize`), or build them from a source checkout "
             "with `./dev/sbt package`"
         )
     raise FileNotFoundError(
-        f"The spark-match-recognize jar was not found (looked for {' and '.join(tried)}). "
-        f"{hint}, or set {JAR_ENV_VAR} to the path of a jar."
+        f"The spark-match-recognize jar for Spark {line} was not found (looked for "
+        f"{' and '.join(tried)}). {hint}, or set {JAR_ENV_VAR} to the path of a jar."
     )
 
 
@@ -153,7 +201,8 @@ def jar_info(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
 
     Returns:
         A new dict with at least ``"version"`` (of spark-match-recognize),
-        ``"spark.version"`` (the Spark it was compiled against) and ``"scala.version"``.
+        ``"spark.version"`` (the Spark it was compiled against), ``"spark.line"`` (its
+        ``major.minor``) and ``"scala.version"``.
 
     Raises:
         FileNotFoundError: if there is no such jar.
@@ -164,6 +213,8 @@ def jar_info(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
         raise FileNotFoundError(f"No jar at {resolved}.")
     stat = resolved.stat()
     info = dict(_read_properties(str(resolved.resolve()), stat.st_mtime_ns, stat.st_size))
+    if "spark.version" in info:
+        info.setdefault("spark.line", spark_line(info["spark.version"]))
     missing = [k for k in ("version", "spark.version", "scala.version") if k not in info]
     if missing:
         raise ValueError(

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.analysis
 
 import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.matchrecognize.shims.SparkApi
 
 /**
  * Analysis errors of MATCH_RECOGNIZE. Each names the construct at fault; the condition
@@ -9,14 +10,7 @@ import org.apache.spark.sql.AnalysisException
 object MatchRecognizeErrors {
 
   def analysis(kind: String, message: String, sqlState: String = "42000"): AnalysisException = {
-    val condition = s"MATCH_RECOGNIZE.$kind"
-    new AnalysisException(
-      errorClass = condition,
-      sqlState = sqlState,
-      messageTemplate = "<message>",
-      messageParameters = Map("message" -> message),
-      cause = None,
-      message = Some(s"[$condition] $message SQLSTATE: $sqlState"))
+    SparkApi.analysisException(s"MATCH_RECOGNIZE.$kind", sqlState, message)
   }
 
   def unknownVariable(name: String, where: String): AnalysisException =

@@ -5,10 +5,11 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedRelation, UnresolvedSubqueryColumnAliases}
 import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
-import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParseException, ParserInterface}
+import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.plans.{Inner, NaturalJoin, UsingJoin}
 import org.apache.spark.sql.catalyst.plans.logical.{Join, LogicalPlan, SubqueryAlias, UnresolvedWith}
 import org.apache.spark.sql.internal.{SQLConf, VariableSubstitution}
+import org.apache.spark.sql.matchrecognize.shims.SparkApi
 import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
@@ -16,32 +17,14 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * clause go to Spark's parser untouched, so Spark's behaviour and error messages for all
  * other SQL stay exactly as they are. Every [[ParserInterface]] method is forwarded.
  */
-class MatchRecognizeParser(delegate: ParserInterface) extends ParserInterface {
+class MatchRecognizeParser(protected val delegate: ParserInterface)
+    extends ParserInterface with LineParserMethods {
 
   override def parsePlan(sqlText: String): LogicalPlan =
-    withClauses(sqlText)(r => delegate.parsePlan(r.text))
-
-  override def parsePlanWithParameters(sqlText: String, context: ParameterContext): LogicalPlan = {
-    if (!StatementRewriter.mentionsMatchRecognize(sqlText)) {
-      delegate.parsePlanWithParameters(sqlText, context)
-    } else if (SQLConf.get.legacyParameterSubstitutionConstantsOnly) {
-      // Parameters stay in the plan and are bound during analysis, inside the clause too.
-      withClauses(sqlText)(r => delegate.parsePlanWithParameters(r.text, context))
-    } else {
-      // Spark substitutes parameter values while parsing. The markers inside the clause are
-      // not part of what Spark's parser sees, so their values are bound here.
-      var values: ParameterValues = null
-      withClauses(sqlText)(
-        r => {
-          values = new ParameterValues(r.original, context, r.clauses)
-          delegate.parsePlanWithParameters(r.text, values.forRestOfStatement)
-        },
-        plan => values.bindInClauses(plan))
-    }
-  }
+    withClauses(sqlText)(r => delegate.parsePlan(r.text), identity)
 
   override def parseQuery(sqlText: String): LogicalPlan =
-    withClauses(sqlText)(r => delegate.parseQuery(r.text))
+    withClauses(sqlText)(r => delegate.parseQuery(r.text), identity)
 
   override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
   override def parseTableIdentifier(sqlText: String): TableIdentifier =
@@ -58,9 +41,9 @@ class MatchRecognizeParser(delegate: ParserInterface) extends ParserInterface {
    * Parses a statement that may contain MATCH_RECOGNIZE: `parse` receives the statement with
    * each clause replaced by a placeholder join; `post` may adjust the finished plan.
    */
-  private def withClauses(sqlText: String)(
+  protected def withClauses(sqlText: String)(
       parse: StatementRewriter.Rewritten => LogicalPlan,
-      post: LogicalPlan => LogicalPlan = identity): LogicalPlan = {
+      post: LogicalPlan => LogicalPlan): LogicalPlan = {
     def untouched = parse(StatementRewriter.Rewritten(sqlText, sqlText, Nil))
     if (!StatementRewriter.mentionsMatchRecognize(sqlText)) return untouched
     val text = if (SQLConf.get.variableSubstituteEnabled) {
@@ -197,10 +180,8 @@ private[parser] object ClauseAttacher {
         }.toArray
         f.applyOrElse(node.makeCopy(args), identity[LogicalPlan])
       case w: UnresolvedWith =>
-        val relations = w.cteRelations.map { case (name, alias, depth) =>
-          (name, rewriteEverywhere(alias)(f).asInstanceOf[SubqueryAlias], depth)
-        }
-        val updated = w.copy(cteRelations = relations)
+        val updated = SparkApi.mapCteRelations(w)(
+          alias => rewriteEverywhere(alias)(f).asInstanceOf[SubqueryAlias])
         f.applyOrElse(updated, identity[LogicalPlan])
       case node =>
         val withSubqueries = node.transformExpressions {

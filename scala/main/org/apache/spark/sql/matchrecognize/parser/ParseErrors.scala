@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.parser
 
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
+import org.apache.spark.sql.matchrecognize.shims.SparkApi
 
 /**
  * Parse errors in the user's statement, with Spark's wording (`Syntax error at or near ...`)
@@ -39,11 +40,11 @@ object ParseErrors {
   def syntaxError(sql: String, offset: Int, near: String, hint: String): ParseException = {
     val (line, column) = lineAndColumn(sql, offset)
     val shown = if (near.isEmpty) "end of input" else s"'${near.take(40)}'"
-    new ParseException(
+    SparkApi.parseException(
       command = Some(sql),
       start = Origin(line = Some(line), startPosition = Some(column)),
-      errorClass = "PARSE_SYNTAX_ERROR",
-      messageParameters = Map("error" -> shown, "hint" -> (if (hint.isEmpty) "" else s": $hint")))
+      condition = "PARSE_SYNTAX_ERROR",
+      parameters = Map("error" -> shown, "hint" -> (if (hint.isEmpty) "" else s": $hint")))
   }
 
   def at(sql: String, token: Token, hint: String): ParseException =

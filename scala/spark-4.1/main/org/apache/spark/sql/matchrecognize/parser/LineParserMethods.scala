@@ -1,0 +1,4 @@
+package org.apache.spark.sql.matchrecognize.parser
+
+/** The parser methods Spark 4.1 adds to those every line shares. */
+private[parser] trait LineParserMethods extends ParameterParsing

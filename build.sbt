@@ -1,9 +1,10 @@
 // spark-match-recognize: the Scala side (Catalyst extension) of the project.
 //
 // One jar per supported Spark line, all from one source tree: the shared sources live in
-// scala/main, and each line's project (base folder scala/spark-<line>) adds only the few
-// sources where Spark's internal API differs between lines. The lines, the Spark release
-// each compiles against and the default line are read from pyproject.toml.
+// scala/main, and each line's project (sbt id spark41, base folder scala/spark-4.1) adds only
+// the few sources where Spark's internal API differs between lines, from scala/spark-4.1
+// (that line) and scala/spark-<from>+ (from a line on). The lines, the Spark release each
+// compiles against and the default line are read from pyproject.toml.
 import scala.sys.process._
 
 def pyprojectValue(key: String): String = Pyproject.value(file("."), key)
@@ -14,6 +15,7 @@ lazy val defaultLine = pyprojectValue("default-spark-line")
 ThisBuild / organization := "io.github.sparkmatchrecognize"
 ThisBuild / version := pyprojectValue("version")
 ThisBuild / scalaVersion := pyprojectValue("scala-version")
+ThisBuild / versionScheme := Some("early-semver")
 
 // Spark on Java 17 needs these module openings (the same list spark-submit adds).
 lazy val javaModuleOpens = Seq(
@@ -52,6 +54,7 @@ def lineProject(line: String): Project = {
   Project(spark.id, file("scala") / s"spark-${spark.line}")
     .settings(
       name := s"spark-match-recognize-spark${spark.line}",
+      moduleName := name.value, // keeps the line's dot: spark-match-recognize-spark4.1_2.13
       target := (ThisBuild / baseDirectory).value / "target" / s"spark-${spark.line}",
       Compile / unmanagedSourceDirectories :=
         lineSourceDirectories((ThisBuild / baseDirectory).value / "scala", spark.line, "main"),
@@ -87,6 +90,10 @@ def lineProject(line: String): Project = {
       // Every line's jar lands in target/, where the Python layer and setup.py look.
       Compile / packageBin / artifactPath := (ThisBuild / baseDirectory).value / "target" /
         s"${name.value}_${scalaBinaryVersion.value}-${version.value}.jar",
+      // `publish` writes a Maven repository into target/maven, for spark-submit's
+      // `--repositories file://.../target/maven --packages <organization>:<name>:<version>`.
+      publishTo := Some(MavenCache("target-maven", (ThisBuild / baseDirectory).value / "target" / "maven")),
+      Compile / packageDoc / publishArtifact := false,
       Test / fork := true,
       Test / parallelExecution := false,
       Test / baseDirectory := (ThisBuild / baseDirectory).value,
@@ -103,8 +110,15 @@ lazy val spark42 = lineProject("4.2")
 lazy val spark43 = lineProject("4.3")
 lazy val lineProjects = Seq(spark40, spark41, spark42, spark43)
 
-// `package` and `compile` at the root cover every line; the Scala suites run on the default
-// line (`test`), or on one line by its project id (`spark41/test`).
+// `package` and `compile` at the root cover every line; `test` and `testOnly` at the root
+// run the Scala suites on the default line, and `spark41/test` on another line.
+lazy val defaultLineId: String = {
+  if (lineProjects.map(_.id).toSet != sparkLines.map(_.id).toSet)
+    sys.error("pyproject.toml's spark-lines and build.sbt's line projects differ")
+  sparkLines.find(_.line == defaultLine)
+    .getOrElse(sys.error(s"default-spark-line $defaultLine is not among spark-lines")).id
+}
+
 lazy val root = (project in file("."))
   .aggregate(spark40, spark41, spark42, spark43)
   .settings(
@@ -112,11 +126,7 @@ lazy val root = (project in file("."))
     Compile / sources := Nil,
     Test / sources := Nil,
     test / aggregate := false,
-    Test / test := Def.taskDyn {
-      if (lineProjects.map(_.id).toSet != sparkLines.map(_.id).toSet)
-        sys.error("pyproject.toml's spark-lines and build.sbt's line projects differ")
-      val default = sparkLines.find(_.line == defaultLine)
-        .getOrElse(sys.error(s"default-spark-line $defaultLine is not among spark-lines"))
-      Def.task((LocalProject(default.id) / Test / test).value)
-    }.value
+    testOnly / aggregate := false,
+    Test / test := (LocalProject(defaultLineId) / Test / test).value,
+    Test / testOnly := (LocalProject(defaultLineId) / Test / testOnly).evaluated
   )

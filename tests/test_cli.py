@@ -614,3 +614,46 @@ def test_jar_command_prints_the_jar_of_another_line(tmp_path):
         assert f"spark.line={line}" in info
     bad = run_cli("jar", "--spark", "3.5", cwd=tmp_path, timeout=60)
     assert bad.returncode == 2 and "invalid choice: '3.5'" in bad.stderr
+
+
+@pytest.mark.cli
+@pytest.mark.smoke
+def test_spark_sql_cli_loads_the_jar_with_packages(tmp_path):
+    """spark-sql --packages with this line's coordinates, resolved from the Maven repository
+    that `./dev/sbt publish` writes into target/maven (as from any repository)."""
+    repository = ROOT / "target" / "maven"
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    module = f"spark-match-recognize-spark{line}_2.13"
+    assert (repository / "io" / "github" / "sparkmatchrecognize" / module).is_dir(), (
+        "no Maven repository in target/maven: run ./dev/sbt publish"
+    )
+    script = tmp_path / "query.sql"
+    script.write_text(
+        "SELECT * FROM VALUES (1, 10), (2, 8), (3, 9), (4, 7), (5, 11) AS t(ts, price)\n"
+        "MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(D.ts) AS fell, U.ts AS rose\n"
+        "  PATTERN (D+ U) DEFINE D AS price < PREV(price), U AS price > PREV(price));\n"
+    )
+    spark_home = Path(pyspark.__file__).resolve().parent
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_MATCH_RECOGNIZE_JAR"}
+    env["SPARK_HOME"] = str(spark_home)
+    coordinates = f"io.github.sparkmatchrecognize:{module}:{spark_match_recognize.__version__}"
+    command = [
+        str(spark_home / "bin" / "spark-sql"),
+        "--master", "local[1]",
+        "--repositories", repository.as_uri(),
+        "--packages", coordinates,
+        "--conf", f"spark.jars.ivy={tmp_path / 'ivy'}",
+        "--conf", f"spark.sql.extensions={EXTENSIONS_CLASS}",
+        "--conf", "spark.ui.enabled=false",
+        "--conf", "spark.sql.catalogImplementation=in-memory",
+        "-f", str(script),
+    ]  # fmt: skip
+    result = subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    fetched = [p.name for p in (tmp_path / "ivy" / "jars").glob("*.jar")]
+    version = spark_match_recognize.__version__
+    assert fetched == [f"io.github.sparkmatchrecognize_{module}-{version}.jar"], fetched
+    rows = [line for line in result.stdout.splitlines() if line.strip()]
+    assert rows == ["2\t3", "4\t5"]

@@ -93,39 +93,41 @@ def kafka_broker(tmp_path: Path | str) -> Iterator[KafkaBroker]:
         _dev_kafka("stop", str(directory))
 
 
-def connector_release(spark_version: str) -> str:
-    """The release of Spark's Kafka connector to use with pyspark ``spark_version``: the
-    same release, except on the lines whose Spark artifacts the Maven repository here does
-    not serve (pyproject.toml's spark-jars-from-pyspark), which take the connector of the
-    newest line it serves (the connector's API use is the same across these lines)."""
+def connector_releases(spark_version: str) -> list[str]:
+    """The releases of Spark's Kafka connector to try with pyspark ``spark_version``, best
+    first: the same release, the earlier patch releases of its line (the Maven repository
+    here lacks some releases or their dependencies, 4.0.4's and 4.1.3's among them, and
+    patches of a line are compatible), then the releases of the earlier lines that pyproject.toml names, newest
+    first (for a line the repository does not serve at all, 4.3 today)."""
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-
-    def setting(key: str) -> list[str]:
-        found = re.search(rf'(?m)^{re.escape(key)}\s*=\s*"([^"]*)"', text)
-        if found is None:
-            raise KafkaBrokerError(f"pyproject.toml defines no {key}")
-        return [item.strip() for item in found.group(1).split(",") if item.strip()]
-
-    def line(release: str) -> str:
-        return ".".join(release.split(".")[:2])
-
-    unserved = set(setting("spark-jars-from-pyspark"))
-    if line(spark_version) not in unserved:
-        return spark_version
-    served = [r for r in setting("spark-lines") if line(r) not in unserved]
-    return max(served, key=lambda r: tuple(int(p) for p in r.split(".")))
+    found = re.search(r'(?m)^spark-lines\s*=\s*"([^"]*)"', text)
+    if found is None:
+        raise KafkaBrokerError("pyproject.toml defines no spark-lines")
+    major, minor, patch = (int(p) for p in spark_version.split(".")[:3])
+    candidates = [f"{major}.{minor}.{p}" for p in range(patch, -1, -1)]
+    earlier = [r.strip() for r in found.group(1).split(",") if r.strip()]
+    earlier = [r for r in earlier if tuple(int(p) for p in r.split(".")[:2]) < (major, minor)]
+    return candidates + sorted(earlier, key=lambda r: [int(p) for p in r.split(".")], reverse=True)
 
 
 def kafka_spark_jars() -> list[str]:
     """Local paths of Spark's Kafka connector for the installed pyspark
-    (``org.apache.spark:spark-sql-kafka-0-10_2.13:<connector_release()>``) and of its
-    runtime dependencies that pyspark does not ship itself (kafka-clients, the token
-    provider, commons-pool2), for ``spark.jars``."""
+    (``org.apache.spark:spark-sql-kafka-0-10_2.13``, the first of
+    :func:`connector_releases` that Maven can fetch) and of its runtime dependencies that
+    pyspark does not ship itself (kafka-clients, the token provider, commons-pool2), for
+    ``spark.jars``."""
     import pyspark
 
     spark_jars = Path(pyspark.__file__).resolve().parent / "jars"
-    release = connector_release(pyspark.__version__)
-    listing = _dev_kafka("connector-jars", release, str(spark_jars))
+    failures = []
+    for release in connector_releases(pyspark.__version__):
+        try:
+            listing = _dev_kafka("connector-jars", release, str(spark_jars))
+            break
+        except KafkaBrokerError as e:
+            failures.append(f"{release}: {str(e).splitlines()[-1]}")
+    else:
+        raise KafkaBrokerError("no Kafka connector could be fetched:\n" + "\n".join(failures))
     jars = [jar for jar in listing.split(",") if jar]
     if not any("spark-sql-kafka" in Path(jar).name for jar in jars):
         raise KafkaBrokerError(f"dev/kafka connector-jars gave no connector jar: {listing!r}")

@@ -205,6 +205,7 @@ def test_v_shape_example_has_the_required_query():
     )
 
 
+@pytest.mark.smoke
 def test_v_shape_example_agrees_with_a_python_reference(spark):
     result = run_example(spark, V_SHAPE_FILE).collect()
     prices = [tuple(r) for r in spark.sql("SELECT symbol, tstamp, price FROM ticker").collect()]
@@ -214,6 +215,7 @@ def test_v_shape_example_agrees_with_a_python_reference(spark):
     assert [tuple(r) for r in result] == expected
 
 
+@pytest.mark.smoke
 def test_click_funnel_example(spark):
     rows = run_example(spark, EXAMPLES / "click_funnel.sql").collect()
     events = {
@@ -229,6 +231,7 @@ def test_click_funnel_example(spark):
         assert events[(row.user_id, row.purchased)] == ("purchase", row.product)
 
 
+@pytest.mark.smoke
 def test_sensor_excursion_example(spark):
     rows = run_example(spark, EXAMPLES / "sensor_excursion.sql").collect()
     assert len(rows) >= 4
@@ -242,6 +245,7 @@ def test_sensor_excursion_example(spark):
     assert all(n == list(range(1, len(n) + 1)) for n in numbers.values())
 
 
+@pytest.mark.smoke
 def test_login_burst_example(spark):
     rows = run_example(spark, EXAMPLES / "login_burst.sql").collect()
     assert len(rows) >= 2
@@ -281,6 +285,7 @@ def fraud_chains(payments: list) -> list[tuple]:
     return sorted(out)
 
 
+@pytest.mark.smoke
 def test_fraud_chain_example_finds_every_combination(spark):
     rows = run_example(spark, EXAMPLES / "fraud_chain_any_match.sql").collect()
     expected = fraud_chains(spark.table("payments").collect())
@@ -657,3 +662,27 @@ def test_spark_sql_cli_loads_the_jar_with_packages(tmp_path):
     assert fetched == [f"io.github.sparkmatchrecognize_{module}-{version}.jar"], fetched
     rows = [line for line in result.stdout.splitlines() if line.strip()]
     assert rows == ["2\t3", "4\t5"]
+
+
+GOLDENS = Path(__file__).resolve().parent / "goldens" / "examples"
+
+
+def example_table(spark, path: Path) -> list[str]:
+    """An example's result as text: the column names, then its rows (each value CAST to
+    STRING or NULL, tab-separated) in sorted order."""
+    result = run_example(spark, path)
+    return ["\t".join(result.columns), *expected_cli_lines(spark, path)]
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("name", [p.name for p in example_files(EXAMPLES)])
+def test_every_example_returns_its_recorded_rows(spark, name):
+    """The rows every Spark line must return for each example, recorded in
+    tests/goldens/examples/ (SMR_UPDATE_GOLDENS=1 rewrites them from the default line)."""
+    table = example_table(spark, EXAMPLES / name)
+    golden = GOLDENS / (Path(name).stem + ".tsv")
+    if os.environ.get("SMR_UPDATE_GOLDENS") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text("\n".join(table) + "\n", encoding="utf-8")
+    assert golden.is_file(), f"{golden} is missing: run with SMR_UPDATE_GOLDENS=1"
+    assert table == golden.read_text(encoding="utf-8").splitlines()

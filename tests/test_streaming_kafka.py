@@ -10,8 +10,8 @@ over the same rows.
 
 The Spark side runs in its own process (kafka_streaming_runner.py): the connector must be on
 ``spark.jars`` when the SparkContext starts, and the shared session of conftest.py is not.
-The connector is that of the installed pyspark's release, or, on a line the Maven repository
-here does not serve, of the newest line it does (kafka_broker.connector_release).
+The connector is that of the installed pyspark's release, or the nearest earlier release the
+Maven repository here serves (kafka_broker.connector_releases).
 
 :data:`QUERY` is a MATCH_RECOGNIZE query; :data:`FLUSH_EVENTS` are
 produced only after the stream has read every event, and read by a second run of the query

@@ -310,7 +310,6 @@ def configure(builder: B, **options: Any) -> B:
             'SparkSession.builder.remote("local[2]"), which configure() supports.'
         )
 
-    installed_spark_line()
     jar = jar_path()
     check_spark_version(jar)
     _check_running_context()

@@ -97,8 +97,9 @@ def connector_releases(spark_version: str) -> list[str]:
     """The releases of Spark's Kafka connector to try with pyspark ``spark_version``, best
     first: the same release, the earlier patch releases of its line (the Maven repository
     here lacks some releases or their dependencies, 4.0.4's and 4.1.3's among them, and
-    patches of a line are compatible), then the releases of the earlier lines that pyproject.toml names, newest
-    first (for a line the repository does not serve at all, 4.3 today)."""
+    patches of a line are compatible), then the releases of the earlier lines that
+    pyproject.toml names, newest first (for a line the repository does not serve at all,
+    4.3 today)."""
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     found = re.search(r'(?m)^spark-lines\s*=\s*"([^"]*)"', text)
     if found is None:

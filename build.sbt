@@ -58,8 +58,8 @@ def lineProject(line: String): Project = {
       target := (ThisBuild / baseDirectory).value / "target" / s"spark-${spark.line}",
       Compile / unmanagedSourceDirectories :=
         lineSourceDirectories((ThisBuild / baseDirectory).value / "scala", spark.line, "main"),
-      Compile / unmanagedResourceDirectories := Seq(
-        (ThisBuild / baseDirectory).value / "scala" / "resources"),
+      // The jar's only resources are generated (below) or mapped in (the licence).
+      Compile / unmanagedResourceDirectories := Nil,
       Test / unmanagedSourceDirectories :=
         lineSourceDirectories((ThisBuild / baseDirectory).value / "scala", spark.line, "test"),
       Test / unmanagedResourceDirectories := Seq(

@@ -119,18 +119,12 @@ def count(spark, sql: str) -> int:
 
 def count_and_metrics(spark, sql: str) -> tuple[int, dict]:
     """Row count of `sql` and the SQL metrics of its MATCH_RECOGNIZE operator(s)."""
+    from spark_match_recognize import operator_metrics
+
     df = spark.sql(f"SELECT count(*) AS n FROM ({sql})")
     n = df.collect()[0][0]
-    jvm = spark.sparkContext._jvm
-    text = jvm.org.apache.spark.sql.matchrecognize.execution.OperatorMetrics.summary(
-        df._jdf.queryExecution().executedPlan()
-    )
-    metrics = {}
-    for line in str(text).splitlines()[:1]:
-        for part in line.split(", "):
-            k, _, v = part.partition("=")
-            metrics[k] = v
-    return n, metrics
+    operators = [op for op in operator_metrics(df) if op.operator == "MatchRecognizeExec"]
+    return n, ({k: str(v) for k, v in operators[0].metrics.items()} if operators else {})
 
 
 def cached_parquet(spark, name: str, generate_sql: str) -> str:

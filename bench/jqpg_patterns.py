@@ -34,6 +34,8 @@ import math
 import random
 import re
 import statistics
+import subprocess
+import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,17 +148,17 @@ def plan_all(spark, p: Pattern) -> None:
 def probe_tree(spark, p: Pattern, tree: str) -> dict:
     """Rows, partial matches produced by the joins and candidate pairs they tested, of one
     forced tree (a counting run, which also warms the tree's code up)."""
+    from spark_match_recognize import operator_metrics
+
     spark.conf.set(TREE_CONF, tree)
     try:
         df = spark.sql(f"SELECT count(*) FROM ({p.sql})")
         rows = df.collect()[0][0]
-        jvm = spark.sparkContext._jvm
-        text = str(jvm.org.apache.spark.sql.matchrecognize.execution.OperatorMetrics.cepSummary(
-            df._jdf.queryExecution().executedPlan()))
+        joins = [op for op in operator_metrics(df)
+                 if op.operator in ("SequenceJoinExec", "NegationExec", "KleeneExec")]
 
         def total(metric: str) -> int:
-            return sum(int(part.split("=", 1)[1]) for line in text.splitlines()
-                       for part in line.split(", ") if part.startswith(metric + "="))
+            return sum(op.metrics.get(metric, 0) for op in joins)
         return {"rows": rows, "partial_matches": total("numOutputRows"),
                 "candidates_tested": total("numCandidatesTested")}
     except Exception as e:  # noqa: BLE001 - a guard hit is a result to report
@@ -221,11 +223,19 @@ def geomean(xs: list[float]) -> float:
 # --------------------------------------------------------------------------------------
 
 
-def plan_quality(spark, sizes: str, instances: int, seed: int) -> list[dict]:
-    jvm = spark.sparkContext._jvm
-    text = jvm.org.apache.spark.sql.matchrecognize.optimizer.PlanningBench.run(
-        sizes, instances, seed, 12, 16, 100)
-    return json.loads(str(text))
+def plan_quality(sizes: str, instances: int, seed: int) -> list[dict]:
+    """Plan quality without running: PlanningBench (with the Scala tests, outside the jar),
+    run under sbt on the default Spark line."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    line = re.search(r'(?m)^default-spark-line\s*=\s*"([^"]+)"', text).group(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "plan_quality.json"
+        main = "org.apache.spark.sql.matchrecognize.optimizer.PlanningBench"
+        subprocess.run(
+            [str(ROOT / "dev" / "sbt"), f"spark{line.replace('.', '')}/Test/runMain {main} "
+             f"{sizes} {instances} {seed} 12 16 100 {out}"],
+            cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        return json.loads(out.read_text(encoding="utf-8"))
 
 
 def plots(out_dir: Path, results: list[dict], quality: list[dict], sizes: list[int]) -> None:
@@ -430,7 +440,7 @@ def main() -> None:
     if not guard_hits:
         print("(none)")
 
-    quality = plan_quality(spark, a.quality_sizes, a.quality_instances, a.seed)
+    quality = plan_quality(a.quality_sizes, a.quality_instances, a.seed)
     qtable = []
     for size in sorted({r["size"] for r in quality}):
         line = {"size": int(size)}

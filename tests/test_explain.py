@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_match_recognize import JOIN_ORDERS, explain_pattern
+from spark_match_recognize import JOIN_ORDERS, explain_pattern, operator_metrics
 from spark_match_recognize.sql_files import split_statements
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "sql-examples"
@@ -412,18 +412,13 @@ def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events):
     try:
         df = spark.sql(_query("A B C"))
         n = len(df.collect())
-        jvm = spark.sparkContext._jvm
-        text = str(
-            jvm.org.apache.spark.sql.matchrecognize.execution.OperatorMetrics.cepSummary(
-                df._jdf.queryExecution().executedPlan()
-            )
-        )
+        operators = operator_metrics(df)
     finally:
         spark.conf.unset(ORDER)
-    joins = {}
-    for line in text.splitlines():
-        fields = dict(part.split("=", 1) for part in line.split(", "))
-        joins[fields["node"].split(" within")[0]] = fields
+    joins = {op.node.split(" within")[0]: op.metrics for op in operators}
+    classes = [op.operator for op in operators]
+    assert classes == ["MatchGuardExec", "SequenceJoinExec", "SequenceJoinExec"], operators
+    assert [op.kind for op in operators] == ["MatchGuard", "SequenceJoin", "SequenceJoin"]
     top, first = joins["SequenceJoin ((A ⋈ B) ⋈ C)"], joins["SequenceJoin (A ⋈ B)"]
     # The band covers everything the top join asks (C after B, within A's window): every
     # candidate it tests is a match. The first join also tests B.x > A.x, which some fail.
@@ -481,3 +476,23 @@ def test_a_negation_pass_rate_is_measured_in_a_time_ordered_sample(spark, events
         ", N AS N.kind = 'b' AND N.x > 0.9", "")).count()
     assert spark.sql(_negation_query()).count() / pairs == pytest.approx(neg["pass_rate"],
                                                                           abs=0.03)
+
+
+def test_operator_metrics_of_a_standard_query_after_it_ran(spark):
+    df = spark.sql(
+        "SELECT * FROM VALUES (1, 10), (2, 8), (3, 9), (4, 7), (5, 11), (6, 12) AS t(ts, price)"
+        " MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(D.ts) AS fell, U.ts AS rose"
+        "  PATTERN (D+ U) DEFINE D AS price < PREV(price), U AS price > PREV(price))"
+    )
+    rows = df.collect()
+    (operator,) = operator_metrics(df)
+    assert (operator.operator, operator.kind) == ("MatchRecognizeExec", "MatchRecognize"), operator
+    assert operator.metrics["numOutputRows"] == len(rows) == 2, operator.metrics
+
+
+def test_operator_metrics_needs_a_classic_dataframe():
+    class ConnectLike:  # a Spark Connect DataFrame has no _jdf
+        pass
+
+    with pytest.raises(TypeError, match="Spark Connect"):
+        operator_metrics(ConnectLike())

@@ -15,7 +15,7 @@ error conditions and messages), and :func:`transpile` rewrites MATCH_RECOGNIZE q
 written for Trino, Snowflake, Oracle, Databricks or Athena as Spark SQL.
 :func:`match_recognize` is MATCH_RECOGNIZE for DataFrames. :func:`explain_pattern` shows
 how the optimizer plans a query's patterns (statistics, join tree, cost), as text or a
-picture.
+picture, and :func:`operator_metrics` what its operators did once it ran.
 
 ``python -m spark_match_recognize`` is a small command line (``demo``, ``sql``, ``jar``,
 ``check``, ``transpile``, ``docs``).
@@ -48,6 +48,7 @@ from .jars import (  # noqa: E402
     jar_info,
     jar_path,
 )
+from .metrics import OperatorMetrics, operator_metrics  # noqa: E402
 from .transpile import DIALECTS, TranspileError, transpile  # noqa: E402
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "JAR_ENV_VAR",
     "JOIN_ORDERS",
     "OPTIONS",
+    "OperatorMetrics",
     "Option",
     "PatternPlan",
     "Problem",
@@ -73,6 +75,7 @@ __all__ = [
     "jar_path",
     "match_recognize",
     "match_recognize_sql",
+    "operator_metrics",
     "transpile",
 ]
 

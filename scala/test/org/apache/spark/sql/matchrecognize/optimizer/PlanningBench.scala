@@ -1,5 +1,8 @@
 package org.apache.spark.sql.matchrecognize.optimizer
 
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Paths}
+
 import scala.util.Random
 
 import org.apache.spark.sql.matchrecognize.optimizer.algorithms.{AutoOrder, DpBushy, DpLeftDeep, JoinOrderAlgorithm}
@@ -10,9 +13,22 @@ import org.apache.spark.sql.matchrecognize.plans.Json
  * Figure 17): random sequence patterns with stock-like statistics (1-45 rows per window per
  * variable, about n/2 conditions of selectivity 0.05-0.95 besides the order), each planned
  * by every algorithm; the cost of each plan relative to the cheapest any algorithm found,
- * and the planning time. `bench/jqpg_patterns.py` calls this through Py4J and plots it.
+ * and the planning time. `bench/jqpg_patterns.py` runs it under sbt (it lives with the tests,
+ * outside the jar) and plots it:
+ *
+ *   sbt "spark43/Test/runMain org.apache.spark.sql.matchrecognize.optimizer.PlanningBench
+ *        SIZES INSTANCES SEED DP_BUSHY_MAX DP_LEFT_DEEP_MAX AUTO_BUDGET_MS OUT.json"
  */
 object PlanningBench {
+
+  def main(args: Array[String]): Unit = args match {
+    case Array(sizes, instances, seed, dpBushyMax, dpLeftDeepMax, autoBudgetMillis, out) =>
+      val json = run(sizes, instances.toInt, seed.toLong, dpBushyMax.toInt, dpLeftDeepMax.toInt,
+        autoBudgetMillis.toLong)
+      Files.write(Paths.get(out), json.getBytes(StandardCharsets.UTF_8))
+    case _ =>
+      sys.error("arguments: SIZES INSTANCES SEED DP_BUSHY_MAX DP_LEFT_DEEP_MAX AUTO_BUDGET_MS OUT")
+  }
 
   /** One JSON object per (size, instance, algorithm), under the paper's cost model. */
   def run(sizes: String, instances: Int, seed: Long, dpBushyMax: Int, dpLeftDeepMax: Int,

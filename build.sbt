@@ -64,8 +64,9 @@ def lineProject(line: String): Project = {
         lineSourceDirectories((ThisBuild / baseDirectory).value / "scala", spark.line, "test"),
       Test / unmanagedResourceDirectories := Seq(
         (ThisBuild / baseDirectory).value / "scala" / "test-resources"),
+      // Warnings fail the build; unused code is a warning.
       scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17",
-        "-Wconf:cat=deprecation:w"),
+        "-Wunused:imports,privates,locals,implicits,params", "-Werror"),
       libraryDependencies ++= (
         if (spark.jarsFromPyspark) Nil
         else Seq("org.apache.spark" %% "spark-sql" % spark.sparkVersion % Provided)

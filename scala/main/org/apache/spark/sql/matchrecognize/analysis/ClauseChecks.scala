@@ -4,7 +4,6 @@ import java.util.Locale
 
 import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
 import org.apache.spark.sql.matchrecognize.plans._

@@ -113,7 +113,7 @@ final class PatternExpressionCanonicalizer(
       case _ =>
     })
     val scopes = f.children.flatMap(variablesIn).distinct
-    val vars = checkOneVariable(scopes, f.children, text)
+    val vars = checkOneVariable(scopes, text)
     val args = f.children.map(stripScopes)
     PatternAggregate(f.withNewChildren(args).asInstanceOf[AggregateFunction], vars, isFinal = false)
   }
@@ -134,7 +134,7 @@ final class PatternExpressionCanonicalizer(
         throw analysis("INVALID_SEMANTICS", s"${m.sql} cannot be nested inside $context.")
       case _ =>
     }
-    val vars = checkOneVariable(variablesIn(e).distinct, Seq(e), context)
+    val vars = checkOneVariable(variablesIn(e).distinct, context)
     (stripScopes(e), vars)
   }
 
@@ -154,7 +154,7 @@ final class PatternExpressionCanonicalizer(
     out.toSeq
   }
 
-  private def checkOneVariable(scopes: Seq[Option[String]], es: Seq[Expression], context: String)
+  private def checkOneVariable(scopes: Seq[Option[String]], context: String)
       : VariableSet = scopes.distinct match {
     case Seq() | Seq(None) => VariableSet.Universal
     case Seq(Some(v)) => variableSet(Seq(v))

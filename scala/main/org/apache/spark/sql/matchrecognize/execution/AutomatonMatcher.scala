@@ -1,7 +1,6 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BasePredicate, JoinedRow, Predicate}
 import org.apache.spark.sql.matchrecognize.compile.Instruction._
 import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrategy, WithinClause}
 
@@ -438,7 +437,7 @@ final class AutomatonMatcher(
         val th = stack.thread
         val pc = stack.pc
         val skip = stack.skip
-        if (firstVisit(th, pc, skip, a)) {
+        if (firstVisit(th, pc, skip)) {
           if (skip) {
             th.pc = pc
             th.skipping = true
@@ -492,7 +491,7 @@ final class AutomatonMatcher(
    * the keys of both built (the first one's from what it had at its visit: registers are
    * copied on write, and the fingerprint does not change within a step).
    */
-  private def firstVisit(t: MatchThread, pc: Int, skip: Boolean, a: Attempt): Boolean = {
+  private def firstVisit(t: MatchThread, pc: Int, skip: Boolean): Boolean = {
     val slot = pc * 2 + (if (skip) 1 else 0)
     if (visitedStamp(slot) != stamp) {
       visitedStamp(slot) = stamp

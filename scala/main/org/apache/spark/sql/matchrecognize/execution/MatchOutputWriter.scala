@@ -121,12 +121,12 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
   private def write(m: CompletedMatch): Unit = {
     if (!allRows) {
       m.setCurrent(m.end)
-      if (m.isEmpty) emit(buffer.get(m.start), measures(m, nullInput, slots.fill(m, m)))
+      if (m.isEmpty) emit(buffer.get(m.start), measures(nullInput, slots.fill(m, m)))
       else emitMeasured(buffer.get(m.end), slots.fill(m, m))
     } else if (m.isEmpty) {
       if (rowsPerMatch != RowsPerMatch.AllRowsOmitEmpty) {
         m.setCurrent(m.start - 1)
-        emit(buffer.get(m.start), measures(m, nullInput, slots.fill(m, m)))
+        emit(buffer.get(m.start), measures(nullInput, slots.fill(m, m)))
       }
     } else {
       writeAllRows(m)
@@ -204,7 +204,7 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
     def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit = atEnd(m.foreachRow(vars)(f))
   }
 
-  private def measures(m: CompletedMatch, current: InternalRow, slotRow: InternalRow): InternalRow =
+  private def measures(current: InternalRow, slotRow: InternalRow): InternalRow =
     measureProjection(joined(current, slotRow))
 
   private def emit(input: InternalRow, measureRow: InternalRow): Unit = {

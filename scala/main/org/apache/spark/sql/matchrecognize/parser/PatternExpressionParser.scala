@@ -110,7 +110,8 @@ final class PatternExpressionParser(
             case None if name == "MATCH_NUMBER" =>
               if (f.arguments.nonEmpty) fail(e, "MATCH_NUMBER takes no arguments")
               MatchNumberCall()
-            case None => f.mapChildren(recurse)
+            // Spark's own FIRST/LAST inside a subquery, or any other function.
+            case _ => f.mapChildren(recurse)
           }
 
         case AggregateExpression(agg @ (_: First | _: Last), _, _, _, _)

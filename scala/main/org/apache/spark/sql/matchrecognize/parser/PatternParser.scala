@@ -114,7 +114,7 @@ final class PatternParser(sql: String, start: Int, end: Int) {
         val word = readWord()
         skipSpace()
         if (word.equalsIgnoreCase("PERMUTE") && peek('(')) {
-          return nested(wordStart, word)(permute(wordStart))
+          return nested(wordStart, word)(permute())
         }
         pos = wordStart
       }
@@ -126,7 +126,7 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     }
   }
 
-  private def permute(keywordStart: Int): RowPattern = {
+  private def permute(): RowPattern = {
     val open = pos
     pos += 1
     skipSpace()

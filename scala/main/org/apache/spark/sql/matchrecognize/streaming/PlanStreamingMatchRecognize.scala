@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.encoders.{AgnosticEncoders, ExpressionEncoder}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LocalRelation, LogicalPlan, Project, SerializeFromObject}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors

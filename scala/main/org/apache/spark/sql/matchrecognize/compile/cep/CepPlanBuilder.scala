@@ -42,6 +42,11 @@ private final case class CepCondition(owner: String, expr: Expression, reads: Se
   def required: Set[String] = reads + owner
 }
 
+private object CepPlanBuilder {
+  /** A built subtree: its plan, the span of rows it binds and its EXPLAIN description. */
+  final case class Built(plan: LogicalPlan, span: MatchSpan, description: String)
+}
+
 /**
  * Builds the logical plan of a MATCH_RECOGNIZE under SKIP TILL ANY MATCH (docs/design.md, 1.4): the
  * pattern is a union of simple sequences; each becomes a join tree over its single-row
@@ -53,6 +58,8 @@ private final case class CepCondition(owner: String, expr: Expression, reads: Se
  * The plan's output is exactly the node's output (same attributes).
  */
 final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
+  import CepPlanBuilder.Built
+
 
   private val options = node.options
   private val input = node.child.output
@@ -311,7 +318,6 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   // ---- one alternative ---------------------------------------------------------------------
 
-  private final case class Built(plan: LogicalPlan, span: MatchSpan, description: String)
 
   /** The conditions alternative `s` evaluates; each may read only variables of `s`. */
   private def activeConditions(s: CepSequence): Seq[CepCondition] = {
@@ -340,7 +346,6 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     requireJoinsExactly(s, tree)
     val active = activeConditions(s)
     val position = s.elements.map(_.variable).zipWithIndex.toMap
-    val singles = s.singles.toSet
 
     // What each attachment needs bound, and where it goes.
     def kleeneRequired(v: String): Set[String] = kleeneNeeds(s, v)

@@ -67,7 +67,6 @@ case class KleeneExec(
     val previousOrdinals = previous.map { case (cell, _) => right.output.indexWhere(_.exprId == cell.exprId) }
     val previousTypes = previous.map(_._1.dataType)
     val conditionSchema = left.output ++ right.output ++ previous.map(_._2)
-    val keptLeft = left.output.filterNot(a => a.exprId == leftSpan.lo.exprId || a.exprId == leftSpan.hi.exprId)
     // The output row: the partial match, then one value per Kleene output, then bounds and span.
     val extraTypes = outputs.map(_.attribute.dataType) ++ Seq(firstOrder.dataType,
       lastOrder.dataType, outLo.dataType, outHi.dataType)

@@ -15,11 +15,12 @@ the tail of the broker's log: a test using it fails, it never skips.
 
 from __future__ import annotations
 
-import re
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from project_settings import SPARK_RELEASES
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "dev" / "kafka"
@@ -100,14 +101,13 @@ def connector_releases(spark_version: str) -> list[str]:
     patches of a line are compatible), then the releases of the earlier lines that
     pyproject.toml names, newest first (for a line the repository does not serve at all,
     4.3 today)."""
-    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    found = re.search(r'(?m)^spark-lines\s*=\s*"([^"]*)"', text)
-    if found is None:
-        raise KafkaBrokerError("pyproject.toml defines no spark-lines")
     major, minor, patch = (int(p) for p in spark_version.split(".")[:3])
     candidates = [f"{major}.{minor}.{p}" for p in range(patch, -1, -1)]
-    earlier = [r.strip() for r in found.group(1).split(",") if r.strip()]
-    earlier = [r for r in earlier if tuple(int(p) for p in r.split(".")[:2]) < (major, minor)]
+    earlier = [
+        release
+        for line, release in SPARK_RELEASES.items()
+        if tuple(int(p) for p in line.split(".")) < (major, minor)
+    ]
     return candidates + sorted(earlier, key=lambda r: [int(p) for p in r.split(".")], reverse=True)
 
 

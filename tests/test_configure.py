@@ -11,6 +11,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import spark_match_recognize as smr
+from project_settings import SPARK_RELEASES, pyproject_value, spark_line
 from spark_match_recognize import (
     EXTENSIONS_CLASS,
     OPTIONS,
@@ -25,20 +26,7 @@ from spark_match_recognize import jars as jars_module
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def pyproject_value(key: str) -> str:
-    """A string value of pyproject.toml, read the way build.sbt reads it."""
-    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    found = re.search(rf'(?m)^{re.escape(key)}\s*=\s*"([^"]+)"', text)
-    assert found, f"pyproject.toml defines no {key}"
-    return found.group(1)
-
-
-#: Spark line -> the release its jar is compiled against, as pyproject.toml lists them.
-SPARK_RELEASES = {
-    ".".join(release.strip().split(".")[:2]): release.strip()
-    for release in pyproject_value("spark-lines").split(",")
-}
-INSTALLED_LINE = ".".join(pyspark.__version__.split(".")[:2])
+INSTALLED_LINE = spark_line(pyspark.__version__)
 OTHER_LINE = next(line for line in SPARK_RELEASES if line != INSTALLED_LINE)
 
 V_SHAPE = """

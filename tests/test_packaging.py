@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import email.parser
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -17,27 +16,17 @@ from pathlib import Path
 import pyspark
 import pytest
 
+from project_settings import SPARK_RELEASES, pyproject_value, spark_line
 from spark_match_recognize import jar_info, jar_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def pyproject_value(key: str) -> str:
-    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    found = re.search(rf'(?m)^{re.escape(key)}\s*=\s*"([^"]+)"', text)
-    assert found, f"pyproject.toml defines no {key}"
-    return found.group(1)
-
-
 VERSION = pyproject_value("version")
-SPARK_RELEASES = {
-    ".".join(release.strip().split(".")[:2]): release.strip()
-    for release in pyproject_value("spark-lines").split(",")
-}
 JAR_NAMES = {
     line: f"spark-match-recognize-spark{line}_2.13-{VERSION}.jar" for line in SPARK_RELEASES
 }
-INSTALLED_LINE = ".".join(pyspark.__version__.split(".")[:2])
+INSTALLED_LINE = spark_line(pyspark.__version__)
 EXAMPLES = sorted(p.name for p in (ROOT / "sql-examples").glob("*.sql"))
 
 

@@ -1,7 +1,9 @@
 """The one shuffle of a SKIP TILL ANY MATCH plan, through spark.sql(): on a small input it
 runs in one task whatever spark.sql.shuffle.partitions says, and over an input cached with
 `df.cache()` it is still executed once for every variable of the pattern under adaptive
-execution; the rows are those of the former choice (spark.sql.shuffle.partitions tasks)."""
+execution; the rows are those of the former choice (spark.sql.shuffle.partitions tasks).
+Under both executions: the join operators' four leaves read the one exchange (three reuse
+it), the one-pass tree reads it once."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ import re
 import pytest
 
 TARGET = "spark.sql.matchRecognize.targetRowsPerTask"
+EXECUTION = "spark.sql.matchRecognize.cepExecution"
+# The exchanges each execution reuses on top of the one it runs.
+REUSED = {"joins": 3, "tree": 0}
 
 TICKS = """
     SELECT element_at(array('AAPL', 'AMZN', 'AVID', 'GOOG'), CAST(id % 4 AS INT) + 1) AS sym,
@@ -61,12 +66,24 @@ def _former_rows(spark, view: str) -> list:
         spark.conf.unset(TARGET)
 
 
-def test_a_small_input_runs_in_one_task(spark, many_partitions):
+@pytest.fixture(params=sorted(REUSED))
+def execution(request, spark):
+    spark.conf.set(EXECUTION, request.param)
+    yield request.param
+    spark.conf.unset(EXECUTION)
+
+
+def _check_operators(plan: str, execution: str) -> None:
+    assert plan.count("ReusedExchange") == REUSED[execution], plan
+    assert ("CepTreeMatch" in plan) == (execution == "tree"), plan
+
+
+def test_a_small_input_runs_in_one_task(spark, many_partitions, execution):
     expected = _former_rows(spark, "task_ticks")
     assert expected, "the case must match something"
     rows, plan = _run(spark, "task_ticks")
     assert _shuffles(plan) == [1], plan
-    assert plan.count("ReusedExchange") == 3, plan
+    _check_operators(plan, execution)
     assert rows == expected
 
 
@@ -76,7 +93,7 @@ def test_the_former_choice_is_spark_sql_shuffle_partitions(spark, many_partition
     assert _shuffles(plan) == [200], plan
 
 
-def test_a_cached_input_is_shuffled_once(spark, many_partitions):
+def test_a_cached_input_is_shuffled_once(spark, many_partitions, execution):
     assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
     expected = _former_rows(spark, "task_ticks")
     # A plan of its own: Spark would serve the queries over task_ticks from the cache too.
@@ -87,7 +104,7 @@ def test_a_cached_input_is_shuffled_once(spark, many_partitions):
         rows, plan = _run(spark, "task_ticks_cached")
         assert "InMemoryTableScan" in plan
         assert _shuffles(plan) == [1], plan
-        assert plan.count("ReusedExchange") == 3, plan
+        _check_operators(plan, execution)
         assert rows == expected
     finally:
         cached.unpersist()

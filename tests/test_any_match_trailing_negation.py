@@ -221,10 +221,17 @@ def test_a_tree_that_binds_the_first_variable_last_checks_at_its_root(spark):
     sql = _query(INTERVAL_ROWS, "A B C !N", "WITHIN INTERVAL '10' MINUTE", ABC)
     spark.conf.set(TREE_CONF, "((B C) A)")
     try:
+        # The join operators: a Negation operator over the root join.
+        spark.conf.set("spark.sql.matchRecognize.cepExecution", "joins")
         plan = "\n".join(r[0] for r in spark.sql("EXPLAIN " + sql).collect())
+        assert "Negation ((B ⋈ C) ⋈ A) !N" in plan, plan
+        # The one pass: the check is part of the tree's evaluation, at its root.
+        spark.conf.set("spark.sql.matchRecognize.cepExecution", "tree")
+        plan = "\n".join(r[0] for r in spark.sql("EXPLAIN " + sql).collect())
+        assert "CepTreeMatch ((B ⋈ C) ⋈ A) !N" in plan, plan
     finally:
         spark.conf.unset(TREE_CONF)
-    assert "Negation ((B ⋈ C) ⋈ A) !N" in plan, plan
+        spark.conf.unset("spark.sql.matchRecognize.cepExecution")
 
 
 @pytest.mark.parametrize("first_rare", [True, False])

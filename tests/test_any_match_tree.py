@@ -1,7 +1,8 @@
 """SKIP TILL ANY MATCH evaluated in one pass per partition key (cepExecution = tree), through
 spark.sql(): the same rows as the join operators (cepExecution = joins) under every tree
-shape and clause the one-pass tree supports, EXPLAIN naming the execution and why, the
-refusal of constructs it does not evaluate yet, and the guard on buffered partial matches.
+shape and clause the one-pass tree supports (negations included), EXPLAIN naming the
+execution and why, the refusal of constructs it does not evaluate yet, and the guard on
+buffered partial matches.
 """
 
 from __future__ import annotations
@@ -77,6 +78,21 @@ CASES = {
     "alternation": (_query("A (B | D) C", measures="A.t AS a, C.t AS c, B.t AS b, D.t AS d",
                            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
                     [""]),
+    "negation between elements, with a condition": (
+        _query("A B !D C"), ["", "((A B) C)", "(C (B A))", "((A C) B)"]),
+    "two negations, keyless": (
+        _query("A !D B !X C", partition="",
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd', X AS e = 'x'"),
+        ["", "((C B) A)"]),
+    "trailing negation": (
+        _query("A B !D", measures="A.t AS a_t, B.t AS b_t, MATCH_NUMBER() AS n",
+               define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, D AS e = 'd' AND D.v > A.v"),
+        ["", "(B A)"]),
+    "trailing negation within rows, all rows": (
+        _query("A C !D", within="WITHIN 5 ROWS", rows="ALL ROWS PER MATCH",
+               measures="CLASSIFIER() AS cls",
+               define="A AS e = 'a', C AS e = 'c', D AS e = 'd' AND D.v < C.v"),
+        ["", "(C A)"]),
     "condition over three variables": (
         _query("A B C", define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v > A.v + B.v - 9"),
         ["", "((A C) B)"]),
@@ -103,9 +119,8 @@ def _explain(spark, sql: str, execution: str) -> str:
 
 def test_explain_names_the_execution_and_why(spark, events):
     plan = _explain(spark, _query("A B C"), "auto")
-    assert "CepTreeMatch" not in plan and "SequenceJoin" in plan
-    assert "cepExecution=joins (auto: the join operators are faster per partial match; " \
-        "cepExecution=tree runs this pattern in one pass)" in plan
+    assert "CepTreeMatch" in plan and "SequenceJoin" not in plan
+    assert "cepExecution=tree (auto: one pass over each partition key)" in plan
     plan = _explain(spark, _query("A B C"), "tree")
     assert "CepTreeMatch" in plan and "SequenceJoin" not in plan
     assert "cepExecution=tree (requested)" in plan
@@ -119,7 +134,7 @@ def test_explain_names_the_execution_and_why(spark, events):
 
 @pytest.mark.parametrize(("pattern", "construct"), [
     ("A B+ C", "the Kleene closure in `A B+ C`"),
-    ("A !D C", "the negation !D in `A !D C`"),
+    ("A !D C+", "the Kleene closure in `A !D C+`"),
 ])
 def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(spark, events, pattern,
                                                                    construct):

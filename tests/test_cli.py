@@ -303,8 +303,14 @@ def test_explain_shows_the_join_tree_of_an_any_match_pattern(spark):
     )
     spark.sql(statements[0].text)
     plan = "\n".join(r[0] for r in spark.sql("EXPLAIN " + statements[-1].text).collect())
-    # Left-deep in pattern order (joinOrder=trivial), the negation attached where both of
-    # its neighbours are bound.
+    # Left-deep in pattern order (joinOrder=trivial), in one pass with its negation.
+    assert "CepTreeMatch ((PROBE ⋈ BIG1) ⋈ BIG2) !REFUND" in plan, plan
+    # As join operators: the negation attached where both of its neighbours are bound.
+    spark.conf.set("spark.sql.matchRecognize.cepExecution", "joins")
+    try:
+        plan = "\n".join(r[0] for r in spark.sql("EXPLAIN " + statements[-1].text).collect())
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.cepExecution")
     assert "SequenceJoin ((PROBE ⋈ BIG1) !REFUND ⋈ BIG2)" in plan, plan
     assert "Negation (PROBE ⋈ BIG1) !REFUND" in plan, plan
 

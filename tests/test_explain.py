@@ -17,10 +17,19 @@ from spark_match_recognize.sql_files import split_statements
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "sql-examples"
 ORDER = "spark.sql.matchRecognize.joinOrder"
+EXECUTION = "spark.sql.matchRecognize.cepExecution"
 
 # 10 keys x 1000 minutes, one row per key and minute. kind 'a' every 10th minute (0.1 per
 # minute), 'b' on odd minutes (0.5), 'c' otherwise (0.4); x uniform in [0, 1).
 KEYS, MINUTES = 10, 1000
+
+
+@pytest.fixture()
+def joins(spark):
+    """The join operators (one per tree node), whose plans these tests read."""
+    spark.conf.set(EXECUTION, "joins")
+    yield
+    spark.conf.unset(EXECUTION)
 
 
 @pytest.fixture(scope="module")
@@ -323,7 +332,7 @@ def test_kleene_bindings_are_measured_in_a_time_ordered_sample(spark, events,
     assert pk["bindings"] == pytest.approx(2 ** pk["rows_per_window"], rel=1e-6), pk
 
 
-def test_join_tree_plans_scan_once_and_do_not_resort_between_joins(spark, events):
+def test_join_tree_plans_scan_once_and_do_not_resort_between_joins(spark, events, joins):
     spark.conf.set(ORDER, "trivial")
     try:
         df = spark.sql(_query("A B C"))
@@ -360,7 +369,7 @@ def test_join_tree_plans_scan_once_and_do_not_resort_between_joins(spark, events
 
 
 def test_join_tree_plans_filter_the_scan_once_and_write_measures_in_the_top_join(
-    spark, events, tmp_path
+    spark, events, tmp_path, joins
 ):
     events.write.parquet(str(tmp_path / "events"))
     spark.read.parquet(str(tmp_path / "events")).createOrReplaceTempView("events_on_disk")
@@ -407,7 +416,7 @@ def test_measures_with_a_subquery_stay_in_their_own_projection(spark, events):
     assert "output: k, a_ts, above_average" not in explained, explained
 
 
-def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events):
+def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events, joins):
     spark.conf.set(ORDER, "trivial")
     try:
         df = spark.sql(_query("A B C"))
@@ -425,6 +434,30 @@ def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events):
     assert int(top["numOutputRows"]) == n > 0
     assert int(top["numCandidatesTested"]) == n, top
     assert int(first["numCandidatesTested"]) > int(first["numOutputRows"]) > 0, first
+
+
+def test_the_one_pass_reports_the_partial_matches_of_each_tree_node(spark, events):
+    spark.conf.set(ORDER, "trivial")
+    spark.conf.set(EXECUTION, "tree")
+    try:
+        df = spark.sql(_query("A B C"))
+        n = len(df.collect())
+        operators = operator_metrics(df)
+    finally:
+        spark.conf.unset(ORDER)
+        spark.conf.unset(EXECUTION)
+    assert [op.kind for op in operators] == ["MatchGuard", "CepTreeMatch"], operators
+    tree = operators[1].metrics
+    # Nodes are numbered in post order: A, B, (A ⋈ B), C, ((A ⋈ B) ⋈ C).
+    names = ["A", "B", "(A ⋈ B)", "C", "((A ⋈ B) ⋈ C)"]
+    created = {names[int(k.removeprefix("created"))]: int(v) for k, v in tree.items()
+               if k.startswith("created")}
+    assert set(created) == set(names), tree
+    # The root's partial matches are the matches; each join's are at most its inputs' product.
+    assert created["((A ⋈ B) ⋈ C)"] == n > 0
+    assert 0 < created["(A ⋈ B)"] <= created["A"] * created["B"]
+    assert int(tree["numOutputRows"]) == n
+    assert int(tree["partialMatches"]) == sum(created.values())
 
 
 def _negation_query(table: str = "known_events") -> str:

@@ -206,9 +206,9 @@ object MatchRecognizeConf {
         "whole chosen tree in one pass over each partition key's rows in ORDER BY order " +
         "(every tree node buffers its partial matches, pruned by the window); a pattern it " +
         "cannot evaluate yet fails with an error naming the construct. `joins`: every tree " +
-        "node is its own band-join operator. `auto` (default): `joins`, which are still " +
-        "faster per partial match on the measured workloads. EXPLAIN says which ran and why. Every choice returns the " +
-        "same rows.")
+        "node is its own band-join operator. `auto` (default): `tree` when it can evaluate " +
+        "the pattern, else `joins`. EXPLAIN says which ran and why. Every choice returns " +
+        "the same rows.")
       .version("0.1.0")
       .stringConf
       .transform(_.toLowerCase(java.util.Locale.ROOT))
@@ -218,7 +218,8 @@ object MatchRecognizeConf {
   val MAX_BUFFERED_PARTIAL_MATCHES: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.maxBufferedPartialMatches")
       .doc("Under SKIP TILL ANY MATCH with cepExecution = tree, the most partial matches the " +
-        "tree nodes may buffer at once for one partition key (one time slice of it); past " +
+        "tree nodes may buffer at once for one partition key (one time slice of it), with " +
+        "the negations' rows and the matches a trailing negation holds back; past " +
         "it the query fails with an error naming this key and the partition instead of " +
         "running out of memory.")
       .version("0.1.0")

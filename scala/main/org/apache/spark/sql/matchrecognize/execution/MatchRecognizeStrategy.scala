@@ -33,9 +33,10 @@ object MatchRecognizeStrategy extends SparkStrategy {
         planLater(k.right)) :: Nil
     case r: CepRowsOf =>
       FilterExec(r.flag, planLater(r.child)) :: Nil
-    case t: CepTreeMatch =>
-      TreeMatchExec(t.keys, t.leaves, t.root, t.order, t.lo, t.hi, t.window, t.narrowByOrder,
-        t.maxBuffered, t.outLo, t.outHi, t.description, t.output, planLater(t.child)) :: Nil
+    case Project(list, t: CepTreeMatch) if SequenceJoinExec.canProject(list) =>
+      // The tree writes each match's projected row directly, as the joins do.
+      treeMatch(t).copy(output = list.map(_.toAttribute), projection = list) :: Nil
+    case t: CepTreeMatch => treeMatch(t) :: Nil
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
     case r: RepartitionByExpression if r.getTagValue(CepTaskChooser.SharedInputShuffle).isDefined =>
@@ -45,6 +46,10 @@ object MatchRecognizeStrategy extends SparkStrategy {
         planLater(r.child), REPARTITION_BY_NUM) :: Nil
     case _ => Nil
   }
+
+  private def treeMatch(t: CepTreeMatch): TreeMatchExec =
+    TreeMatchExec(t.keys, t.leaves, t.root, t.negations, t.order, t.lo, t.hi, t.window, t.narrowByOrder,
+      t.maxBuffered, t.outLo, t.outHi, t.description, t.output, t.output, planLater(t.child))
 
   private def sequenceJoin(j: CepSequenceJoin): SequenceJoinExec =
     SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,

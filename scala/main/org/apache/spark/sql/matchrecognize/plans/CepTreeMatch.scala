@@ -30,6 +30,17 @@ final case class TreeJoinNode(left: TreeNodeSpec, right: TreeNodeSpec, condition
 }
 
 /**
+ * A negation `!variable` of a one-pass tree, checked on the partial matches of node `at`,
+ * which binds its neighbours: one is dropped when a row `leaf` admits lies strictly between
+ * `lower` and `upper` (ORDER BY positions, over the node's columns) and passes `condition`
+ * (over the node's columns, then the row's). Without `upper` (a trailing negation, checked
+ * at the root) the row may lie anywhere after `lower` within the window of the match's
+ * first row, so a match is held until that window has passed.
+ */
+final case class TreeNegationSpec(leaf: TreeLeafSpec, at: TreeNodeSpec, lower: Expression,
+    upper: Option[Expression], condition: Option[Expression])
+
+/**
  * Evaluates a whole SKIP TILL ANY MATCH tree of one alternative in one pass over the rows
  * of each group (`keys`: partition key and time slice), delivered in ORDER BY order
  * (`order`: the row's ORDER BY position; `lo` / `hi`: its first and last window position).
@@ -41,6 +52,7 @@ final case class CepTreeMatch(
     keys: Seq[Attribute],
     leaves: Seq[TreeLeafSpec],
     root: TreeNodeSpec,
+    negations: Seq[TreeNegationSpec],
     order: Expression,
     lo: Expression,
     hi: Expression,

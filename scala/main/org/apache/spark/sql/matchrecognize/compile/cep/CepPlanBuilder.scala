@@ -452,7 +452,8 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
           val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
           LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
         }
-        val placed = active.filter(c => c.reads.nonEmpty && c.required.subsetOf(t.variables) &&
+        val placed = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
+          c.reads.nonEmpty && c.required.subsetOf(t.variables) &&
           !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
         val order =
           if (l.leaves.forall(x => r.leaves.forall(y => position(x) < position(y)))) 1
@@ -461,11 +462,20 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
         TreeJoinNode(node(l), node(r), (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)),
           order, t.sql)
     }
+    // A negation is checked where its neighbours (and what its condition reads) are bound;
+    // a trailing one at the root, where a match is complete.
+    val negations = s.negations.map { d =>
+      val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
+      val at = if (after.isEmpty) tree else JoinTree.lowestCovering(tree, negationNeeds(s, d))
+      TreeNegationSpec(TreeLeafSpec(d, flags(d), columnsOf(d)), node(at),
+        rewriter.positions(before.get.variable).o, after.map(e => rewriter.positions(e.variable).o),
+        active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And))
+    }
     val outLo = AttributeReference("#lo", LongType, nullable = false)()
     val outHi = AttributeReference("#hi", LongType, nullable = false)()
-    val desc = tree.sql
-    Built(CepTreeMatch(shared, partitionBy :+ slice, leaves, node(tree), o, lo, hi, window,
-      positionsAreWindowPositions, settings.maxBufferedPartialMatches, outLo, outHi, desc),
+    val desc = tree.sql + s.negations.map(d => s" !$d").mkString
+    Built(CepTreeMatch(shared, partitionBy :+ slice, leaves, node(tree), negations, o, lo, hi,
+      window, positionsAreWindowPositions, settings.maxBufferedPartialMatches, outLo, outHi, desc),
       MatchSpan(partitionBy :+ slice, outLo, outHi), desc)
   }
 

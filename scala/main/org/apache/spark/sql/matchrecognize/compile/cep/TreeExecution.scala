@@ -8,8 +8,10 @@ final case class TreeExecutionChoice(onePass: Boolean, summary: String)
 /**
  * Chooses between the one-pass tree operator and the join operators
  * (`spark.sql.matchRecognize.cepExecution`): `tree` and `joins` force one. `auto` runs the
- * joins: on the measured workloads (docs/benchmarks.md) they are still faster per partial
- * match than the one-pass tree, which is chosen only on request until that changes.
+ * one pass whenever it can evaluate the pattern: it partitions the work exactly as the
+ * joins do (by partition key and time slice), so it is never less parallel, and it creates
+ * only the partial matches of the chosen tree, without a sort or re-read per tree node
+ * (docs/benchmarks.md, "One pass per key").
  */
 object TreeExecution {
 
@@ -28,9 +30,8 @@ object TreeExecution {
       case _ => unsupported match {
         case Some(what) => TreeExecutionChoice(onePass = false,
           s"cepExecution=joins (auto: the one-pass tree cannot evaluate $what)")
-        case None => TreeExecutionChoice(onePass = false,
-          "cepExecution=joins (auto: the join operators are faster per partial match; " +
-            "cepExecution=tree runs this pattern in one pass)")
+        case None => TreeExecutionChoice(onePass = true,
+          "cepExecution=tree (auto: one pass over each partition key)")
       }
     }
   }
@@ -41,7 +42,6 @@ object TreeExecution {
     val elements = alternatives.flatMap(s => s.elements.map(e => (s, e)))
     elements.collectFirst {
       case (s, k: Kleene) => s"the Kleene closure in `${s.sql}`"
-      case (s, Negated(v)) => s"the negation !$v in `${s.sql}`"
     }.orElse(if (readsPreviousOrSubquery) {
       Some("a DEFINE condition with a subquery or reading the previous row of a closure")
     } else None)

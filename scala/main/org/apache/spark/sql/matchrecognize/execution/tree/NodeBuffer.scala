@@ -1,54 +1,86 @@
 package org.apache.spark.sql.matchrecognize.execution.tree
 
 /**
- * The partial matches one tree node keeps for its sibling to combine with, indexed by
- * their first window position `lo`: a probe visits only the `lo` range a partner can have,
- * and a purge drops every match starting before a position in one step.
+ * The partial matches one tree node keeps for its sibling to combine with, in the order
+ * they were created. Every partial match created by an event ends with that event, so
+ * this is also the order of their last window position `hi`: a probe starts at the first
+ * match whose `hi` can be in range (a binary search), and a purge drops a prefix.
  */
 final class NodeBuffer extends Serializable {
-  private val byLo = new java.util.TreeMap[java.lang.Long, java.util.ArrayList[PartialMatch]]()
-  private var count = 0L
+  private var items = new Array[PartialMatch](16)
+  private var start = 0
+  private var end = 0
 
-  def size: Long = count
+  def size: Long = (end - start).toLong
 
+  /** Appends `m`, whose `hi` is not below any buffered match's. */
   def add(m: PartialMatch): Unit = {
-    var list = byLo.get(m.lo)
-    if (list == null) {
-      list = new java.util.ArrayList[PartialMatch](4)
-      byLo.put(m.lo, list)
-    }
-    list.add(m)
-    count += 1
+    if (end == items.length) makeRoom()
+    items(end) = m
+    end += 1
   }
 
-  /** Calls `f` on every match whose `lo` lies in [from, to]. */
+  private def makeRoom(): Unit = {
+    val live = end - start
+    val grown = if (live * 2 > items.length) new Array[PartialMatch](items.length * 2) else items
+    System.arraycopy(items, start, grown, 0, live)
+    if (grown eq items) java.util.Arrays.fill(items.asInstanceOf[Array[AnyRef]], live, end, null)
+    items = grown
+    start = 0
+    end = live
+  }
+
+  /** The first index at or after `start` whose match has `hi >= bound`. */
+  private def firstWithHiAtLeast(bound: Long): Int = {
+    var low = start
+    var high = end
+    while (low < high) {
+      val mid = (low + high) >>> 1
+      if (items(mid).hi < bound) low = mid + 1 else high = mid
+    }
+    low
+  }
+
+  /** Calls `f` on every match whose `lo` lies in [from, to], in creation order. */
   def probe(from: Long, to: Long)(f: PartialMatch => Unit): Unit =
-    if (from <= to && count > 0) {
-      val it = byLo.subMap(from, true, to, true).values().iterator()
-      while (it.hasNext) {
-        val list = it.next()
-        var i = 0
-        val n = list.size()
-        while (i < n) { f(list.get(i)); i += 1 }
+    if (from <= to && end > start) {
+      // lo <= hi: a match with lo >= from has hi >= from.
+      var i = firstWithHiAtLeast(from)
+      val stop = end
+      while (i < stop) {
+        val m = items(i)
+        if (m.lo >= from && m.lo <= to) f(m)
+        i += 1
       }
     }
 
-  /** Drops every match whose `lo` is below `position`; returns how many. */
+  /** Whether some match whose `lo` lies in [from, to] satisfies `p` (stops at the first). */
+  def exists(from: Long, to: Long)(p: PartialMatch => Boolean): Boolean =
+    from <= to && end > start && {
+      var i = firstWithHiAtLeast(from)
+      var found = false
+      while (!found && i < end) {
+        val m = items(i)
+        found = m.lo >= from && m.lo <= to && p(m)
+        i += 1
+      }
+      found
+    }
+
+  /**
+   * Drops every match whose last window position `hi` is below `position` (so is its
+   * first); returns how many. A match that started before `position` and ended after it
+   * stays until its end passes: probes skip it, as its start is out of their range.
+   */
   def purgeBefore(position: Long): Long = {
-    if (count == 0) return 0L
-    val head = byLo.headMap(position, false)
-    if (head.isEmpty) return 0L
-    var removed = 0L
-    val it = head.values().iterator()
-    while (it.hasNext) removed += it.next().size()
-    head.clear()
-    count -= removed
-    removed
+    val cut = firstWithHiAtLeast(position)
+    val removed = cut - start
+    java.util.Arrays.fill(items.asInstanceOf[Array[AnyRef]], start, cut, null)
+    start = cut
+    if (start == end) { start = 0; end = 0 }
+    removed.toLong
   }
 
-  /** Every buffered match, in `lo` order. */
-  def iterator: Iterator[PartialMatch] = {
-    import scala.jdk.CollectionConverters._
-    byLo.values().asScala.iterator.flatMap(_.asScala)
-  }
+  /** Every buffered match, in creation order. */
+  def iterator: Iterator[PartialMatch] = items.iterator.slice(start, end)
 }

@@ -3,11 +3,14 @@ package org.apache.spark.sql.matchrecognize.execution.tree
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
 /**
- * A partial match of a tree node: the columns of its bound rows (its leaves' columns in
- * leaf order), its window span `lo`..`hi`, and its first and last ORDER BY positions.
+ * A partial match of a tree node: the row bound to each leaf of the tree (`rows(k)` for
+ * leaf `k`, null for the leaves outside the node), its window span `lo`..`hi`, and its
+ * first and last ORDER BY positions. Combining two partial matches copies references to
+ * their rows, never the rows themselves, so a partial match costs the same however wide
+ * the variables' rows are.
  */
 final class PartialMatch(
-    val row: UnsafeRow,
+    val rows: Array[UnsafeRow],
     val lo: Long,
     val hi: Long,
     val firstOrder: Long,

@@ -3,12 +3,9 @@ package org.apache.spark.sql.matchrecognize.execution.tree
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, JoinedRow, Literal, Predicate, UnsafeProjection}
-import org.apache.spark.sql.catalyst.expressions.codegen.{GenerateUnsafeRowJoiner, UnsafeRowJoiner}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, Literal, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
-import org.apache.spark.sql.matchrecognize.plans.{TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNodeSpec}
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.matchrecognize.plans.{TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
 
 /**
  * The code of a one-pass tree, compiled once per task: it moves a [[TreeState]] forward
@@ -16,13 +13,16 @@ import org.apache.spark.sql.types.StructType
  * match is buffered at its node and combined with the sibling node's buffer (only the
  * part of it the window and the pattern order allow), and each combination that passes
  * the parent's condition is a new partial match of the parent, up to the root, whose
- * partial matches are the matches.
+ * partial matches are the matches. Negations are checked where their neighbours are bound
+ * (see [[TreeNegations]]).
  *
- * Nodes are numbered in post order (children before parents; the root is last).
+ * Nodes are numbered in post order (children before parents; the root is last); negation
+ * `j`'s rows are buffered after them, at `nodeCount + j`.
  */
 final class TreeEvaluator(
     leaves: Seq[TreeLeafSpec],
     root: TreeNodeSpec,
+    negationSpecs: Seq[TreeNegationSpec],
     input: Seq[Attribute],
     order: Expression,
     lo: Expression,
@@ -63,8 +63,6 @@ final class TreeEvaluator(
   def schemaOf(n: TreeNodeSpec): Seq[Attribute] =
     n.leafIndexes.flatMap(i => leaves(i).columns.map(_.toAttribute))
 
-  private def struct(attrs: Seq[Attribute]): StructType = DataTypeUtils.fromAttributes(attrs)
-
   private val conditions: Array[BasePredicate] = nodes.map {
     case j: TreeJoinNode if j.condition != Literal.TrueLiteral =>
       val p = Predicate.create(j.condition, schemaOf(j.left) ++ schemaOf(j.right))
@@ -72,15 +70,40 @@ final class TreeEvaluator(
       p
     case _ => null
   }.toArray
-  private val joiners: Array[UnsafeRowJoiner] = nodes.map {
-    case j: TreeJoinNode => GenerateUnsafeRowJoiner.create(struct(schemaOf(j.left)), struct(schemaOf(j.right)))
-    case _ => null
+  private val views: Array[LeafRowsView] = nodes.map {
+    case j: TreeJoinNode => new LeafRowsView(j.leafIndexes, leaves, j.left.leafIndexes.size)
+    case n => new LeafRowsView(n.leafIndexes, leaves, n.leafIndexes.size)
+  }.toArray
+  private val rightLeaves: Array[Array[Int]] = nodes.map {
+    case j: TreeJoinNode => j.right.leafIndexes.toArray
+    case _ => Array.emptyIntArray
+  }.toArray
+  private val leftLeaves: Array[Array[Int]] = nodes.map {
+    case j: TreeJoinNode => j.left.leafIndexes.toArray
+    case _ => Array.emptyIntArray
   }.toArray
   private val orderOf: Array[Int] = nodes.map {
-    case j: TreeJoinNode if narrowByOrder => j.order
+    case j: TreeJoinNode => j.order
     case _ => 0
   }.toArray
-  private val joined = Array.fill(nodeCount)(new JoinedRow)
+
+  // The pattern order decides which side of a join can arrive later. Under `order` = 1
+  // every left partial match is complete before the first row of any right one arrives
+  // (the left rows come earlier in ORDER BY order): a left match only waits in its buffer
+  // for right ones, and a right match only probes the left buffer, never buffered itself.
+  // Likewise, mirrored, under -1; under 0 both sides buffer and probe.
+  private val buffersAt: Array[Boolean] = nodes.indices.map { i =>
+    i != rootIndex && {
+      val o = orderOf(parent(i))
+      !(o == 1 && !isLeft(i)) && !(o == -1 && isLeft(i))
+    }
+  }.toArray
+  private val probesAt: Array[Boolean] = nodes.indices.map { i =>
+    i != rootIndex && {
+      val o = orderOf(parent(i))
+      !(o == 1 && isLeft(i)) && !(o == -1 && !isLeft(i))
+    }
+  }.toArray
 
   private val leafNode: Array[Int] = leaves.indices.map { k =>
     nodes.indexWhere { case TreeLeafNode(i) => i == k; case _ => false }
@@ -94,7 +117,13 @@ final class TreeEvaluator(
     leaves.map(l => UnsafeProjection.create(l.columns, input)).toArray
   private val positions = UnsafeProjection.create(Seq(order, lo, hi), input)
 
-  def newState(): TreeState = new TreeState(nodeCount)
+  private val negations = new TreeNegations(negationSpecs, leaves,
+    n => nodes.indexWhere(_ == n), schemaOf, input, window)
+
+  def newState(): TreeState = new TreeState(nodeCount + negations.count)
+
+  /** The root's columns (every leaf's, in leaf order) of a match; valid until the next call. */
+  def rowOf(m: PartialMatch): InternalRow = views(rootIndex).of(m.rows)
 
   /**
    * Adds one event (an input row, not older than the state's last one): first drops what
@@ -108,72 +137,153 @@ final class TreeEvaluator(
     val eventLo = p.getLong(1)
     val eventHi = p.getLong(2)
     if (eventHi > state.lastPosition) {
+      // No row from here on can negate a held match whose window ends before it.
+      release(state, eventHi - 1, emit)
       purge(state, eventHi - window)
       state.lastPosition = eventHi
+    }
+    var j = 0
+    while (j < negations.count) {
+      if (negations.enters(j, event)) {
+        val d = negations.rowOf(j, event, eventLo, eventHi, o)
+        if (negations.trailing.contains(j)) forbidHeld(state, j, d)
+        buffer(state, nodeCount + j, d, describeKey)
+      }
+      j += 1
     }
     var k = 0
     while (k < enter.length) {
       if (enter(k).eval(event)) {
-        val m = new PartialMatch(project(k)(event).copy(), eventLo, eventHi, o, o)
-        insert(state, leafNode(k), m, emit, describeKey)
+        val rows = new Array[UnsafeRow](leaves.length)
+        rows(k) = project(k)(event).copy()
+        insert(state, leafNode(k), new PartialMatch(rows, eventLo, eventHi, o, o), emit, describeKey)
       }
       k += 1
     }
   }
 
   /**
-   * Every event up to window position `watermark` has been added: drops the partial
-   * matches no later event can complete.
+   * Every event up to window position `watermark` has been added: emits the held matches
+   * no later event can negate and drops the partial matches no later event can complete.
    */
-  def close(state: TreeState, watermark: Long): Unit = {
+  def close(state: TreeState, watermark: Long, emit: PartialMatch => Unit): Unit = {
+    release(state, watermark, emit)
     purge(state, watermark - window + 1)
     state.lastPosition = math.max(state.lastPosition, watermark)
   }
 
+  /** The group has no more events: emits every held match. */
+  def finish(state: TreeState, emit: PartialMatch => Unit): Unit = release(state, Long.MaxValue, emit)
+
   private def purge(state: TreeState, before: Long): Unit = {
     var i = 0
-    while (i < rootIndex) {
-      state.buffered -= state.buffers(i).purgeBefore(before)
+    while (i < state.buffers.length) {
+      if (i != rootIndex) state.buffered -= state.buffers(i).purgeBefore(before)
       i += 1
     }
+  }
+
+  /** Emits the held matches whose window ends at or before `position`. */
+  private def release(state: TreeState, position: Long, emit: PartialMatch => Unit): Unit =
+    if (state.heldUntil <= position) {
+      val kept = new java.util.ArrayList[PartialMatch]()
+      var until = Long.MaxValue
+      state.held.forEach { m =>
+        val end = m.lo + window
+        if (end <= position) {
+          state.matches += 1
+          emit(m)
+        } else {
+          kept.add(m)
+          until = math.min(until, end)
+        }
+      }
+      state.buffered -= state.held.size - kept.size
+      state.held.clear()
+      state.held.addAll(kept)
+      state.heldUntil = until
+    }
+
+  /** Drops the held matches trailing negation `j`'s new row `d` negates. */
+  private def forbidHeld(state: TreeState, j: Int, d: PartialMatch): Unit =
+    if (!state.held.isEmpty) {
+      val before = state.held.size
+      state.held.removeIf(m => negations.negates(j, m, d))
+      state.buffered -= before - state.held.size
+    }
+
+  private def buffer(state: TreeState, node: Int, m: PartialMatch, describeKey: () => String): Unit = {
+    val buffer = state.buffers(node)
+    buffer.add(m)
+    state.created(node) += 1
+    state.buffered += 1
+    if (buffer.size > state.peak(node)) state.peak(node) = buffer.size
+    if (state.buffered > maxBuffered) throw TreeEvaluator.tooManyBuffered(maxBuffered, describeKey())
+  }
+
+  private def negated(state: TreeState, node: Int, m: PartialMatch): Boolean = {
+    val checks = negations.checksAt(node)
+    var i = 0
+    var out = false
+    while (!out && i < checks.length) {
+      out = negations.negatedBy(checks(i), m, state.buffers(nodeCount + checks(i)))
+      i += 1
+    }
+    out
   }
 
   private def insert(state: TreeState, node: Int, m: PartialMatch, emit: PartialMatch => Unit,
       describeKey: () => String): Unit = {
     state.created(node) += 1
+    if (negated(state, node, m)) return
     if (node == rootIndex) {
-      state.matches += 1
-      emit(m)
+      if (negations.trailing.isEmpty) {
+        state.matches += 1
+        emit(m)
+      } else if (!negations.trailing.exists(j =>
+          negations.negatedBy(j, m, state.buffers(nodeCount + j)))) {
+        // Rows that would negate it may still come: held until its window has passed.
+        state.held.add(m)
+        state.heldUntil = math.min(state.heldUntil, m.lo + window)
+        state.buffered += 1
+        if (state.buffered > maxBuffered) throw TreeEvaluator.tooManyBuffered(maxBuffered, describeKey())
+      }
       return
     }
-    val buffer = state.buffers(node)
-    buffer.add(m)
-    state.buffered += 1
-    if (buffer.size > state.peak(node)) state.peak(node) = buffer.size
-    if (state.buffered > maxBuffered) throw TreeEvaluator.tooManyBuffered(maxBuffered, describeKey())
+    if (buffersAt(node)) {
+      val buffer = state.buffers(node)
+      buffer.add(m)
+      state.buffered += 1
+      if (buffer.size > state.peak(node)) state.peak(node) = buffer.size
+      if (state.buffered > maxBuffered) throw TreeEvaluator.tooManyBuffered(maxBuffered, describeKey())
+    }
+    if (!probesAt(node)) return
 
     val up = parent(node)
     val left = isLeft(node)
     // A partner shares the window with `m`: it starts at most `window` before m's end and
-    // at most `window` after m's start. The pattern order narrows that further when ORDER
-    // BY positions are window positions (a partner wholly after m starts after m's last
-    // row; one wholly before m starts before m's first row).
-    var from = m.hi - window
+    // at most `window` after m's start. When ORDER BY positions are window positions, a
+    // partner the pattern puts wholly before m also starts before m's first row.
+    val from = m.hi - window
     var to = m.lo + window
-    val after = orderOf(up) * (if (left) 1 else -1)
-    if (after > 0) from = math.max(from, m.lastOrder + 1)
-    else if (after < 0) to = math.min(to, m.firstOrder - 1)
+    if (narrowByOrder && orderOf(up) != 0) to = math.min(to, m.firstOrder - 1)
     val condition = conditions(up)
-    val joiner = joiners(up)
-    val pair = joined(up)
+    val view = views(up)
+    val fromLeft = leftLeaves(up)
+    val fromRight = rightLeaves(up)
     state.buffers(sibling(node)).probe(from, to) { q =>
       val l = if (left) m else q
       val r = if (left) q else m
       val spanLo = math.min(l.lo, r.lo)
       val spanHi = math.max(l.hi, r.hi)
       if (spanHi - spanLo <= window &&
-          (condition == null || condition.eval(pair.apply(l.row, r.row)))) {
-        val combined = new PartialMatch(joiner.join(l.row, r.row).copy(), spanLo, spanHi,
+          (condition == null || condition.eval(view.of(l.rows, r.rows)))) {
+        val rows = new Array[UnsafeRow](leaves.length)
+        var i = 0
+        while (i < fromLeft.length) { rows(fromLeft(i)) = l.rows(fromLeft(i)); i += 1 }
+        i = 0
+        while (i < fromRight.length) { rows(fromRight(i)) = r.rows(fromRight(i)); i += 1 }
+        val combined = new PartialMatch(rows, spanLo, spanHi,
           math.min(l.firstOrder, r.firstOrder), math.max(l.lastOrder, r.lastOrder))
         insert(state, up, combined, emit, describeKey)
       }
@@ -181,10 +291,12 @@ final class TreeEvaluator(
   }
 
   /** Per node, its description for metrics and EXPLAIN. */
-  def describe(i: Int): String = nodes(i) match {
-    case TreeLeafNode(k) => leaves(k).variable
-    case j: TreeJoinNode => j.description
-  }
+  def describe(i: Int): String =
+    if (i >= nodeCount) "!" + negationSpecs(i - nodeCount).leaf.variable
+    else nodes(i) match {
+      case TreeLeafNode(k) => leaves(k).variable
+      case j: TreeJoinNode => j.description
+    }
 }
 
 object TreeEvaluator {

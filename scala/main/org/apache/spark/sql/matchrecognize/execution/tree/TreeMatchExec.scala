@@ -3,22 +3,25 @@ package org.apache.spark.sql.matchrecognize.execution.tree
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, GenericInternalRow, JoinedRow, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, GenericInternalRow, NamedExpression, JoinedRow, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.matchrecognize.plans.{TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNodeSpec}
+import org.apache.spark.sql.matchrecognize.plans.{TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
 
 /**
  * Runs a one-pass tree (see [[TreeEvaluator]]) over each group of its input: rows
  * clustered by `keys` (partition key and time slice) and sorted by ORDER BY position, so
  * one shuffle and one sort feed the whole tree. Records per node the partial matches it
- * created and the most it buffered at once.
+ * created and the most it buffered at once. `projection` computes each output row from a
+ * match's columns (the keys, every leaf's columns and the span): the query's measures when
+ * they sit right above the tree, so a match is written once.
  */
 case class TreeMatchExec(
     keys: Seq[Attribute],
     leaves: Seq[TreeLeafSpec],
     root: TreeNodeSpec,
+    negations: Seq[TreeNegationSpec],
     order: Expression,
     lo: Expression,
     hi: Expression,
@@ -29,6 +32,7 @@ case class TreeMatchExec(
     outHi: Attribute,
     description: String,
     output: Seq[Attribute],
+    projection: Seq[NamedExpression],
     child: SparkPlan) extends UnaryExecNode {
 
   override def requiredChildDistribution: Seq[Distribution] = Seq(ClusteredDistribution(keys))
@@ -44,17 +48,20 @@ case class TreeMatchExec(
   override def simpleString(maxFields: Int): String =
     s"CepTreeMatch $description within $window, one pass over each partition key"
 
-  /** The tree's nodes in post order (the evaluator's numbering), named for the metrics. */
+  /**
+   * The tree's nodes in post order, then its negations (the evaluator's numbering), named
+   * for the metrics.
+   */
   @transient private lazy val nodeNames: Seq[String] = {
     def walk(n: TreeNodeSpec): Seq[String] = n match {
       case TreeLeafNode(k) => Seq(leaves(k).variable)
       case j: TreeJoinNode => walk(j.left) ++ walk(j.right) :+ j.description
     }
-    walk(root)
+    walk(root) ++ negations.map("!" + _.leaf.variable)
   }
 
   private def evaluator(input: Seq[Attribute]): TreeEvaluator =
-    new TreeEvaluator(leaves, root, input, order, lo, hi, window, narrowByOrder, maxBuffered)
+    new TreeEvaluator(leaves, root, negations, input, order, lo, hi, window, narrowByOrder, maxBuffered)
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of events read"),
@@ -75,7 +82,7 @@ case class TreeMatchExec(
     val keyTypes = keys.map(_.dataType)
     val schema = keys ++ root.leafIndexes.flatMap(i => leaves(i).columns.map(_.toAttribute)) :+
       outLo :+ outHi
-    val outputList = output
+    val outputList = projection
     val m = metrics
     val n = nodeNames.size
     val makeEvaluator = (in: Seq[Attribute]) => evaluator(in)
@@ -102,10 +109,11 @@ case class TreeMatchExec(
       val emit = (pm: PartialMatch) => {
         span.setLong(0, pm.lo)
         span.setLong(1, pm.hi)
-        pending.add(project(outer(key, inner(pm.row, span))).copy())
+        pending.add(project(outer(key, inner(tree.rowOf(pm), span))).copy())
         ()
       }
       def finishGroup(): Unit = if (state != null) {
+        tree.finish(state, emit)
         var i = 0
         var total = 0L
         while (i < n) {
@@ -124,16 +132,20 @@ case class TreeMatchExec(
         (0 until n).foreach(i => m(s"peak$i").set(taskPeak(i).toDouble))
       }
       new Iterator[InternalRow] {
-        private def fill(): Unit = while (pending.isEmpty && rows.hasNext) {
-          val row = rows.next()
-          inRows += 1
-          val k = keyOf(row)
-          if (key == null || k != key) {
-            finishGroup()
-            key = k.copy()
-            state = tree.newState()
+        private def fill(): Unit = {
+          while (pending.isEmpty && rows.hasNext) {
+            val row = rows.next()
+            inRows += 1
+            val k = keyOf(row)
+            if (key == null || k != key) {
+              finishGroup()
+              key = k.copy()
+              state = tree.newState()
+            }
+            tree.add(state, row, emit, () => describeKey())
           }
-          tree.add(state, row, emit, () => describeKey())
+          // The last group's held matches (a trailing negation) come out at the input's end.
+          if (pending.isEmpty && state != null) finishGroup()
         }
         override def hasNext: Boolean = { fill(); !pending.isEmpty }
         override def next(): InternalRow = {

@@ -2,12 +2,17 @@ package org.apache.spark.sql.matchrecognize.execution.tree
 
 /**
  * Everything the one-pass evaluation keeps for one group (partition key and time slice)
- * between events: a buffer per tree node, the last event's window position, and counters.
+ * between events: a buffer per tree node and per negation (`nodeCount` counts both), the
+ * matches held back by a trailing negation, the last event's window position, and counters.
  * Plain data (no generated code), so a streaming operator can keep it in a state store;
  * [[TreeEvaluator]] holds the code that changes it.
  */
 final class TreeState(nodeCount: Int) extends Serializable {
   val buffers: Array[NodeBuffer] = Array.fill(nodeCount)(new NodeBuffer)
+  /** Matches waiting for the window of their first row to pass (a trailing negation). */
+  val held: java.util.ArrayList[PartialMatch] = new java.util.ArrayList[PartialMatch]()
+  /** The earliest window position at which a held match may be released. */
+  var heldUntil: Long = Long.MaxValue
   /** The window position (`hi`) of the last event added; nothing older may come. */
   var lastPosition: Long = Long.MinValue
   /** Partial matches buffered now, over all nodes. */

@@ -21,6 +21,8 @@ class CepInputSortSuite extends AnyFunSuite with SparkSessionFixture with Adapti
 
   override def beforeAll(): Unit = {
     super.beforeAll()
+    // The join operators are the ones that sort their inputs.
+    spark.conf.set("spark.sql.matchRecognize.cepExecution", "joins")
     // 4,000 rows over an hour in four string keys, many ties on ts, v in 0..9.
     sql("""CREATE OR REPLACE TEMPORARY VIEW cep_sort_rows AS
       SELECT CAST(pmod(hash(id, 1), 4) AS STRING) AS k,
@@ -28,6 +30,11 @@ class CepInputSortSuite extends AnyFunSuite with SparkSessionFixture with Adapti
                AS ts,
              pmod(hash(id, 3), 10) AS v
       FROM range(4000)""")
+  }
+
+  override def afterAll(): Unit = {
+    spark.conf.unset("spark.sql.matchRecognize.cepExecution")
+    super.afterAll()
   }
 
   private val conditions =

@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.adaptive.{AdaptiveSparkPlanHelper, Shuffle
 import org.apache.spark.sql.execution.exchange.{ReusedExchangeExec, ShuffleExchangeExec}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.SparkSessionFixture
+import org.apache.spark.sql.matchrecognize.execution.tree.TreeMatchExec
 import org.apache.spark.sql.matchrecognize.compile.cep.CepTaskChooser
 
 /**
@@ -100,16 +101,25 @@ class CepTaskCountSuite extends AnyFunSuite with SparkSessionFixture with Adapti
     assert(CepTaskChooser.slicing(0, 4000, 8) == (1, 16000))
   }
 
+  private val execution = "spark.sql.matchRecognize.cepExecution"
+
+  private def treeOperators(plan: SparkPlan): Int = collect(plan) { case t: TreeMatchExec => t }.size
+
   Seq("partitioned" -> partitioned _, "keyless" -> keyless _).foreach { case (shape, query) =>
     Seq("true", "false").foreach { aqe =>
       test(s"a small input runs in one task with one shuffle ($shape, adaptive $aqe)") {
         withConf(partitions -> "200", adaptive -> aqe) {
-          val expected = formerRows(query("task_ticks"))
+          val expected = withConf(execution -> "joins") { formerRows(query("task_ticks")) }
           assert(expected.nonEmpty, "the case must match something")
-          val (rows, plan) = run(query("task_ticks"))
+          // The four leaves of the join operators read one exchange; the one pass reads it once.
+          val (rows, plan) = withConf(execution -> "joins") { run(query("task_ticks")) }
           assert(shuffles(plan).map(_.numPartitions) == Seq(1), plan)
           assert(reused(plan) == 3, plan)
           assert(rows.sortBy(_.toString) == expected.sortBy(_.toString))
+          val (treeRows, treePlan) = withConf(execution -> "tree") { run(query("task_ticks")) }
+          assert(shuffles(treePlan).map(_.numPartitions) == Seq(1), treePlan)
+          assert(reused(treePlan) == 0 && treeOperators(treePlan) == 1, treePlan)
+          assert(treeRows.sortBy(_.toString) == expected.sortBy(_.toString))
         }
       }
     }
@@ -120,7 +130,7 @@ class CepTaskCountSuite extends AnyFunSuite with SparkSessionFixture with Adapti
       try {
         cached.count()
         cached.createOrReplaceTempView("task_ticks_cached")
-        withConf(partitions -> "200", adaptive -> "true") {
+        withConf(partitions -> "200", adaptive -> "true", execution -> "joins") {
           val expected = formerRows(query("task_ticks"))
           val (rows, plan) = run(query("task_ticks_cached"))
           assert(shuffles(plan).size == 1 && reused(plan) == 3, plan)
@@ -129,6 +139,9 @@ class CepTaskCountSuite extends AnyFunSuite with SparkSessionFixture with Adapti
           val (former, formerPlan) = withConf(share -> "false") { run(query("task_ticks_cached")) }
           assert(shuffles(formerPlan).size == 4 && reused(formerPlan) == 0, formerPlan)
           assert(former.sortBy(_.toString) == expected.sortBy(_.toString))
+          val (treeRows, treePlan) = withConf(execution -> "tree") { run(query("task_ticks_cached")) }
+          assert(shuffles(treePlan).size == 1 && treeOperators(treePlan) == 1, treePlan)
+          assert(treeRows.sortBy(_.toString) == expected.sortBy(_.toString))
         }
       } finally cached.unpersist()
     }

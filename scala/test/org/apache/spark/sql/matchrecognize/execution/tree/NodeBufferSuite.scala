@@ -7,32 +7,48 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 /** A tree node's buffer on its own: probes by start range, purges by time. */
 class NodeBufferSuite extends AnyFunSuite {
 
-  private def partial(lo: Long): PartialMatch = new PartialMatch(new UnsafeRow(0), lo, lo + 1, lo, lo)
+  /** A match spanning lo..hi; buffers receive them in `hi` order. */
+  private def partial(lo: Long, hi: Long): PartialMatch =
+    new PartialMatch(Array.empty[UnsafeRow], lo, hi, lo, hi)
 
-  private def probed(b: NodeBuffer, from: Long, to: Long): Seq[Long] = {
-    val out = Seq.newBuilder[Long]
-    b.probe(from, to)(m => out += m.lo)
+  private def probed(b: NodeBuffer, from: Long, to: Long): Seq[(Long, Long)] = {
+    val out = Seq.newBuilder[(Long, Long)]
+    b.probe(from, to)(m => out += ((m.lo, m.hi)))
     out.result()
   }
 
-  test("a probe visits exactly the matches starting in a closed range, in start order") {
+  private val spans = Seq((1L, 2L), (0L, 3L), (3L, 3L), (2L, 5L), (5L, 5L), (1L, 7L), (7L, 8L))
+
+  test("a probe visits exactly the matches starting in a closed range, in creation order") {
     val b = new NodeBuffer
-    Seq(9L, 5L, 7L, 7L, 12L, 7L).foreach(lo => b.add(partial(lo)))
-    assert(b.size == 6)
-    assert(probed(b, 7, 9) == Seq(7L, 7L, 7L, 9L))
-    assert(probed(b, 8, 8).isEmpty)
-    assert(probed(b, 10, 9).isEmpty) // an empty range
-    assert(probed(b, Long.MinValue, Long.MaxValue) == Seq(5L, 7L, 7L, 7L, 9L, 12L))
+    spans.foreach { case (lo, hi) => b.add(partial(lo, hi)) }
+    assert(b.size == 7)
+    for (from <- -1L to 9L; to <- -1L to 9L) {
+      assert(probed(b, from, to) == spans.filter { case (lo, _) => lo >= from && lo <= to },
+        s"[$from, $to]")
+    }
   }
 
-  test("a purge drops every match starting before a position and counts them") {
+  test("a purge drops the matches that ended before a position, and counts them") {
     val b = new NodeBuffer
-    Seq(1L, 2L, 2L, 3L, 8L).foreach(lo => b.add(partial(lo)))
-    assert(b.purgeBefore(1) == 0)
-    assert(b.purgeBefore(3) == 3)
-    assert(b.size == 2)
-    assert(b.iterator.map(_.lo).toSeq == Seq(3L, 8L))
+    spans.foreach { case (lo, hi) => b.add(partial(lo, hi)) }
+    assert(b.purgeBefore(2) == 0)
+    assert(b.purgeBefore(4) == 3)
+    assert(b.iterator.map(m => (m.lo, m.hi)).toSeq == spans.drop(3))
+    // (1, 7) started before 2 but ends after it: it stays, and probes from 2 skip it.
+    assert(b.purgeBefore(6) == 2)
+    assert(probed(b, 2, 9) == Seq((7L, 8L)))
     assert(b.purgeBefore(100) == 2)
     assert(b.size == 0 && b.iterator.isEmpty)
+  }
+
+  test("the buffer grows and reuses its space as matches come and go") {
+    val b = new NodeBuffer
+    for (t <- 0L until 10000L) {
+      b.add(partial(t, t))
+      if (t % 7 == 0) b.purgeBefore(t - 20)
+    }
+    assert(b.iterator.map(_.lo).toSeq == (9976L until 10000L)) // the last purge, at 9996, kept 9976 on
+    assert(probed(b, 9990, 9992).map(_._1) == Seq(9990L, 9991L, 9992L))
   }
 }

@@ -57,7 +57,7 @@ class TreeEvaluatorSuite extends AnyFunSuite {
           else if (rs.forall(y => ls.forall(x => position(y) < position(x)))) -1 else 0
         TreeJoinNode(node(l), node(r), cond.reduce(And), dir, s"$l$r")
     }
-    (new TreeEvaluator(leaves, node(tree), input, time, time, time, window, narrowByOrder = true,
+    (new TreeEvaluator(leaves, node(tree), Nil, input, time, time, time, window, narrowByOrder = true,
       maxBuffered), order)
   }
 
@@ -86,7 +86,7 @@ class TreeEvaluatorSuite extends AnyFunSuite {
     val out = mutable.ArrayBuffer.empty[(Long, Long, Long)]
     val state = e.newState()
     evaluate(e, state, { m =>
-      val at = order.zipWithIndex.map { case (x, i) => x -> m.row.getLong(2 * i) }.toMap
+      val at = order.zipWithIndex.map { case (x, i) => x -> e.rowOf(m).getLong(2 * i) }.toMap
       out += ((at("A"), at("B"), at("C")))
     })
     out.toSeq
@@ -112,10 +112,14 @@ class TreeEvaluatorSuite extends AnyFunSuite {
     Seq(("a", 0L, 0), ("b", 3L, 1), ("a", 5L, 0)).foreach { case (k, t, x) =>
       e.add(s, event(k, t, x), noEmit, () => "k")
     }
-    assert(s.buffered == 4) // A@0, A@5, B@3 and (A@0, B@3)
-    e.add(s, event("x", 12L, 0), noEmit, () => "k") // 12 - 10 = 2: A@0 and (A@0, B@3) expire
+    // A@0, A@5 and (A@0, B@3); B@3 probes A's buffer but is never buffered itself: every
+    // partial match B can join with (an earlier A) has already arrived.
+    assert(s.buffered == 3)
+    e.add(s, event("x", 12L, 0), noEmit, () => "k") // 12 - 10 = 2: A@0 expires
     assert(s.buffered == 2)
-    e.close(s, 20L) // nothing that starts at or before 10 can match after 20
+    e.add(s, event("x", 14L, 0), noEmit, () => "k") // (A@0, B@3) ends at 3 < 14 - 10
+    assert(s.buffered == 1)
+    e.close(s, 20L, noEmit) // nothing that starts at or before 10 can match after 20
     assert(s.buffered == 0)
     assert(s.created.last == 0)
   }

@@ -1,0 +1,91 @@
+package org.apache.spark.sql.matchrecognize.execution.tree
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.matchrecognize.plans.{TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
+
+/**
+ * The negations of a one-pass tree, compiled once per task. Negation `j`'s rows are kept
+ * like a leaf's (as partial matches binding leaf `leaves.size + j` alone), and a partial
+ * match of the node that binds its neighbours is checked against them when it is created:
+ * every row between the neighbours has arrived by then, as the later neighbour has. A
+ * trailing negation's rows may still come after the match, until the window of its first
+ * row has passed; [[TreeEvaluator]] holds such matches back until then.
+ */
+private[tree] final class TreeNegations(
+    specs: Seq[TreeNegationSpec],
+    leaves: Seq[TreeLeafSpec],
+    nodeIndex: TreeNodeSpec => Int,
+    schemaOf: TreeNodeSpec => Seq[Attribute],
+    input: Seq[Attribute],
+    window: Long) {
+
+  val count: Int = specs.size
+  private val allLeaves = leaves ++ specs.map(_.leaf)
+  private val leafOf: Array[Int] = specs.indices.map(leaves.size + _).toArray
+
+  private val enters: Array[BasePredicate] = specs.map { n =>
+    val p = Predicate.create(n.leaf.enter, input)
+    p.initialize(0)
+    p
+  }.toArray
+  private val projections: Array[UnsafeProjection] =
+    specs.map(n => UnsafeProjection.create(n.leaf.columns, input)).toArray
+  private val hasUpper: Array[Boolean] = specs.map(_.upper.isDefined).toArray
+  private val bounds: Array[UnsafeProjection] = specs.map { n =>
+    UnsafeProjection.create(n.lower +: n.upper.toSeq, schemaOf(n.at))
+  }.toArray
+  private val atViews: Array[LeafRowsView] = specs.map { n =>
+    new LeafRowsView(n.at.leafIndexes, allLeaves, n.at.leafIndexes.size)
+  }.toArray
+  private val conditions: Array[BasePredicate] = specs.map { n =>
+    n.condition.map { c =>
+      val p = Predicate.create(c, schemaOf(n.at) ++ n.leaf.columns.map(_.toAttribute))
+      p.initialize(0)
+      p
+    }.orNull
+  }.toArray
+  private val conditionViews: Array[LeafRowsView] = specs.indices.map { j =>
+    val at = specs(j).at.leafIndexes
+    new LeafRowsView(at :+ leafOf(j), allLeaves, at.size)
+  }.toArray
+
+  /** Per tree node, the negations (not trailing) its new partial matches are checked for. */
+  val checkedAt: Array[Array[Int]] = {
+    val at = specs.indices.filter(hasUpper(_)).groupBy(j => nodeIndex(specs(j).at))
+    Array.tabulate(specs.map(n => nodeIndex(n.at)).maxOption.getOrElse(-1) + 1)(
+      i => at.getOrElse(i, Nil).toArray)
+  }
+  def checksAt(node: Int): Array[Int] =
+    if (node < checkedAt.length) checkedAt(node) else Array.emptyIntArray
+
+  /** The trailing negations, checked on the matches. */
+  val trailing: Array[Int] = specs.indices.filterNot(hasUpper(_)).toArray
+
+  def enters(j: Int, event: InternalRow): Boolean = enters(j).eval(event)
+
+  /** Negation `j`'s row for `event`, as a partial match of its own. */
+  def rowOf(j: Int, event: InternalRow, lo: Long, hi: Long, order: Long): PartialMatch = {
+    val rows = new Array[UnsafeRow](allLeaves.size)
+    rows(leafOf(j)) = projections(j)(event).copy()
+    new PartialMatch(rows, lo, hi, order, order)
+  }
+
+  /** Whether negation `j`'s row `d` lies where `m` forbids it and passes the condition. */
+  def negates(j: Int, m: PartialMatch, d: PartialMatch): Boolean = {
+    val b = bounds(j)(atViews(j).of(m.rows))
+    // An unknown bound (a NULL ORDER BY position) forbids nothing, as under the joins.
+    if (b.isNullAt(0) || (hasUpper(j) && b.isNullAt(1))) false
+    else {
+      val from = b.getLong(0)
+      val until = if (hasUpper(j)) b.getLong(1) else Long.MaxValue
+      d.firstOrder > from && d.firstOrder < until &&
+        (hasUpper(j) || d.hi <= m.lo + window) &&
+        (conditions(j) == null || conditions(j).eval(conditionViews(j).of(m.rows, d.rows)))
+    }
+  }
+
+  /** Whether any of negation `j`'s buffered rows forbids `m`. */
+  def negatedBy(j: Int, m: PartialMatch, rows: NodeBuffer): Boolean =
+    rows.exists(m.lo, m.lo + window)(d => negates(j, m, d))
+}

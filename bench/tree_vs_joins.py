@@ -12,6 +12,7 @@ data into the noop sink (median of interleaved rounds):
 
     .venv/bin/python bench/tree_vs_joins.py                    # 1M events (docs/benchmarks.md)
     .venv/bin/python bench/tree_vs_joins.py --events 200000    # a quick profile
+    .venv/bin/python bench/tree_vs_joins.py --events 100000 --pattern 'PERMUTE(A, B, C, D)'
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ SELECT * FROM {events} MATCH_RECOGNIZE (
   MEASURES A.ts AS a_ts, D.ts AS d_ts, D.v AS d_v
   ONE ROW PER MATCH
   SKIP TILL ANY MATCH
-  PATTERN (A B C D)
+  PATTERN ({pattern})
   WITHIN INTERVAL '{window}' SECOND
   DEFINE A AS kind = 'A',
          B AS kind = 'B' AND B.v > A.v,
@@ -54,11 +55,13 @@ def main() -> None:
     p.add_argument("--events", type=int, default=1_000_000)
     p.add_argument("--window", type=int, default=120, help="WITHIN, in seconds")
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--pattern", default="A B C D",
+                   help="over variables A-D, e.g. 'PERMUTE(A, B, C, D)' or 'A B !C D'")
     args = p.parse_args()
 
     spark = session("tree_vs_joins")
     events = cached_parquet(spark, f"skewed_{args.events}", events_sql(args.events))
-    sql = QUERY.format(events=events, window=args.window)
+    sql = QUERY.format(events=events, window=args.window, pattern=args.pattern)
     sides = {f"{ex} / {order}": (ex, order)
              for ex in ("tree", "joins") for order in ("auto", "trivial")}
 
@@ -68,7 +71,8 @@ def main() -> None:
         spark.conf.set("spark.sql.matchRecognize.joinOrder", order)
 
     jvm = spark.sparkContext._jvm
-    print(f"{args.events:,} events, {KEYS} keys, WITHIN {args.window} s")
+    print(f"PATTERN ({args.pattern}), {args.events:,} events, {KEYS} keys, "
+          f"WITHIN {args.window} s")
     counts = {}
     for name in sides:
         configure(name)

@@ -416,14 +416,18 @@ def test_measures_with_a_subquery_stay_in_their_own_projection(spark, events):
     assert "output: k, a_ts, above_average" not in explained, explained
 
 
-def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events, joins):
+def _trivial_plan_metrics(spark) -> tuple[int, list]:
+    """The matches of `A B C` in pattern order, and its operators' metrics."""
     spark.conf.set(ORDER, "trivial")
     try:
         df = spark.sql(_query("A B C"))
-        n = len(df.collect())
-        operators = operator_metrics(df)
+        return len(df.collect()), operator_metrics(df)
     finally:
         spark.conf.unset(ORDER)
+
+
+def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events, joins):
+    n, operators = _trivial_plan_metrics(spark)
     joins = {op.node.split(" within")[0]: op.metrics for op in operators}
     classes = [op.operator for op in operators]
     assert classes == ["MatchGuardExec", "SequenceJoinExec", "SequenceJoinExec"], operators
@@ -437,14 +441,10 @@ def test_sequence_joins_report_the_candidate_pairs_they_tested(spark, events, jo
 
 
 def test_the_one_pass_reports_the_partial_matches_of_each_tree_node(spark, events):
-    spark.conf.set(ORDER, "trivial")
     spark.conf.set(EXECUTION, "tree")
     try:
-        df = spark.sql(_query("A B C"))
-        n = len(df.collect())
-        operators = operator_metrics(df)
+        n, operators = _trivial_plan_metrics(spark)
     finally:
-        spark.conf.unset(ORDER)
         spark.conf.unset(EXECUTION)
     assert [op.kind for op in operators] == ["MatchGuard", "CepTreeMatch"], operators
     tree = operators[1].metrics

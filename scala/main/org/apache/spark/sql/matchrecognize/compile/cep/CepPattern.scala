@@ -83,6 +83,19 @@ object CepPattern {
     out
   }
 
+  /**
+   * Whether no binding can be a match of both `a` and `b`: some two single-row variables
+   * come in opposite orders in them (single rows are bound in strictly increasing ORDER BY
+   * order).
+   */
+  def disjoint(a: CepSequence, b: CepSequence): Boolean = {
+    val inB = b.singles.zipWithIndex.toMap
+    a.singles.combinations(2).exists {
+      case Seq(x, y) => inB.contains(x) && inB.contains(y) && inB(x) > inB(y)
+      case _ => false
+    }
+  }
+
   private def check(s: CepSequence): Unit = {
     if (s.singles.isEmpty) {
       throw analysis("ANY_MATCH_NEEDS_SINGLE_VARIABLE",

@@ -155,9 +155,17 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     case other => Seq(other)
   }
 
-  /** Variables whose rows must carry ids (to tell two alternatives' bindings apart). */
+  /**
+   * Whether matches must carry the ids of their rows: when two alternatives bind the same
+   * variables and one binding could be a match of both, the union must tell duplicates
+   * apart. Alternatives that put two single-row variables in opposite orders never share a
+   * binding (those rows' ORDER BY positions would have to be both increasing and decreasing),
+   * so the orders of a PERMUTE of single rows need no ids, and no deduplication.
+   */
   private val needsIds: Boolean =
-    alternatives.groupBy(_.bound.toSet).exists(_._2.size > 1)
+    alternatives.groupBy(_.bound.toSet).values.exists { same =>
+      same.combinations(2).exists { case Seq(a, b) => !CepPattern.disjoint(a, b); case _ => false }
+    }
 
   // Cells every bound variable needs regardless of expressions.
   kinds.foreach { case (v, k) =>
@@ -487,7 +495,9 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val (first, last) = rewriter.kleeneBounds(v)
     val outputs = rewriter.kleeneOutputs.getOrElse(v, Nil).toSeq ++
       (if (allRows) Seq(KleeneOutput.Rows(kleeneRowsAttribute(v), cells.of(v).map(_._1) :+
-        rewriter.positions(v).o)) else Nil)
+        rewriter.positions(v).o)) else Nil) ++
+      (if (needsIds) Seq(KleeneOutput.Rows(kleeneIdsAttribute(v), Seq(cells.cell(v, rowId, 0))))
+       else Nil)
     val outLo = AttributeReference("#lo", LongType, nullable = false)()
     val outHi = AttributeReference("#hi", LongType, nullable = false)()
     val desc = s"${m.description} + $v${Quantified(PatternVariable(v), k.min, k.max, greedy = true).quantifierSql}"
@@ -497,6 +507,17 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       k.min, k.max, outputs, first, last, window, outLo, outHi, settings.maxKleeneBindings, desc),
       MatchSpan(m.span.keys, outLo, outHi), desc)
   }
+
+  /**
+   * The ids of the rows Kleene variable `v` binds, in order: part of what tells two
+   * alternatives' matches apart (a match is the rows bound, the closures' included).
+   */
+  private val kleeneIdAttributes = mutable.HashMap.empty[String, Attribute]
+  private def kleeneIdsAttribute(v: String): Attribute = kleeneIdAttributes.getOrElseUpdate(v, {
+    val id = cells.cell(v, rowId, 0)
+    AttributeReference(s"$v#ids",
+      ArrayType(StructType(Seq(StructField(id.name, id.dataType))), containsNull = false))()
+  })
 
   private val kleeneRowAttributes = mutable.HashMap.empty[String, Attribute]
   private def kleeneRowsAttribute(v: String): Attribute = kleeneRowAttributes.getOrElseUpdate(v, {
@@ -551,6 +572,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
             case VariableKind.KleeneRows =>
               cols ++= rewriter.kleeneOutputs.getOrElse(v, Nil).map(_.attribute)
               if (allRows) cols += kleeneRowsAttribute(v)
+              if (needsIds) cols += kleeneIdsAttribute(v)
               val (f, l) = rewriter.kleeneBounds(v)
               cols ++= Seq(f, l)
             case _ =>
@@ -572,7 +594,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     if (needsIds) {
       // A binding two alternatives both produce is one match: group by the rows bound.
       val ids = matchColumns.filter(a => cells.of(a.name.takeWhile(_ != '#')).exists(c =>
-        c._1 == a && c._2 == rowId))
+        c._1 == a && c._2 == rowId)) ++ kleeneIdAttributes.values.toSeq.sortBy(_.name)
       val keys = partitionBy ++ ids
       val others = matches.output.filterNot(a => keys.exists(_.semanticEquals(a)))
       matches = Aggregate(keys, keys.map(_.asInstanceOf[NamedExpression]) ++ others.map(a =>

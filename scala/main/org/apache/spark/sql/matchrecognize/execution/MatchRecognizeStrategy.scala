@@ -35,7 +35,7 @@ object MatchRecognizeStrategy extends SparkStrategy {
       FilterExec(r.flag, planLater(r.child)) :: Nil
     case Project(list, t: CepTreeMatch) if SequenceJoinExec.canProject(list) =>
       // The tree writes each match's projected row directly, as the joins do.
-      treeMatch(t).copy(output = list.map(_.toAttribute), projection = list) :: Nil
+      treeMatch(t).projectedBy(list) :: Nil
     case t: CepTreeMatch => treeMatch(t) :: Nil
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
@@ -48,8 +48,8 @@ object MatchRecognizeStrategy extends SparkStrategy {
   }
 
   private def treeMatch(t: CepTreeMatch): TreeMatchExec =
-    TreeMatchExec(t.keys, t.leaves, t.root, t.negations, t.order, t.lo, t.hi, t.window, t.narrowByOrder,
-      t.maxBuffered, t.outLo, t.outHi, t.description, t.output, t.output, planLater(t.child))
+    TreeMatchExec(t.keys, t.alternatives, t.alternatives.map(_.columns), t.order, t.lo, t.hi, t.window,
+      t.narrowByOrder, t.maxBuffered, planLater(t.child))
 
   private def sequenceJoin(j: CepSequenceJoin): SequenceJoinExec =
     SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,

@@ -41,38 +41,65 @@ final case class TreeNegationSpec(leaf: TreeLeafSpec, at: TreeNodeSpec, lower: E
     upper: Option[Expression], condition: Option[Expression])
 
 /**
- * Evaluates a whole SKIP TILL ANY MATCH tree of one alternative in one pass over the rows
- * of each group (`keys`: partition key and time slice), delivered in ORDER BY order
- * (`order`: the row's ORDER BY position; `lo` / `hi`: its first and last window position).
- * Outputs every match: the keys, every leaf's columns (in leaf order) and the match's span
- * `outLo` / `outHi`, the same columns the join operators of the tree would produce.
+ * One alternative of a one-pass evaluation: its leaves, tree and negations. Its matches
+ * have the columns `schema(keys)`: the keys, every leaf's columns (in leaf order) and the
+ * match's span `outLo` / `outHi`, the same columns the join operators of the tree produce;
+ * `columns` computes the operator's output from them.
+ */
+final case class TreeAlternative(
+    leaves: Seq[TreeLeafSpec],
+    root: TreeNodeSpec,
+    negations: Seq[TreeNegationSpec],
+    outLo: Attribute,
+    outHi: Attribute,
+    description: String,
+    columns: Seq[NamedExpression]) {
+
+  def schema(keys: Seq[Attribute]): Seq[Attribute] =
+    keys ++ root.leafIndexes.flatMap(i => leaves(i).columns.map(_.toAttribute)) :+ outLo :+ outHi
+
+  def produced: Seq[Attribute] = leaves.flatMap(_.columns.map(_.toAttribute)) :+ outLo :+ outHi
+}
+
+/**
+ * Evaluates the trees of SKIP TILL ANY MATCH alternatives in one pass over the rows of each
+ * group (`keys`: partition key and time slice), delivered in ORDER BY order (`order`: the
+ * row's ORDER BY position; `lo` / `hi`: its first and last window position): one sort for
+ * all of them. Every alternative's `columns` have the same output attributes. (They are
+ * kept inside the alternatives, out of reach of the optimizer's expression rules, which
+ * would not keep the alternatives' outputs alike.)
  */
 final case class CepTreeMatch(
     child: LogicalPlan,
     keys: Seq[Attribute],
-    leaves: Seq[TreeLeafSpec],
-    root: TreeNodeSpec,
-    negations: Seq[TreeNegationSpec],
+    alternatives: Seq[TreeAlternative],
     order: Expression,
     lo: Expression,
     hi: Expression,
     window: Long,
     narrowByOrder: Boolean,
-    maxBuffered: Long,
-    outLo: Attribute,
-    outHi: Attribute,
-    description: String) extends UnaryNode {
+    maxBuffered: Long) extends UnaryNode {
 
-  override def output: Seq[Attribute] =
-    keys ++ root.leafIndexes.flatMap(i => leaves(i).columns.map(_.toAttribute)) :+ outLo :+ outHi
+  override def output: Seq[Attribute] = alternatives.head.columns.map(_.toAttribute)
 
   override def producedAttributes: AttributeSet =
-    AttributeSet(leaves.flatMap(_.columns.map(_.toAttribute)) :+ outLo :+ outHi)
+    AttributeSet(alternatives.flatMap(_.produced) ++ output)
 
   // Every column is read: the leaves' expressions are not visible to column pruning.
   override def references: AttributeSet = child.outputSet
 
+  def description: String = alternatives.map(_.description).mkString(" ∪ ")
+
   override def simpleString(maxFields: Int): String = s"CepTreeMatch $description"
 
   override protected def withNewChildInternal(c: LogicalPlan): CepTreeMatch = copy(child = c)
+}
+
+object CepTreeMatch {
+  /** One alternative, whose output is its matches' columns. */
+  def single(child: LogicalPlan, keys: Seq[Attribute], alternative: TreeAlternative,
+      order: Expression, lo: Expression, hi: Expression, window: Long, narrowByOrder: Boolean,
+      maxBuffered: Long): CepTreeMatch =
+    CepTreeMatch(child, keys, Seq(alternative.copy(columns = alternative.schema(keys))), order,
+      lo, hi, window, narrowByOrder, maxBuffered)
 }

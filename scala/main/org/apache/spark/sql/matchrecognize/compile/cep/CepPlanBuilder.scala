@@ -482,8 +482,9 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val outLo = AttributeReference("#lo", LongType, nullable = false)()
     val outHi = AttributeReference("#hi", LongType, nullable = false)()
     val desc = tree.sql + s.negations.map(d => s" !$d").mkString
-    Built(CepTreeMatch(shared, partitionBy :+ slice, leaves, node(tree), negations, o, lo, hi,
-      window, positionsAreWindowPositions, settings.maxBufferedPartialMatches, outLo, outHi, desc),
+    val alternative = TreeAlternative(leaves, node(tree), negations, outLo, outHi, desc, Nil)
+    Built(CepTreeMatch.single(shared, partitionBy :+ slice, alternative, o, lo, hi, window,
+      positionsAreWindowPositions, settings.maxBufferedPartialMatches),
       MatchSpan(partitionBy :+ slice, outLo, outHi), desc)
   }
 
@@ -583,14 +584,23 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     // Alternatives line up their columns for the union (absent variables are NULL). One
     // alternative with ONE ROW PER MATCH needs no such projection: the measures' projection
     // reads what it needs, and the rows are not copied once more on their way there.
+    def aligned(available: AttributeSet): Seq[NamedExpression] = partitionBy ++ matchColumns.map { a =>
+      if (available.contains(a)) a else Alias(Literal.create(null, a.dataType), a.name)(a.exprId)
+    }
     val branches = built.map { case (_, b) =>
       val available = b.plan.outputSet
       if (built.size == 1 && !allRows && matchColumns.forall(available.contains)) b.plan
-      else Project(partitionBy ++ matchColumns.map { a =>
-        if (available.contains(a)) a else Alias(Literal.create(null, a.dataType), a.name)(a.exprId)
-      }, b.plan): LogicalPlan
+      else Project(aligned(available), b.plan): LogicalPlan
     }
-    var matches: LogicalPlan = if (branches.size == 1) branches.head else Union(branches)
+    val trees = built.map(_._2.plan).collect { case t: CepTreeMatch => t }
+    var matches: LogicalPlan =
+      if (trees.size > 1) {
+        // One pass (one sort) evaluates every alternative's tree, each written in the
+        // union's columns.
+        trees.head.copy(alternatives = trees.flatMap(_.alternatives.map(a =>
+          a.copy(columns = aligned(AttributeSet(a.columns.map(_.toAttribute)))))))
+      } else if (branches.size == 1) branches.head
+      else Union(branches)
     if (needsIds) {
       // A binding two alternatives both produce is one match: group by the rows bound.
       val ids = matchColumns.filter(a => cells.of(a.name.takeWhile(_ != '#')).exists(c =>

@@ -146,7 +146,8 @@ final class TreeEvaluator(
     while (j < negations.count) {
       if (negations.enters(j, event)) {
         val d = negations.rowOf(j, event, eventLo, eventHi, o)
-        if (negations.trailing.contains(j)) forbidHeld(state, j, d)
+        if (negations.isTrailing(j)) forbidHeld(state, j, d)
+        state.created(nodeCount + j) += 1
         buffer(state, nodeCount + j, d, describeKey)
       }
       j += 1
@@ -215,9 +216,12 @@ final class TreeEvaluator(
   private def buffer(state: TreeState, node: Int, m: PartialMatch, describeKey: () => String): Unit = {
     val buffer = state.buffers(node)
     buffer.add(m)
-    state.created(node) += 1
-    state.buffered += 1
     if (buffer.size > state.peak(node)) state.peak(node) = buffer.size
+    countBuffered(state, describeKey)
+  }
+
+  private def countBuffered(state: TreeState, describeKey: () => String): Unit = {
+    state.buffered += 1
     if (state.buffered > maxBuffered) throw TreeEvaluator.tooManyBuffered(maxBuffered, describeKey())
   }
 
@@ -245,18 +249,11 @@ final class TreeEvaluator(
         // Rows that would negate it may still come: held until its window has passed.
         state.held.add(m)
         state.heldUntil = math.min(state.heldUntil, m.lo + window)
-        state.buffered += 1
-        if (state.buffered > maxBuffered) throw TreeEvaluator.tooManyBuffered(maxBuffered, describeKey())
+        countBuffered(state, describeKey)
       }
       return
     }
-    if (buffersAt(node)) {
-      val buffer = state.buffers(node)
-      buffer.add(m)
-      state.buffered += 1
-      if (buffer.size > state.peak(node)) state.peak(node) = buffer.size
-      if (state.buffered > maxBuffered) throw TreeEvaluator.tooManyBuffered(maxBuffered, describeKey())
-    }
+    if (buffersAt(node)) buffer(state, node, m, describeKey)
     if (!probesAt(node)) return
 
     val up = parent(node)
@@ -289,14 +286,6 @@ final class TreeEvaluator(
       }
     }
   }
-
-  /** Per node, its description for metrics and EXPLAIN. */
-  def describe(i: Int): String =
-    if (i >= nodeCount) "!" + negationSpecs(i - nodeCount).leaf.variable
-    else nodes(i) match {
-      case TreeLeafNode(k) => leaves(k).variable
-      case j: TreeJoinNode => j.description
-    }
 }
 
 object TreeEvaluator {

@@ -61,6 +61,7 @@ private[tree] final class TreeNegations(
 
   /** The trailing negations, checked on the matches. */
   val trailing: Array[Int] = specs.indices.filterNot(hasUpper(_)).toArray
+  def isTrailing(j: Int): Boolean = !hasUpper(j)
 
   def enters(j: Int, event: InternalRow): Boolean = enters(j).eval(event)
 
@@ -74,18 +75,24 @@ private[tree] final class TreeNegations(
   /** Whether negation `j`'s row `d` lies where `m` forbids it and passes the condition. */
   def negates(j: Int, m: PartialMatch, d: PartialMatch): Boolean = {
     val b = bounds(j)(atViews(j).of(m.rows))
-    // An unknown bound (a NULL ORDER BY position) forbids nothing, as under the joins.
-    if (b.isNullAt(0) || (hasUpper(j) && b.isNullAt(1))) false
-    else {
-      val from = b.getLong(0)
-      val until = if (hasUpper(j)) b.getLong(1) else Long.MaxValue
-      d.firstOrder > from && d.firstOrder < until &&
-        (hasUpper(j) || d.hi <= m.lo + window) &&
-        (conditions(j) == null || conditions(j).eval(conditionViews(j).of(m.rows, d.rows)))
-    }
+    forbidden(b) && negatesWithin(j, m, d, b)
   }
 
-  /** Whether any of negation `j`'s buffered rows forbids `m`. */
-  def negatedBy(j: Int, m: PartialMatch, rows: NodeBuffer): Boolean =
-    rows.exists(m.lo, m.lo + window)(d => negates(j, m, d))
+  /** Whether any of negation `j`'s buffered rows forbids `m` (its bounds computed once). */
+  def negatedBy(j: Int, m: PartialMatch, rows: NodeBuffer): Boolean = {
+    val b = bounds(j)(atViews(j).of(m.rows))
+    forbidden(b) && rows.exists(m.lo, m.lo + window)(d => negatesWithin(j, m, d, b))
+  }
+
+  // An unknown bound (a NULL ORDER BY position) forbids nothing, as under the joins.
+  private def forbidden(b: InternalRow): Boolean =
+    !b.isNullAt(0) && (b.numFields == 1 || !b.isNullAt(1))
+
+  /** `d` lies strictly between `m`'s bounds `b` (lower, and upper unless trailing). */
+  private def negatesWithin(j: Int, m: PartialMatch, d: PartialMatch, b: InternalRow): Boolean = {
+    val until = if (hasUpper(j)) b.getLong(1) else Long.MaxValue
+    d.firstOrder > b.getLong(0) && d.firstOrder < until &&
+      (hasUpper(j) || d.hi <= m.lo + window) &&
+      (conditions(j) == null || conditions(j).eval(conditionViews(j).of(m.rows, d.rows)))
+  }
 }

@@ -6,6 +6,11 @@ seeded random walk. The query finds V shapes per symbol, closed by WITHIN:
 
     PARTITION BY symbol ORDER BY ts ... PATTERN (STRT DOWN+ UP+) WITHIN INTERVAL '1' MINUTE
 
+and, under SKIP TILL ANY MATCH with a negation (the one-pass tree in the stateful
+operator), every dip below a tick with the first recovery above it:
+
+    PARTITION BY symbol ORDER BY ts ... PATTERN (A B !N C) WITHIN INTERVAL '30' SECOND
+
 Throughput: the events are written as CSV files (one micro-batch each) and the stream
 reads them all (`trigger(availableNow=True)`, a 5-second watermark) into the `noop` sink;
 events per second of wall time, beside the batch query over the same files. Both must
@@ -16,7 +21,8 @@ as a file at the end of that second; the query runs with a 1-second processing-t
 trigger and a 2-second watermark, and each micro-batch records, for every match, the time
 from its last row's event time to the micro-batch's output (p50/p99). A V ends at its last
 rise, which only the symbol's next tick can tell (one second later), and that tick must
-be behind the watermark (2 s), so about 3 s of every figure is the pattern's own wait.
+be behind the watermark (2 s), so about 3 s of every figure is the pattern's own wait. An
+ANY MATCH match is complete with its last row: it waits only for the watermark.
 
     .venv/bin/python bench/streaming.py                          # throughput, 1M events
     .venv/bin/python bench/streaming.py --events 200000 --latency 1000,5000
@@ -50,6 +56,17 @@ SELECT * FROM ticks MATCH_RECOGNIZE (
   DEFINE DOWN AS DOWN.price < PREV(DOWN.price), UP AS UP.price > PREV(UP.price))
 """
 
+# SKIP TILL ANY MATCH with a negation: every dip of at least five cents below a tick A,
+# paired with the first tick after the dip back above A (no tick above A in between),
+# within 30 seconds of A.
+ANY_MATCH = """
+SELECT * FROM ticks MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY ts
+  MEASURES A.ts AS start_ts, B.ts AS bottom_ts, C.ts AS end_ts
+  ONE ROW PER MATCH SKIP TILL ANY MATCH
+  PATTERN (A B !N C) WITHIN INTERVAL '30' SECOND
+  DEFINE B AS B.price <= A.price - 0.05, N AS N.price > A.price, C AS C.price > A.price)
+"""
 
 # Spark's own stateful streaming operator over the same stream: a windowed aggregation.
 FLOOR = """
@@ -129,12 +146,13 @@ def throughput(spark, events, files: int, work: Path, query: str = QUERY) -> dic
     }
 
 
-def latency(spark, rate: int, seconds: int, work: Path) -> dict:
+def latency(spark, rate: int, seconds: int, work: Path, name: str = "standard",
+            sql: str = QUERY) -> dict:
     """Events at `rate` per second (one tick per symbol per second, `rate` symbols),
     delivered a second at a time, for `seconds` seconds."""
     symbols = rate
-    source = work / f"latency-{rate}"
-    checkpoint = work / f"checkpoint-latency-{rate}"
+    source = work / f"latency-{name}-{rate}"
+    checkpoint = work / f"checkpoint-latency-{name}-{rate}"
     for d in (source, checkpoint):
         shutil.rmtree(d, ignore_errors=True)
     source.mkdir(parents=True)
@@ -167,7 +185,7 @@ def latency(spark, rate: int, seconds: int, work: Path) -> dict:
     stream.createOrReplaceTempView("ticks")
     writer = threading.Thread(target=deliver, daemon=True)
     query = (
-        spark.sql(QUERY)
+        spark.sql(sql)
         .writeStream.foreachBatch(record)
         .option("checkpointLocation", str(checkpoint))
         .trigger(processingTime="1 second")
@@ -187,6 +205,7 @@ def latency(spark, rate: int, seconds: int, work: Path) -> dict:
         return round(delays[min(len(delays) - 1, int(q * len(delays)))], 2) if delays else None
 
     return {
+        "query": name,
         "rate": rate,
         "seconds": seconds,
         "matches": len(delays),
@@ -241,7 +260,11 @@ def main() -> None:
     # the pattern): the same V shapes, closed by the row after the rise.
     from flink_peer import query as flink_form
 
-    queries = {"standard": QUERY, "flink_form": flink_form("logical-terminated")}
+    queries = {
+        "standard": QUERY,
+        "flink_form": flink_form("logical-terminated"),
+        "any_match_negation": ANY_MATCH,
+    }
     result: dict = {"throughput": []}
     for name, sql in queries.items():
         for files in [int(f) for f in args.files.split(",")]:
@@ -263,7 +286,11 @@ def main() -> None:
                         f"matches {row['stream_matches']} / {peer['matches']}"
                     )
     rates = [int(r) for r in args.latency.split(",") if r]
-    result["latency"] = [latency(spark, r, args.latency_seconds, work) for r in rates]
+    result["latency"] = [
+        latency(spark, r, args.latency_seconds, work, name, sql)
+        for name, sql in (("standard", QUERY), ("any_match_negation", ANY_MATCH))
+        for r in rates
+    ]
     for row in result["latency"]:
         print(json.dumps(row), flush=True)
     spark.stop()

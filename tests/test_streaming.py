@@ -458,16 +458,6 @@ def _analyze_over_stream(spark, tmp_path, sql, watermark=True):
     return spark.sql(sql)
 
 
-ANY_MATCH = """
-SELECT * FROM events MATCH_RECOGNIZE (
-  PARTITION BY part ORDER BY ts
-  MEASURES A.ts AS a_ts, B.ts AS b_ts
-  ONE ROW PER MATCH SKIP TILL ANY MATCH
-  PATTERN (A B) WITHIN INTERVAL '1' MINUTE
-  DEFINE A AS x > 5, B AS x < A.x)
-"""
-
-
 @pytest.mark.parametrize(
     "sql, watermark, phrase",
     [
@@ -480,7 +470,6 @@ SELECT * FROM events MATCH_RECOGNIZE (
             "needs order by on the input's event-time column",
         ),
         (V_SHAPE.replace("UP+)", "UP+ $)"), True, "pattern uses $"),
-        (ANY_MATCH, True, "skip till any match over a streaming input"),
         (
             V_SHAPE.replace("AFTER MATCH SKIP PAST LAST ROW", "SKIP TILL NEXT MATCH"),
             True,

@@ -50,6 +50,7 @@ class Case:
     expected: Result
     pattern_text: str
     notes: list[str] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list)  # the input rows (columns id, k, ts, v, sym)
 
 
 # -- conditions: (SQL text, Python callable over a cep_reference.Ctx) -----------------------
@@ -335,4 +336,4 @@ def generate(seed: int, budget: int = 200_000) -> Case | None:
         lines.append("  DEFINE " + ",\n         ".join(define_sql))
     lines.append(")")
     sql = "\n".join(lines)
-    return Case(seed, sql, sql, expected, text, notes)
+    return Case(seed, sql, sql, expected, text, notes, rows)

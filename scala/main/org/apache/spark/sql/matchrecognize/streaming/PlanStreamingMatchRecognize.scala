@@ -1,13 +1,14 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.encoders.{AgnosticEncoders, ExpressionEncoder}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, Literal, NamedExpression}
-import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LocalRelation, LogicalPlan, Project, SerializeFromObject}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, Literal}
+import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LocalRelation, LogicalGroupState, LogicalPlan, Project, SerializeFromObject}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.compile.cep.CepPlanBuilder
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.{InputOrdering, MatcherSpec}
+import org.apache.spark.sql.matchrecognize.optimizer.PlanAnyMatchPatterns
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, SelectionStrategy}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types.{IntegerType, StructField, StructType, TimestampNTZType, TimestampType}
@@ -33,11 +34,6 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
 
   /** The event-time column, or an error saying what the query must add. */
   def eventTimeOf(m: MatchRecognize): Attribute = {
-    if (m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
-      throw MatchRecognizeErrors.unsupported(
-        "SKIP TILL ANY MATCH over a streaming input (the standard semantics and SKIP TILL " +
-          "NEXT MATCH are supported)")
-    }
     if (m.options.pattern.exists(_ == PartitionEndAnchor)) {
       throw analysis("STREAMING_PARTITION_END",
         "PATTERN uses $, the end of the partition, which a streaming input never reaches; " +
@@ -78,23 +74,58 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     }
   }
 
-  private def rewrite(m: MatchRecognize): LogicalPlan = {
+  private def rewrite(m: MatchRecognize): LogicalPlan =
+    if (m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) anyMatch(m)
+    else standard(m)
+
+  private def standard(m: MatchRecognize): LogicalPlan = {
     val eventTime = eventTimeOf(m)
     val input = m.neededInput
+    val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
+    val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
+      m.options, m.output, MatchRecognizeConf.maxLiveThreads(conf),
+      MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf))
+    val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
+      describe(m))
+    stateful(m, input, function, m.output)
+  }
+
+  /**
+   * SKIP TILL ANY MATCH: each alternative's one-pass tree (the pattern order, or the forced
+   * trees) runs inside the stateful function; what it writes per match then becomes the
+   * query's rows as in batch (measures, or ALL ROWS PER MATCH), row by row.
+   */
+  private def anyMatch(m: MatchRecognize): LogicalPlan = {
+    val eventTime = eventTimeOf(m)
+    val plan = new CepPlanBuilder(m, PlanAnyMatchPatterns.settings(conf, None)).streamPlan()
+    val input = m.child.output
+    val function = new StreamTreeFunction(plan.windowColumns, plan.orderKeys,
+      plan.physicalOrder, plan.alternatives, plan.order, plan.lo, plan.hi, plan.window,
+      plan.rowsWindow, plan.narrowByOrder, plan.maxBuffered, input, eventTime, m.partitionBy,
+      describe(m))
+    // A column is NULL in the matches of alternatives that do not bind its variable.
+    plan.output(stateful(m, input, function, plan.matchColumns.map(_.withNullability(true))))
+  }
+
+  private def describe(m: MatchRecognize): String =
+    m.simpleString(25).replaceFirst("^MatchRecognize", "MatchRecognizeStream")
+
+  /**
+   * Spark's `flatMapGroupsWithState` calling `function` with the `input` columns of each
+   * PARTITION BY key's rows (a constant key without PARTITION BY), whose result rows are
+   * the struct of `columns`; the plan's output is `columns` themselves (same ids, metadata
+   * such as the event time's watermark included).
+   */
+  private def stateful(m: MatchRecognize, input: Seq[Attribute],
+      function: (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any],
+      columns: Seq[Attribute]): LogicalPlan = {
     val (keys, below) =
       if (m.partitionBy.nonEmpty) (m.partitionBy, Project(input, m.child))
       else {
         val constant = Alias(Literal(0, IntegerType), "match_recognize_all_rows")()
         (Seq(constant.toAttribute), Project(input :+ constant, m.child))
       }
-    val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
-    val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
-      m.options, m.output, MatchRecognizeConf.maxLiveThreads(conf),
-      MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf))
-    val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
-      m.simpleString(25).replaceFirst("^MatchRecognize", "MatchRecognizeStream"))
-
-    val outputType = StructType(m.output.map(a => StructField(a.name, a.dataType, a.nullable)))
+    val outputType = StructType(columns.map(a => StructField(a.name, a.dataType, a.nullable)))
     val outputObject = AttributeReference("match_recognize_row", outputType, nullable = false)()
     val stateEncoder = ExpressionEncoder(AgnosticEncoders.BinaryEncoder)
     val keyStruct = struct(keys)
@@ -115,12 +146,10 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       keyStruct,
       LocalRelation((keys ++ input).map(_.newInstance())), // no initial state
       below)
-    // The node's own columns (same ids, the event time's watermark included) from the struct.
-    val columns: Seq[NamedExpression] = m.output.zipWithIndex.map { case (a, i) =>
+    SerializeFromObject(columns.zipWithIndex.map { case (a, i) =>
       Alias(GetStructField(outputObject, i, Some(a.name)), a.name)(
         exprId = a.exprId, explicitMetadata = Some(a.metadata))
-    }
-    SerializeFromObject(columns, stateful)
+    }, stateful)
   }
 
   private def struct(columns: Seq[Attribute]): Expression =

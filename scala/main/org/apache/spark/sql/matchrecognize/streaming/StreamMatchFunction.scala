@@ -44,25 +44,18 @@ final class StreamMatchFunction(
     val saved = if (state.exists) KeyState.decode(state.get, input.length) else KeyState.empty
     val arrived = values.map(v => toUnsafe(v.asInstanceOf[InternalRow]).copy())
       .filterNot(_.isNullAt(timeOrdinal))
-    // Rows at or before the watermark are final: Spark drops any later row with such a time.
-    val watermarkMicros = Math.multiplyExact(state.getCurrentWatermarkMs(), 1000L)
-    val (ready, waiting) = (saved.waiting.iterator ++ arrived).toIndexedSeq
-      .partition(_.getLong(timeOrdinal) <= watermarkMicros)
+    val watermarkMicros = EventTimeRelease.watermarkMicros(state)
+    val (ready, waiting) =
+      EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, watermarkMicros)
     val keyRow = key.asInstanceOf[InternalRow]
     currentKey = keyRow
     val advanced = matcher.advance(saved, ready.sorted(rowOrdering).iterator, timeOrdinal,
       watermarkMicros)
     state.update(KeyState.encode(advanced.state.copy(waiting = waiting)))
     // Called back once the watermark reaches the earliest waiting row, or closes the WITHIN
-    // window of the open matches. A timeout fires when the watermark passes the timestamp,
-    // which must not be behind the watermark.
-    val wakeAt: Option[Long] =
-      (waiting.iterator.map(_.getLong(timeOrdinal)) ++ advanced.windowsCloseAt.iterator)
-        .reduceOption((a: Long, b: Long) => math.min(a, b))
-    wakeAt.foreach { micros =>
-      val ms = Math.floorDiv(micros + 999L, 1000L)
-      state.setTimeoutTimestamp(math.max(math.max(ms - 1, state.getCurrentWatermarkMs()), 1L))
-    }
+    // window of the open matches.
+    EventTimeRelease.wakeAt(state,
+      waiting.iterator.map(_.getLong(timeOrdinal)) ++ advanced.windowsCloseAt.iterator)
     advanced.output.iterator
   }
 

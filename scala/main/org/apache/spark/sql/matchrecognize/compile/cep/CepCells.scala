@@ -51,6 +51,9 @@ final class CepCells(
     alias.toAttribute
   }
 
+  /** Every window column added so far (ranks, row numbers, PREV/NEXT neighbours). */
+  def windowColumns: Seq[Alias] = windowed.toSeq
+
   private def neighbour(rowExpr: Expression, offset: Int): Attribute =
     windowByKey.getOrElseUpdate((rowExpr.canonicalized, offset), {
       val fn = if (offset < 0) {

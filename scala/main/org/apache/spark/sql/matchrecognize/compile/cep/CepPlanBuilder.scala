@@ -206,6 +206,13 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   private val orderKeys: Seq[Expression] = node.orderBy.map(_.child)
 
+  /** Whether a row of the prepared input passes `v`'s own conditions (over its columns). */
+  private def ownConditions(v: String): Expression = {
+    val defined = columnsOf(v).collect { case a: Alias => a.exprId -> a.child }.toMap
+    leafFilters.getOrElse(v, Nil).reduceOption(And).getOrElse(Literal(true))
+      .transform { case a: Attribute if defined.contains(a.exprId) => defined(a.exprId) }
+  }
+
   /**
    * The input every leaf reads: the rows passing some variable's own conditions, with a
    * bit per variable telling which, the input columns the variables' cells are computed
@@ -221,11 +228,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   private lazy val sharedLeafInput: (LogicalPlan, Map[String, Expression], Attribute) = {
     val (_, lo, _) = rowPositions
     val vars = kinds.keys.toSeq.sorted
-    def own(v: String): Expression = {
-      val defined = columnsOf(v).collect { case a: Alias => a.exprId -> a.child }.toMap
-      leafFilters.getOrElse(v, Nil).reduceOption(And).getOrElse(Literal(true))
-        .transform { case a: Attribute if defined.contains(a.exprId) => defined(a.exprId) }
-    }
+    def own(v: String): Expression = ownConditions(v)
     val groups = vars.grouped(62).toSeq
     val masks = groups.indices.map { g =>
       Alias(groups(g).zipWithIndex.map { case (v, b) =>
@@ -441,18 +444,26 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
    * the shared input: the same leaves, conditions and window as the joins would apply.
    */
   private def treeAlternative(s: CepSequence, tree: JoinTree): Built = {
-    requireJoinsExactly(s, tree)
-    val active = activeConditions(s)
-    val position = s.elements.map(_.variable).zipWithIndex.toMap
     val (shared, flags, slice) = sharedLeafInput
     val (o, lo, hi) = rowPositions
     val first = s.elements.head.variable
-    val leaves = tree.leaves.map { v =>
-      // A match is kept only by the slice that owns its first row.
-      val enter = if (v != first) flags(v)
-        else And(flags(v), EqualTo(OwningSlice(lo, sliceLength), slice))
-      TreeLeafSpec(v, enter, columnsOf(v))
-    }
+    // A match is kept only by the slice that owns its first row.
+    val alternative = treeSpec(s, tree, v =>
+      if (v != first) flags(v) else And(flags(v), EqualTo(OwningSlice(lo, sliceLength), slice)))
+    Built(CepTreeMatch.single(shared, partitionBy :+ slice, alternative, o, lo, hi, window,
+      positionsAreWindowPositions, settings.maxBufferedPartialMatches),
+      MatchSpan(partitionBy :+ slice, alternative.outLo, alternative.outHi), alternative.description)
+  }
+
+  /**
+   * The leaves, tree and negations of alternative `s` evaluated as `tree` in one pass, over
+   * rows that `enter(v)` admits as rows of `v`.
+   */
+  private def treeSpec(s: CepSequence, tree: JoinTree, enter: String => Expression): TreeAlternative = {
+    requireJoinsExactly(s, tree)
+    val active = activeConditions(s)
+    val position = s.elements.map(_.variable).zipWithIndex.toMap
+    val leaves = tree.leaves.map(v => TreeLeafSpec(v, enter(v), columnsOf(v)))
     def node(t: JoinTree): TreeNodeSpec = t match {
       case JoinLeaf(v) => TreeLeafNode(tree.leaves.indexOf(v))
       case JoinNode(l, r) =>
@@ -475,17 +486,14 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val negations = s.negations.map { d =>
       val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
       val at = if (after.isEmpty) tree else JoinTree.lowestCovering(tree, negationNeeds(s, d))
-      TreeNegationSpec(TreeLeafSpec(d, flags(d), columnsOf(d)), node(at),
+      TreeNegationSpec(TreeLeafSpec(d, enter(d), columnsOf(d)), node(at),
         rewriter.positions(before.get.variable).o, after.map(e => rewriter.positions(e.variable).o),
         active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And))
     }
     val outLo = AttributeReference("#lo", LongType, nullable = false)()
     val outHi = AttributeReference("#hi", LongType, nullable = false)()
     val desc = tree.sql + s.negations.map(d => s" !$d").mkString
-    val alternative = TreeAlternative(leaves, node(tree), negations, outLo, outHi, desc, Nil)
-    Built(CepTreeMatch.single(shared, partitionBy :+ slice, alternative, o, lo, hi, window,
-      positionsAreWindowPositions, settings.maxBufferedPartialMatches),
-      MatchSpan(partitionBy :+ slice, outLo, outHi), desc)
+    TreeAlternative(leaves, node(tree), negations, outLo, outHi, desc, Nil)
   }
 
   private def attachKleene(m: Built, s: CepSequence, k: Kleene, active: Seq[CepCondition]): Built = {
@@ -551,42 +559,46 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   // ---- the union of alternatives and the output --------------------------------------------
 
+  /** Columns a match carries, across alternatives (absent ones are NULL). */
+  private lazy val matchColumns: Seq[Attribute] = {
+    val cols = mutable.LinkedHashSet.empty[Attribute]
+    options.patternVariables.filter(v => kinds.get(v).exists(_ != VariableKind.NegatedRows))
+      .foreach { v =>
+        kinds(v) match {
+          case VariableKind.SingleRow =>
+            cols ++= cells.of(v).map(_._1)
+            val p = rewriter.positions(v)
+            cols ++= Seq(p.o, p.lo, p.hi)
+          case VariableKind.KleeneRows =>
+            cols ++= rewriter.kleeneOutputs.getOrElse(v, Nil).map(_.attribute)
+            if (allRows) cols += kleeneRowsAttribute(v)
+            if (needsIds) cols += kleeneIdsAttribute(v)
+            val (f, l) = rewriter.kleeneBounds(v)
+            cols ++= Seq(f, l)
+          case _ =>
+        }
+      }
+    cols.toSeq
+  }
+
+  /** A match's columns in the union's layout, from the columns one alternative has. */
+  private def aligned(available: AttributeSet): Seq[NamedExpression] = partitionBy ++ matchColumns.map { a =>
+    if (available.contains(a)) a else Alias(Literal.create(null, a.dataType), a.name)(a.exprId)
+  }
+
+  private def numbered: Boolean = node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))
+
   def build(): LogicalPlan = {
     val picked = settings.chooser.choose(this)
-    val execution = TreeExecution.choose(settings.execution, alternatives,
-      conditions.exists(c => c.readsPrevious || SubqueryExpression.hasSubquery(c.expr)))
+    val execution = TreeExecution.choose(settings.execution, alternatives, readsPreviousOrSubquery)
     val chosen = picked.copy(report = picked.report.copy(
       summary = s"${execution.summary} ${picked.report.summary}"))
     val built = alternatives.zip(chosen.trees).map { case (s, t) =>
       (s, if (execution.onePass) treeAlternative(s, t) else buildAlternative(s, t))
     }
-    // Columns a match carries, across alternatives (absent ones are NULL).
-    val matchColumns: Seq[Attribute] = {
-      val cols = mutable.LinkedHashSet.empty[Attribute]
-      options.patternVariables.filter(v => kinds.get(v).exists(_ != VariableKind.NegatedRows))
-        .foreach { v =>
-          kinds(v) match {
-            case VariableKind.SingleRow =>
-              cols ++= cells.of(v).map(_._1)
-              val p = rewriter.positions(v)
-              cols ++= Seq(p.o, p.lo, p.hi)
-            case VariableKind.KleeneRows =>
-              cols ++= rewriter.kleeneOutputs.getOrElse(v, Nil).map(_.attribute)
-              if (allRows) cols += kleeneRowsAttribute(v)
-              if (needsIds) cols += kleeneIdsAttribute(v)
-              val (f, l) = rewriter.kleeneBounds(v)
-              cols ++= Seq(f, l)
-            case _ =>
-          }
-        }
-      cols.toSeq
-    }
     // Alternatives line up their columns for the union (absent variables are NULL). One
     // alternative with ONE ROW PER MATCH needs no such projection: the measures' projection
     // reads what it needs, and the rows are not copied once more on their way there.
-    def aligned(available: AttributeSet): Seq[NamedExpression] = partitionBy ++ matchColumns.map { a =>
-      if (available.contains(a)) a else Alias(Literal.create(null, a.dataType), a.name)(a.exprId)
-    }
     val branches = built.map { case (_, b) =>
       val available = b.plan.outputSet
       if (built.size == 1 && !allRows && matchColumns.forall(available.contains)) b.plan
@@ -612,7 +624,6 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     }
     def guarded(plan: LogicalPlan): LogicalPlan =
       CepMatchGuard(plan, partitionBy, settings.maxMatchesPerPartition, chosen.report)
-    val numbered = node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))
     if (numbered || allRows) matches = guarded(matches)
     if (numbered) {
       val order = options.patternVariables.filter(kinds.get(_).exists(_ != VariableKind.NegatedRows))
@@ -629,13 +640,45 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
         matches)
     }
     if (!allRows) {
-      val projected = Project(partitionBy ++ node.measureOutput.zip(measures).map { case (a, e) =>
-        Alias(e, a.name)(a.exprId)
-      }, matches)
       // The guard counts the projected rows (one per match): with the projection directly
       // over the top join, the join can compute the measures as it builds each match.
-      if (numbered) projected else guarded(projected)
+      if (numbered) measuresOf(matches) else guarded(measuresOf(matches))
     } else allRowsOutput(matches)
+  }
+
+  private def readsPreviousOrSubquery: Boolean =
+    conditions.exists(c => c.readsPrevious || SubqueryExpression.hasSubquery(c.expr))
+
+  /** ONE ROW PER MATCH: the partition key and the measures of each match. */
+  private def measuresOf(matches: LogicalPlan): LogicalPlan =
+    Project(partitionBy ++ node.measureOutput.zip(measures).map { case (a, e) =>
+      Alias(e, a.name)(a.exprId)
+    }, matches)
+
+  /**
+   * The plan over a streaming input (see [[CepStreamPlan]]): every alternative's tree as
+   * the pattern order, or the forced trees; a stream has no sample to choose by. Only what
+   * one pass evaluates from each key's rows in order is accepted; the rest is named.
+   */
+  def streamPlan(): CepStreamPlan = {
+    def refuse(what: String): Nothing = throw MatchRecognizeErrors.unsupported(
+      s"$what under SKIP TILL ANY MATCH over a streaming input")
+    TreeExecution.unsupportedConstruct(alternatives, readsPreviousOrSubquery).foreach(refuse)
+    if (numbered) refuse("MATCH_NUMBER()")
+    if (needsIds) refuse(s"alternatives that can bind the same rows (`${options.pattern.sql}`)")
+    val trees = settings.chooser.choose(this).trees
+    val specs = alternatives.zip(trees).map { case (s, t) =>
+      val spec = treeSpec(s, t, ownConditions)
+      spec.copy(columns = aligned(AttributeSet(spec.schema(partitionBy))))
+    }
+    val (o, lo, hi) = rowPositions
+    val windowColumns = cells.windowColumns
+    windowColumns.collectFirst { case Alias(WindowExpression(_: Lead, _), _) =>
+      refuse("NEXT (a row's successor) in DEFINE or MEASURES")
+    }
+    CepStreamPlan(windowColumns, node.orderBy.map(_.child), cells.physicalOrder, specs, o, lo, hi,
+      window, rowsWindow, positionsAreWindowPositions, settings.maxBufferedPartialMatches,
+      partitionBy ++ matchColumns, matches => if (allRows) allRowsOutput(matches) else measuresOf(matches))
   }
 
   /**

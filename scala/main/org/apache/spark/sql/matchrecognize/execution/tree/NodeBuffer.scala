@@ -81,6 +81,9 @@ final class NodeBuffer extends Serializable {
     removed.toLong
   }
 
+  /** The last window position of the oldest buffered match (Long.MaxValue when empty). */
+  def oldestHi: Long = if (end > start) items(start).hi else Long.MaxValue
+
   /** Every buffered match, in creation order. */
   def iterator: Iterator[PartialMatch] = items.iterator.slice(start, end)
 }

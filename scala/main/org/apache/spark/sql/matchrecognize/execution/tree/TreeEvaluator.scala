@@ -173,6 +173,22 @@ final class TreeEvaluator(
     state.lastPosition = math.max(state.lastPosition, watermark)
   }
 
+  /**
+   * The earliest window position at which `close` would emit a held match or drop a
+   * partial match (Long.MaxValue when it would change nothing): when a stream's key with
+   * no new events must be looked at again.
+   */
+  def nextChange(state: TreeState): Long = {
+    var at = state.heldUntil
+    var i = 0
+    while (i < state.buffers.length) {
+      val hi = state.buffers(i).oldestHi
+      if (hi != Long.MaxValue) at = math.min(at, hi + window)
+      i += 1
+    }
+    at
+  }
+
   /** The group has no more events: emits every held match. */
   def finish(state: TreeState, emit: PartialMatch => Unit): Unit = release(state, Long.MaxValue, emit)
 

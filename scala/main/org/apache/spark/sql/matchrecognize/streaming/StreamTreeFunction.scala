@@ -1,0 +1,123 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
+import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeEvaluator}
+import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
+import org.apache.spark.sql.streaming.GroupState
+
+/**
+ * The function Spark's `flatMapGroupsWithState` operator calls for each PARTITION BY key of
+ * a SKIP TILL ANY MATCH query over a stream, with the key's new rows of a micro-batch (or
+ * none, when the watermark passed the time the key asked to be called back at). Rows wait
+ * in the key's [[TreeKeyState]] until the watermark passes them; then, in physical order,
+ * each gets its window columns ([[RunningWindowColumns]]) and enters every alternative's
+ * one-pass tree, exactly as the batch operator offers a key's rows. A match is written as
+ * soon as it is complete, or, held by a trailing negation, once the watermark has closed its
+ * window; the watermark also drops the partial matches no later row can complete.
+ *
+ * Rows arrive as the struct of the input columns (`input`) and matches leave as the struct
+ * of `matchColumns` (see [[org.apache.spark.sql.matchrecognize.compile.cep.CepStreamPlan]]).
+ */
+final class StreamTreeFunction(
+    windowColumns: Seq[Alias],
+    orderKeys: Seq[Expression],
+    physicalOrder: Seq[SortOrder],
+    alternatives: Seq[TreeAlternative],
+    order: Expression,
+    lo: Expression,
+    hi: Expression,
+    window: Long,
+    rowsWindow: Boolean,
+    narrowByOrder: Boolean,
+    maxBuffered: Long,
+    input: Seq[Attribute],
+    eventTime: Attribute,
+    partitionBy: Seq[Attribute],
+    description: String)
+  extends ((Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any]) with Serializable {
+
+  private val timeOrdinal = input.indexWhere(_.exprId == eventTime.exprId)
+  require(timeOrdinal >= 0, s"event-time column $eventTime is not among the input columns")
+
+  // Compiled once per task (each task deserializes its own copy of this function).
+  @transient private lazy val toUnsafe = UnsafeProjection.create(
+    input.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
+  @transient private lazy val rowOrdering = new InterpretedOrdering(physicalOrder, input)
+  @transient private lazy val windows = new RunningWindowColumns(windowColumns, input, orderKeys)
+  @transient private lazy val prepared: Seq[Attribute] = input ++ windows.attributes
+  @transient private lazy val keysPresent = {
+    val p = Predicate.create(orderKeys.map(IsNotNull(_): Expression).reduceOption(And)
+      .getOrElse(Literal(true)), prepared)
+    p.initialize(0)
+    p
+  }
+  @transient private lazy val trees: Array[TreeEvaluator] = alternatives.map(a =>
+    new TreeEvaluator(a.leaves, a.root, a.negations, prepared, order, lo, hi, window,
+      narrowByOrder, maxBuffered)).toArray
+  @transient private lazy val writers: Array[UnsafeProjection] =
+    alternatives.map(a => UnsafeProjection.create(a.columns, a.schema(partitionBy))).toArray
+  @transient private lazy val out = new java.util.ArrayList[InternalRow]()
+  @transient private lazy val keyed = new JoinedRow
+  @transient private lazy val spanned = new JoinedRow
+  @transient private lazy val span = new GenericInternalRow(2)
+  @transient private lazy val noKey = new GenericInternalRow(0)
+  @transient private var currentKey: InternalRow = _
+  @transient private lazy val emits: Array[PartialMatch => Unit] = trees.indices.map { t =>
+    (m: PartialMatch) => {
+      span.setLong(0, m.lo)
+      span.setLong(1, m.hi)
+      out.add(writers(t)(keyed(currentKey, spanned(trees(t).rowOf(m), span))).copy())
+      ()
+    }
+  }.toArray
+  @transient private lazy val describe: () => String = () => describeKey()
+
+  override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
+    val state = group.asInstanceOf[GroupState[Array[Byte]]]
+    val saved = if (state.exists) TreeKeyState.decode(state.get)
+      else new TreeKeyState(Array.empty, windows.start(), trees.map(_.newState()))
+    val arrived = values.map(v => toUnsafe(v.asInstanceOf[InternalRow]).copy())
+      .filterNot(_.isNullAt(timeOrdinal))
+    val watermark = EventTimeRelease.watermarkMicros(state)
+    val (ready, waiting) =
+      EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, watermark)
+    currentKey = if (partitionBy.isEmpty) noKey else key.asInstanceOf[InternalRow]
+    out.clear()
+    windows.foreach(saved.window, ready.sorted(rowOrdering)) { row =>
+      if (keysPresent.eval(row)) {
+        var t = 0
+        while (t < trees.length) {
+          trees(t).add(saved.trees(t), row, emits(t), describe)
+          t += 1
+        }
+      }
+    }
+    // Every row up to the watermark is in: windows that ended by then are closed. (Under
+    // WITHIN n ROWS a window closes only with later rows.)
+    if (!rowsWindow) {
+      var t = 0
+      while (t < trees.length) {
+        trees(t).close(saved.trees(t), watermark, emits(t))
+        t += 1
+      }
+    }
+    saved.waiting = waiting.toArray
+    state.update(TreeKeyState.encode(saved))
+    val changes = if (rowsWindow) Iterator.empty
+      else trees.indices.iterator.map(t => trees(t).nextChange(saved.trees(t))).filter(_ != Long.MaxValue)
+    EventTimeRelease.wakeAt(state, waiting.iterator.map(_.getLong(timeOrdinal)) ++ changes)
+    val rows = new Array[InternalRow](out.size)
+    out.toArray(rows).iterator
+  }
+
+  private def describeKey(): String =
+    if (partitionBy.isEmpty || currentKey == null) "the input (no PARTITION BY)"
+    else partitionBy.zipWithIndex.map { case (k, i) =>
+      val v = if (currentKey.isNullAt(i)) "NULL" else currentKey.get(i, k.dataType).toString
+      s"${k.name} = ${if (v.length > 40) v.take(40) + "..." else v}"
+    }.mkString("PARTITION BY ", ", ", "")
+
+  override def toString: String = description
+}

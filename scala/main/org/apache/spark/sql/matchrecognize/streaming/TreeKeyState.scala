@@ -1,0 +1,44 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import java.nio.ByteBuffer
+
+import org.apache.spark.SparkEnv
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.matchrecognize.execution.tree.TreeState
+
+/**
+ * What a streaming SKIP TILL ANY MATCH keeps of one PARTITION BY key between
+ * micro-batches, in Spark's state store: the rows the watermark has not passed yet
+ * (`waiting`, unordered), how far the window columns have got, and each alternative's
+ * one-pass [[TreeState]] (its partial matches, and matches held for a trailing negation).
+ */
+final class TreeKeyState(
+    var waiting: Array[UnsafeRow],
+    val window: WindowProgress,
+    val trees: Array[TreeState]) extends Serializable
+
+object TreeKeyState {
+
+  // Bumped when the layout changes, so that a checkpoint of another layout is refused.
+  private val FormatVersion = 1
+
+  def encode(state: TreeKeyState): Array[Byte] = {
+    val body = SparkEnv.get.closureSerializer.newInstance().serialize(state)
+    val bytes = new Array[Byte](4 + body.remaining())
+    ByteBuffer.wrap(bytes).putInt(FormatVersion).put(body)
+    bytes
+  }
+
+  def decode(data: Array[Byte]): TreeKeyState = {
+    val buffer = ByteBuffer.wrap(data)
+    val version = buffer.getInt
+    if (version != FormatVersion) {
+      throw new IllegalStateException(
+        s"The checkpoint holds SKIP TILL ANY MATCH state of format $version; this version of " +
+          s"spark-match-recognize reads format $FormatVersion. Restart the query with a new " +
+          "checkpoint location.")
+    }
+    SparkEnv.get.closureSerializer.newInstance().deserialize[TreeKeyState](buffer.slice(),
+      Thread.currentThread().getContextClassLoader)
+  }
+}

@@ -2,7 +2,8 @@ package org.apache.spark.sql.matchrecognize.streaming
 
 import java.nio.ByteBuffer
 
-import org.apache.spark.SparkEnv
+import org.apache.spark.SparkConf
+import org.apache.spark.serializer.JavaSerializer
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.matchrecognize.execution.tree.TreeState
 
@@ -21,9 +22,11 @@ object TreeKeyState {
 
   // Bumped when the layout changes, so that a checkpoint of another layout is refused.
   private val FormatVersion = 1
+  // Java serialization keeps a row shared by several partial matches one object.
+  private lazy val serializer = new JavaSerializer(new SparkConf(false))
 
   def encode(state: TreeKeyState): Array[Byte] = {
-    val body = SparkEnv.get.closureSerializer.newInstance().serialize(state)
+    val body = serializer.newInstance().serialize(state)
     val bytes = new Array[Byte](4 + body.remaining())
     ByteBuffer.wrap(bytes).putInt(FormatVersion).put(body)
     bytes
@@ -38,7 +41,7 @@ object TreeKeyState {
           s"spark-match-recognize reads format $FormatVersion. Restart the query with a new " +
           "checkpoint location.")
     }
-    SparkEnv.get.closureSerializer.newInstance().deserialize[TreeKeyState](buffer.slice(),
+    serializer.newInstance().deserialize[TreeKeyState](buffer.slice(),
       Thread.currentThread().getContextClassLoader)
   }
 }

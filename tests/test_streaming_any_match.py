@@ -172,6 +172,26 @@ def test_a_trailing_negation_holds_a_match_until_the_watermark_closes_its_window
     assert len(emitted) >= 3
 
 
+def test_query_progress_reports_matches_and_partial_matches(spark, tmp_path):
+    """Each micro-batch's progress carries observed metrics `match_recognize`: the matches
+    written, the partial matches created and the most a key buffers after the batch."""
+    rows = _walk(150, ["p", "q", "r"], random.Random(3))
+    stream, expected = _assert_stream_equals_batch(spark, tmp_path, rows, SEQUENCE, seed=3)
+    metrics = [
+        p["observedMetrics"]["match_recognize"]
+        for p in stream.progress
+        if "match_recognize" in p.get("observedMetrics", {})
+    ]
+    assert len(metrics) == len(stream.progress)
+    assert sum(m["matches"] for m in metrics) == len(expected)
+    # Every match is a partial match of the root; the leaves' and pairs' come on top.
+    # A micro-batch that calls no key has no statistics rows: its sum and maximum are NULL.
+    assert sum(m["partial_matches"] or 0 for m in metrics) > 2 * len(expected)
+    assert max(m["peak_buffered_per_key"] or 0 for m in metrics) > 0
+    # Once the flush row has moved the watermark past every window, nothing is buffered.
+    assert (metrics[-1]["peak_buffered_per_key"] or 0) == 0
+
+
 @pytest.mark.smoke
 def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
     """The query stops part-way, with partial matches buffered, matches held by the

@@ -1,8 +1,9 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.encoders.{AgnosticEncoders, ExpressionEncoder}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, Literal}
-import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, FlatMapGroupsWithState, LocalRelation, LogicalGroupState, LogicalPlan, Project, SerializeFromObject}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, If, Literal, NamedExpression, Not}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Count, Max, Sum}
+import org.apache.spark.sql.catalyst.plans.logical.{CollectMetrics, EventTimeWatermark, Filter, FlatMapGroupsWithState, LocalRelation, LogicalGroupState, LogicalPlan, Project, SerializeFromObject}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.compile.cep.CepPlanBuilder
@@ -11,7 +12,7 @@ import org.apache.spark.sql.matchrecognize.execution.{InputOrdering, MatcherSpec
 import org.apache.spark.sql.matchrecognize.optimizer.PlanAnyMatchPatterns
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, SelectionStrategy}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
-import org.apache.spark.sql.types.{IntegerType, StructField, StructType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType, TimestampNTZType, TimestampType}
 
 /**
  * MATCH_RECOGNIZE over a streaming input runs in Spark's own stateful operator,
@@ -28,8 +29,14 @@ import org.apache.spark.sql.types.{IntegerType, StructField, StructType, Timesta
  */
 object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
 
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case m: MatchRecognize if m.child.isStreaming && m.resolved => rewrite(m)
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    var observed = 0
+    plan.resolveOperatorsUp {
+      case m: MatchRecognize if m.child.isStreaming && m.resolved =>
+        observed += 1
+        // Observed metrics need a name unique in the query.
+        rewrite(m, if (observed == 1) "match_recognize" else s"match_recognize_$observed")
+    }
   }
 
   /** The event-time column, or an error saying what the query must add. */
@@ -74,8 +81,8 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     }
   }
 
-  private def rewrite(m: MatchRecognize): LogicalPlan =
-    if (m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) anyMatch(m)
+  private def rewrite(m: MatchRecognize, metricsName: String): LogicalPlan =
+    if (m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) anyMatch(m, metricsName)
     else standard(m)
 
   private def standard(m: MatchRecognize): LogicalPlan = {
@@ -95,16 +102,35 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
    * trees) runs inside the stateful function; what it writes per match then becomes the
    * query's rows as in batch (measures, or ALL ROWS PER MATCH), row by row.
    */
-  private def anyMatch(m: MatchRecognize): LogicalPlan = {
+  private def anyMatch(m: MatchRecognize, metricsName: String): LogicalPlan = {
     val eventTime = eventTimeOf(m)
     val plan = new CepPlanBuilder(m, PlanAnyMatchPatterns.settings(conf, None)).streamPlan()
     val input = m.child.output
     val function = new StreamTreeFunction(plan.windowColumns, plan.orderKeys,
       plan.physicalOrder, plan.alternatives, plan.order, plan.lo, plan.hi, plan.window,
       plan.rowsWindow, plan.narrowByOrder, plan.maxBuffered, input, eventTime, m.partitionBy,
-      describe(m))
+      describe(m) + plan.alternatives.map(_.description).mkString(", one-pass tree ", " ∪ ", ""))
     // A column is NULL in the matches of alternatives that do not bind its variable.
-    plan.output(stateful(m, input, function, plan.matchColumns.map(_.withNullability(true))))
+    val columns = plan.matchColumns.map(_.withNullability(true))
+    val statistics = StreamTreeFunction.statistics()
+    val written = stateful(m, input, function, columns ++ statistics)
+    plan.output(Project(columns, Filter(Not(statistics.head), observe(metricsName, statistics,
+      written))))
+  }
+
+  /**
+   * Each micro-batch's matches written, partial matches created, and the most partial
+   * matches a key buffers, as the query progress's observed metrics `name`.
+   */
+  private def observe(name: String, statistics: Seq[Attribute], plan: LogicalPlan): LogicalPlan = {
+    val Seq(isStatistics, created, buffered) = statistics
+    def metric(name: String, f: AggregateFunction): NamedExpression =
+      Alias(f.toAggregateExpression(), name)()
+    CollectMetrics(name, Seq(
+      metric("matches", Count(Seq(If(isStatistics, Literal(null, LongType), Literal(1L))))),
+      metric("partial_matches", Sum(If(isStatistics, created, Literal(0L)))),
+      metric("peak_buffered_per_key", Max(If(isStatistics, buffered, Literal(0L))))),
+      plan, dataframeId = 0L)
   }
 
   private def describe(m: MatchRecognize): String =

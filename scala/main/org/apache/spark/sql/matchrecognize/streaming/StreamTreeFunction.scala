@@ -1,11 +1,12 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeEvaluator}
 import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
 import org.apache.spark.sql.streaming.GroupState
+import org.apache.spark.sql.types.{BooleanType, LongType}
 
 /**
  * The function Spark's `flatMapGroupsWithState` operator calls for each PARTITION BY key of
@@ -56,8 +57,11 @@ final class StreamTreeFunction(
   @transient private lazy val trees: Array[TreeEvaluator] = alternatives.map(a =>
     new TreeEvaluator(a.leaves, a.root, a.negations, prepared, order, lo, hi, window,
       narrowByOrder, maxBuffered)).toArray
-  @transient private lazy val writers: Array[UnsafeProjection] =
-    alternatives.map(a => UnsafeProjection.create(a.columns, a.schema(partitionBy))).toArray
+  // A match row ends with the statistics columns of `StreamTreeFunction.statistics`: not one.
+  @transient private lazy val writers: Array[UnsafeProjection] = alternatives.map(a =>
+    UnsafeProjection.create(a.columns ++ Seq(Literal(false), Literal(0L), Literal(0L)),
+      a.schema(partitionBy))).toArray
+  @transient private lazy val width = alternatives.head.columns.length
   @transient private lazy val out = new java.util.ArrayList[InternalRow]()
   @transient private lazy val keyed = new JoinedRow
   @transient private lazy val spanned = new JoinedRow
@@ -85,6 +89,7 @@ final class StreamTreeFunction(
       EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, watermark)
     currentKey = if (partitionBy.isEmpty) noKey else key.asInstanceOf[InternalRow]
     out.clear()
+    val createdBefore = saved.trees.iterator.map(_.created.sum).sum
     windows.foreach(saved.window, ready.sorted(rowOrdering)) { row =>
       if (keysPresent.eval(row)) {
         var t = 0
@@ -108,6 +113,12 @@ final class StreamTreeFunction(
     val changes = if (rowsWindow) Iterator.empty
       else trees.indices.iterator.map(t => trees(t).nextChange(saved.trees(t))).filter(_ != Long.MaxValue)
     EventTimeRelease.wakeAt(state, waiting.iterator.map(_.getLong(timeOrdinal)) ++ changes)
+    // The call's statistics, as one more row (see `StreamTreeFunction.statistics`).
+    val statistics = new GenericInternalRow(width + 3)
+    statistics.setBoolean(width, true)
+    statistics.setLong(width + 1, saved.trees.iterator.map(_.created.sum).sum - createdBefore)
+    statistics.setLong(width + 2, saved.trees.iterator.map(_.buffered).sum)
+    out.add(statistics)
     val rows = new Array[InternalRow](out.size)
     out.toArray(rows).iterator
   }
@@ -120,4 +131,17 @@ final class StreamTreeFunction(
     }.mkString("PARTITION BY ", ", ", "")
 
   override def toString: String = description
+}
+
+object StreamTreeFunction {
+  /**
+   * The columns after the match columns of every row the function writes: whether the row
+   * is a call's statistics instead of a match, the partial matches the call created and
+   * those its key buffers after it. Each call writes one statistics row; the plan sums
+   * them into the query progress's observed metrics and drops them.
+   */
+  def statistics(): Seq[Attribute] = Seq(
+    AttributeReference("#statistics", BooleanType, nullable = false)(),
+    AttributeReference("#created", LongType, nullable = false)(),
+    AttributeReference("#buffered", LongType, nullable = false)())
 }

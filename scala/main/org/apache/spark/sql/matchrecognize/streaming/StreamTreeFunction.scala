@@ -99,12 +99,15 @@ final class StreamTreeFunction(
         }
       }
     }
-    // Every row up to the watermark is in: windows that ended by then are closed. (Under
-    // WITHIN n ROWS a window closes only with later rows.)
+    // Every row up to the watermark is in (but those held back for NEXT, which wait for
+    // the rows after them): windows that ended by then are closed. (Under WITHIN n ROWS a
+    // window closes only with later rows.)
     if (!rowsWindow) {
+      val pending = saved.window.pending
+      val in = if (pending.isEmpty) watermark else math.min(watermark, pending.head.getLong(timeOrdinal) - 1)
       var t = 0
       while (t < trees.length) {
-        trees(t).close(saved.trees(t), watermark, emits(t))
+        trees(t).close(saved.trees(t), in, emits(t))
         t += 1
       }
     }

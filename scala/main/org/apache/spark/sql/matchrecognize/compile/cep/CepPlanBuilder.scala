@@ -672,11 +672,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       spec.copy(columns = aligned(AttributeSet(spec.schema(partitionBy))))
     }
     val (o, lo, hi) = rowPositions
-    val windowColumns = cells.windowColumns
-    windowColumns.collectFirst { case Alias(WindowExpression(_: Lead, _), _) =>
-      refuse("NEXT (a row's successor) in DEFINE or MEASURES")
-    }
-    CepStreamPlan(windowColumns, node.orderBy.map(_.child), cells.physicalOrder, specs, o, lo, hi,
+    CepStreamPlan(cells.windowColumns, node.orderBy.map(_.child), cells.physicalOrder, specs, o, lo, hi,
       window, rowsWindow, positionsAreWindowPositions, settings.maxBufferedPartialMatches,
       partitionBy ++ matchColumns, matches => if (allRows) allRowsOutput(matches) else measuresOf(matches))
   }

@@ -39,11 +39,11 @@ def _flush(columns: list[str], values: dict) -> tuple:
     return tuple(values.get(c) for c in columns)
 
 
-def _walk(n: int, parts: list[str], rng: random.Random) -> list[tuple]:
-    """Rows one to three seconds apart, sometimes two at the same second."""
+def _walk(n: int, parts: list[str], rng: random.Random, ties: bool = True) -> list[tuple]:
+    """Rows one to three seconds apart, with `ties` sometimes two at the same second."""
     rows, t = [], 0
     for i in range(1, n + 1):
-        t += rng.choice([0, 1, 1, 2, 3])
+        t += rng.choice([0, 1, 1, 2, 3] if ties else [1, 1, 2, 3])
         rows.append(_row(t, rng.choice(parts), rng.randint(0, 9), rng.randint(0, 9), row_id=i))
     return rows
 
@@ -171,6 +171,25 @@ def test_next_and_prev_stream_equals_batch(spark, tmp_path):
     assert stream.dropped_by_watermark() == 0
     assert len(expected) >= 10
     assert compare_rows(stream.rows, expected, ordered=False) is None
+
+
+@pytest.mark.parametrize("pattern", ["A B? C", "PERMUTE(A, B) C !N"])
+def test_match_number_stream_equals_batch(spark, tmp_path, pattern):
+    """MATCH_NUMBER() numbers a key's matches by their variables' ORDER BY positions, as in
+    batch: a match is numbered once the watermark has passed its first variable's row by
+    the window (no match sorting before it can come later). Event times are distinct, so
+    the batch numbering is unambiguous."""
+    sql = f"""
+    SELECT * FROM events MATCH_RECOGNIZE (
+      PARTITION BY part ORDER BY ts
+      MEASURES MATCH_NUMBER() AS n, A.id AS a_id, B.id AS b_id, C.id AS c_id
+      ONE ROW PER MATCH SKIP TILL ANY MATCH
+      PATTERN ({pattern}) WITHIN INTERVAL '12' SECOND
+      DEFINE A AS x > 5, B AS x < 4, C AS y > 6{", N AS x = 9" if "N" in pattern else ""})
+    """
+    rows = _walk(120, ["p", "q"], random.Random(23), ties=False)
+    _, expected = _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=23)
+    assert len(expected) >= 20
 
 
 def test_a_trailing_negation_holds_a_match_until_the_watermark_closes_its_window(spark, tmp_path):
@@ -329,7 +348,12 @@ def _analyze_over_stream(spark, tmp_path, sql):
     "pattern, measures, define, phrase",
     [
         ("A B+ C", "A.id AS a", "A AS x > 5", "the kleene closure in `a b+ c`"),
-        ("A B", "MATCH_NUMBER() AS n", "A AS x > 5", "match_number()"),
+        (
+            "(A | B) C",
+            "MATCH_NUMBER() AS n",
+            "A AS x > 5",
+            "match_number() with alternatives that do not all bind `a`",
+        ),
     ],
 )
 def test_what_a_stream_cannot_evaluate_yet_is_named(

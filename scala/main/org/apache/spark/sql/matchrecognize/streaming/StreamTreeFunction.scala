@@ -1,8 +1,9 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
+import org.apache.spark.sql.matchrecognize.compile.cep.MatchNumbering
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeEvaluator}
 import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
 import org.apache.spark.sql.streaming.GroupState
@@ -33,6 +34,7 @@ final class StreamTreeFunction(
     rowsWindow: Boolean,
     narrowByOrder: Boolean,
     maxBuffered: Long,
+    numbering: Option[MatchNumbering],
     input: Seq[Attribute],
     eventTime: Attribute,
     partitionBy: Seq[Attribute],
@@ -63,6 +65,7 @@ final class StreamTreeFunction(
       a.schema(partitionBy))).toArray
   @transient private lazy val width = alternatives.head.columns.length
   @transient private lazy val out = new java.util.ArrayList[InternalRow]()
+  @transient private lazy val unnumbered = new java.util.ArrayList[UnsafeRow]()
   @transient private lazy val keyed = new JoinedRow
   @transient private lazy val spanned = new JoinedRow
   @transient private lazy val span = new GenericInternalRow(2)
@@ -72,7 +75,8 @@ final class StreamTreeFunction(
     (m: PartialMatch) => {
       span.setLong(0, m.lo)
       span.setLong(1, m.hi)
-      out.add(writers(t)(keyed(currentKey, spanned(trees(t).rowOf(m), span))).copy())
+      val row = writers(t)(keyed(currentKey, spanned(trees(t).rowOf(m), span))).copy()
+      if (numbering.isEmpty) out.add(row) else unnumbered.add(row)
       ()
     }
   }.toArray
@@ -89,6 +93,8 @@ final class StreamTreeFunction(
       EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, watermark)
     currentKey = if (partitionBy.isEmpty) noKey else key.asInstanceOf[InternalRow]
     out.clear()
+    unnumbered.clear()
+    unnumbered.addAll(java.util.Arrays.asList(saved.unnumbered: _*))
     val createdBefore = saved.trees.iterator.map(_.created.sum).sum
     windows.foreach(saved.window, ready.sorted(rowOrdering)) { row =>
       if (keysPresent.eval(row)) {
@@ -111,10 +117,12 @@ final class StreamTreeFunction(
         t += 1
       }
     }
+    numbering.foreach(number(saved, _))
     saved.waiting = waiting.toArray
     state.update(TreeKeyState.encode(saved))
     val changes = if (rowsWindow) Iterator.empty
-      else trees.indices.iterator.map(t => trees(t).nextChange(saved.trees(t))).filter(_ != Long.MaxValue)
+      else trees.indices.iterator.map(t => trees(t).nextChange(saved.trees(t))).filter(_ != Long.MaxValue) ++
+        numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))
     EventTimeRelease.wakeAt(state, waiting.iterator.map(_.getLong(timeOrdinal)) ++ changes)
     // The call's statistics, as one more row (see `StreamTreeFunction.statistics`).
     val statistics = new GenericInternalRow(width + 3)
@@ -124,6 +132,36 @@ final class StreamTreeFunction(
     out.add(statistics)
     val rows = new Array[InternalRow](out.size)
     out.toArray(rows).iterator
+  }
+
+  /**
+   * Numbers the written matches no later match can sort before (see [[MatchNumbering]]):
+   * those whose first variable's window position the key's events have passed by more than
+   * the window. The others wait in the key's state.
+   */
+  private def number(saved: TreeKeyState, n: MatchNumbering): Unit = {
+    val reached = saved.trees(0).lastPosition
+    val (ready, later) = unnumbered.toArray(new Array[UnsafeRow](0))
+      .partition(_.getLong(n.firstLo) + window < reached)
+    val byPositions = new Ordering[UnsafeRow] {
+      override def compare(a: UnsafeRow, b: UnsafeRow): Int = {
+        var c = 0
+        val it = n.order.iterator
+        while (c == 0 && it.hasNext) {
+          val k = it.next()
+          c = if (a.isNullAt(k)) { if (b.isNullAt(k)) 0 else 1 } // NULLs last
+            else if (b.isNullAt(k)) -1
+            else java.lang.Long.compare(a.getLong(k), b.getLong(k))
+        }
+        c
+      }
+    }
+    ready.sorted(byPositions).foreach { row =>
+      saved.numbered += 1
+      row.setLong(n.number, saved.numbered)
+      out.add(row)
+    }
+    saved.unnumbered = later
   }
 
   private def describeKey(): String =

@@ -10,18 +10,22 @@ import org.apache.spark.sql.matchrecognize.execution.tree.TreeState
 /**
  * What a streaming SKIP TILL ANY MATCH keeps of one PARTITION BY key between
  * micro-batches, in Spark's state store: the rows the watermark has not passed yet
- * (`waiting`, unordered), how far the window columns have got, and each alternative's
- * one-pass [[TreeState]] (its partial matches, and matches held for a trailing negation).
+ * (`waiting`, unordered), how far the window columns have got, each alternative's
+ * one-pass [[TreeState]] (its partial matches, and matches held for a trailing negation),
+ * and the matches waiting for their MATCH_NUMBER().
  */
 final class TreeKeyState(
     var waiting: Array[UnsafeRow],
     val window: WindowProgress,
-    val trees: Array[TreeState]) extends Serializable
+    val trees: Array[TreeState],
+    /** Matches written but not numbered yet (MATCH_NUMBER()), and how many were numbered. */
+    var unnumbered: Array[UnsafeRow] = Array.empty,
+    var numbered: Long = 0L) extends Serializable
 
 object TreeKeyState {
 
   // Bumped when the layout changes, so that a checkpoint of another layout is refused.
-  private val FormatVersion = 1
+  private val FormatVersion = 2
   // Java serialization keeps a row shared by several partial matches one object.
   private lazy val serializer = new JavaSerializer(new SparkConf(false))
 

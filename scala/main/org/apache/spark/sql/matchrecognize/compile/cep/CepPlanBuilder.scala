@@ -664,17 +664,28 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     def refuse(what: String): Nothing = throw MatchRecognizeErrors.unsupported(
       s"$what under SKIP TILL ANY MATCH over a streaming input")
     TreeExecution.unsupportedConstruct(alternatives, readsPreviousOrSubquery).foreach(refuse)
-    if (numbered) refuse("MATCH_NUMBER()")
     if (needsIds) refuse(s"alternatives that can bind the same rows (`${options.pattern.sql}`)")
+    val bound = options.patternVariables.filter(kinds.get(_).exists(_ != VariableKind.NegatedRows))
+    if (numbered && !alternatives.forall(_.bound.contains(bound.head))) {
+      refuse(s"MATCH_NUMBER() with alternatives that do not all bind `${bound.head}` (the " +
+        "first variable, which orders the matches)")
+    }
+    // MATCH_NUMBER() is written by the stateful function (zero until then).
+    val numberColumn = if (numbered) Seq(rewriter.matchNumber) else Nil
+    val columns = partitionBy ++ matchColumns ++ numberColumn
     val trees = settings.chooser.choose(this).trees
     val specs = alternatives.zip(trees).map { case (s, t) =>
       val spec = treeSpec(s, t, ownConditions)
-      spec.copy(columns = aligned(AttributeSet(spec.schema(partitionBy))))
+      spec.copy(columns = aligned(AttributeSet(spec.schema(partitionBy))) ++
+        numberColumn.map(a => Alias(Literal(0L), a.name)(a.exprId)))
     }
+    val numbering = if (!numbered) None else Some(MatchNumbering(
+      bound.map(v => columns.indexOf(rewriter.positions(v).o)),
+      columns.indexOf(rewriter.positions(bound.head).lo), columns.length - 1))
     val (o, lo, hi) = rowPositions
     CepStreamPlan(cells.windowColumns, node.orderBy.map(_.child), cells.physicalOrder, specs, o, lo, hi,
       window, rowsWindow, positionsAreWindowPositions, settings.maxBufferedPartialMatches,
-      partitionBy ++ matchColumns, matches => if (allRows) allRowsOutput(matches) else measuresOf(matches))
+      columns, numbering, matches => if (allRows) allRowsOutput(matches) else measuresOf(matches))
   }
 
   /**

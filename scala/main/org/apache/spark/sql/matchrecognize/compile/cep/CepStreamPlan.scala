@@ -13,8 +13,9 @@ import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
  *  - a prepared row with every `orderKeys` value present is offered to each alternative's
  *    one-pass tree, whose expressions (and `order`, `lo`, `hi`) read the prepared row;
  *  - each match is written as `matchColumns` (the partition key, then the union's match
- *    columns) by its alternative's `columns`, and `output` turns a plan of such rows into
- *    the query's rows (measures, or ALL ROWS PER MATCH).
+ *    columns, then MATCH_NUMBER() when the query reads it: see `numbering`) by its
+ *    alternative's `columns`, and `output` turns a plan of such rows into the query's rows
+ *    (measures, or ALL ROWS PER MATCH).
  */
 final case class CepStreamPlan(
     windowColumns: Seq[Alias],
@@ -29,4 +30,15 @@ final case class CepStreamPlan(
     narrowByOrder: Boolean,
     maxBuffered: Long,
     matchColumns: Seq[Attribute],
+    numbering: Option[MatchNumbering],
     output: LogicalPlan => LogicalPlan)
+
+/**
+ * How a stream numbers its matches (MATCH_NUMBER()) as the batch query does, by the ORDER BY
+ * positions of the pattern's variables in declaration order (`order`, ordinals of match
+ * columns, NULLs last), the first of which every alternative binds: a match is numbered once
+ * no match that sorts before it can still come, which is when the key's events have passed
+ * its first variable's window position (`firstLo`) by the window. `number` is the ordinal of
+ * the MATCH_NUMBER() column.
+ */
+final case class MatchNumbering(order: Seq[Int], firstLo: Int, number: Int)

@@ -106,11 +106,9 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val eventTime = eventTimeOf(m)
     val plan = new CepPlanBuilder(m, PlanAnyMatchPatterns.settings(conf, None)).streamPlan()
     val input = m.child.output
-    val function = new StreamTreeFunction(plan.windowColumns, plan.orderKeys,
-      plan.physicalOrder, plan.alternatives, plan.order, plan.lo, plan.hi, plan.window,
-      plan.rowsWindow, plan.narrowByOrder, plan.maxBuffered, plan.numbering, input, eventTime,
-      m.partitionBy,
-      describe(m) + plan.alternatives.map(_.description).mkString(", one-pass tree ", " ∪ ", ""))
+    val function = new StreamTreeFunction(plan.spec, input, eventTime, m.partitionBy,
+      describe(m) + plan.spec.alternatives.map(_.description)
+        .mkString(", one-pass tree ", " ∪ ", ""))
     // A column is NULL in the matches of alternatives that do not bind its variable.
     val columns = plan.matchColumns.map(_.withNullability(true))
     val statistics = StreamTreeFunction.statistics()

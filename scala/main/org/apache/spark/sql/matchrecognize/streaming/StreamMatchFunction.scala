@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, InterpretedOrdering, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, InterpretedOrdering, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.matchrecognize.execution.MatcherSpec
 import org.apache.spark.sql.streaming.GroupState
@@ -14,9 +14,7 @@ import org.apache.spark.sql.streaming.GroupState
  * the others in ORDER BY order to the [[ResumableMatcher]], and returns the output rows
  * decided now; the key's [[KeyState]] lives in Spark's state store.
  *
- * Rows arrive here as the struct of the input columns (`input`), and output rows leave as
- * the struct of the node's columns. Rows whose event time is NULL have no place in event
- * time and are left out.
+ * Output rows leave as the struct of the node's columns.
  */
 final class StreamMatchFunction(
     spec: MatcherSpec,
@@ -25,13 +23,8 @@ final class StreamMatchFunction(
     eventTime: Attribute,
     keys: Seq[Attribute],
     description: String)
-  extends ((Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any]) with Serializable {
+  extends KeyedStreamFunction(input, eventTime, keys, description) {
 
-  private val timeOrdinal = input.indexWhere(_.exprId == eventTime.exprId)
-  require(timeOrdinal >= 0, s"event-time column $eventTime is not among the input columns")
-
-  @transient private lazy val toUnsafe = UnsafeProjection.create(
-    input.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
   @transient private lazy val rowOrdering = new InterpretedOrdering(ordering, input)
   // One matcher per task (each task deserializes its own copy of this function), reset for
   // each key; `currentKey` names the key in its errors.
@@ -42,8 +35,7 @@ final class StreamMatchFunction(
   override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
     val state = group.asInstanceOf[GroupState[Array[Byte]]]
     val saved = if (state.exists) KeyState.decode(state.get, input.length) else KeyState.empty
-    val arrived = values.map(v => toUnsafe(v.asInstanceOf[InternalRow]).copy())
-      .filterNot(_.isNullAt(timeOrdinal))
+    val arrived = arrivals(values)
     val watermarkMicros = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =
       EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, watermarkMicros)
@@ -58,13 +50,4 @@ final class StreamMatchFunction(
       waiting.iterator.map(_.getLong(timeOrdinal)) ++ advanced.windowsCloseAt.iterator)
     advanced.output.iterator
   }
-
-  private def describe(key: InternalRow): String =
-    if (keys.isEmpty || key == null) ""
-    else keys.zipWithIndex.map { case (k, i) =>
-      val v = if (key.isNullAt(i)) "NULL" else key.get(i, k.dataType).toString
-      s"${k.name} = ${if (v.length > 40) v.take(40) + "..." else v}"
-    }.mkString("PARTITION BY ", ", ", "")
-
-  override def toString: String = description
 }

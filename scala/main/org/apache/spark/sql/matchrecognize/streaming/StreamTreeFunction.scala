@@ -1,11 +1,10 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
-import org.apache.spark.sql.matchrecognize.compile.cep.MatchNumbering
+import org.apache.spark.sql.matchrecognize.compile.cep.{MatchNumbering, TreeStreamSpec}
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeEvaluator}
-import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.{BooleanType, LongType}
 
@@ -19,34 +18,19 @@ import org.apache.spark.sql.types.{BooleanType, LongType}
  * soon as it is complete, or, held by a trailing negation, once the watermark has closed its
  * window; the watermark also drops the partial matches no later row can complete.
  *
- * Rows arrive as the struct of the input columns (`input`) and matches leave as the struct
- * of `matchColumns` (see [[org.apache.spark.sql.matchrecognize.compile.cep.CepStreamPlan]]).
+ * Matches leave as the struct of the plan's match columns (see
+ * [[org.apache.spark.sql.matchrecognize.compile.cep.CepStreamPlan]]).
  */
 final class StreamTreeFunction(
-    windowColumns: Seq[Alias],
-    orderKeys: Seq[Expression],
-    physicalOrder: Seq[SortOrder],
-    alternatives: Seq[TreeAlternative],
-    order: Expression,
-    lo: Expression,
-    hi: Expression,
-    window: Long,
-    rowsWindow: Boolean,
-    narrowByOrder: Boolean,
-    maxBuffered: Long,
-    numbering: Option[MatchNumbering],
+    spec: TreeStreamSpec,
     input: Seq[Attribute],
     eventTime: Attribute,
     partitionBy: Seq[Attribute],
     description: String)
-  extends ((Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any]) with Serializable {
+  extends KeyedStreamFunction(input, eventTime, partitionBy, description) {
 
-  private val timeOrdinal = input.indexWhere(_.exprId == eventTime.exprId)
-  require(timeOrdinal >= 0, s"event-time column $eventTime is not among the input columns")
+  import spec._
 
-  // Compiled once per task (each task deserializes its own copy of this function).
-  @transient private lazy val toUnsafe = UnsafeProjection.create(
-    input.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
   @transient private lazy val rowOrdering = new InterpretedOrdering(physicalOrder, input)
   @transient private lazy val windows = new RunningWindowColumns(windowColumns, input, orderKeys)
   @transient private lazy val prepared: Seq[Attribute] = input ++ windows.attributes
@@ -80,14 +64,13 @@ final class StreamTreeFunction(
       ()
     }
   }.toArray
-  @transient private lazy val describe: () => String = () => describeKey()
+  @transient private lazy val describeCurrent: () => String = () => describeKey()
 
   override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
     val state = group.asInstanceOf[GroupState[Array[Byte]]]
     val saved = if (state.exists) TreeKeyState.decode(state.get)
       else new TreeKeyState(Array.empty, windows.start(), trees.map(_.newState()))
-    val arrived = values.map(v => toUnsafe(v.asInstanceOf[InternalRow]).copy())
-      .filterNot(_.isNullAt(timeOrdinal))
+    val arrived = arrivals(values)
     val watermark = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =
       EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, watermark)
@@ -100,7 +83,7 @@ final class StreamTreeFunction(
       if (keysPresent.eval(row)) {
         var t = 0
         while (t < trees.length) {
-          trees(t).add(saved.trees(t), row, emits(t), describe)
+          trees(t).add(saved.trees(t), row, emits(t), describeCurrent)
           t += 1
         }
       }
@@ -165,13 +148,7 @@ final class StreamTreeFunction(
   }
 
   private def describeKey(): String =
-    if (partitionBy.isEmpty || currentKey == null) "the input (no PARTITION BY)"
-    else partitionBy.zipWithIndex.map { case (k, i) =>
-      val v = if (currentKey.isNullAt(i)) "NULL" else currentKey.get(i, k.dataType).toString
-      s"${k.name} = ${if (v.length > 40) v.take(40) + "..." else v}"
-    }.mkString("PARTITION BY ", ", ", "")
-
-  override def toString: String = description
+    if (partitionBy.isEmpty) "the input (no PARTITION BY)" else describe(currentKey)
 }
 
 object StreamTreeFunction {

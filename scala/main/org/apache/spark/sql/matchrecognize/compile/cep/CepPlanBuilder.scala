@@ -683,9 +683,10 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       bound.map(v => columns.indexOf(rewriter.positions(v).o)),
       columns.indexOf(rewriter.positions(bound.head).lo), columns.length - 1))
     val (o, lo, hi) = rowPositions
-    CepStreamPlan(cells.windowColumns, node.orderBy.map(_.child), cells.physicalOrder, specs, o, lo, hi,
-      window, rowsWindow, positionsAreWindowPositions, settings.maxBufferedPartialMatches,
-      columns, numbering, matches => if (allRows) allRowsOutput(matches) else measuresOf(matches))
+    CepStreamPlan(TreeStreamSpec(cells.windowColumns, node.orderBy.map(_.child),
+      cells.physicalOrder, specs, o, lo, hi, window, rowsWindow, positionsAreWindowPositions,
+      settings.maxBufferedPartialMatches, numbering),
+      columns, matches => if (allRows) allRowsOutput(matches) else measuresOf(matches))
   }
 
   /**

@@ -5,19 +5,27 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
 
 /**
- * A SKIP TILL ANY MATCH pattern as a streaming operator evaluates it, one PARTITION BY key
- * at a time, from the key's rows in `physicalOrder` (see [[CepPlanBuilder.streamPlan]]):
- *
- *  - `windowColumns` are computed row by row over every row of the key (ranks, row counts,
- *    PREV neighbours); the "prepared" row is the input row followed by them;
- *  - a prepared row with every `orderKeys` value present is offered to each alternative's
- *    one-pass tree, whose expressions (and `order`, `lo`, `hi`) read the prepared row;
- *  - each match is written as `matchColumns` (the partition key, then the union's match
- *    columns, then MATCH_NUMBER() when the query reads it: see `numbering`) by its
- *    alternative's `columns`, and `output` turns a plan of such rows into the query's rows
- *    (measures, or ALL ROWS PER MATCH).
+ * A SKIP TILL ANY MATCH pattern over a stream (see [[CepPlanBuilder.streamPlan]]): what the
+ * stateful operator evaluates per key (`spec`), the columns it writes per match
+ * (`matchColumns`: the partition key, then the union's match columns, then MATCH_NUMBER()
+ * when the query reads it), and `output`, which turns a plan of such rows into the query's
+ * rows (measures, or ALL ROWS PER MATCH).
  */
 final case class CepStreamPlan(
+    spec: TreeStreamSpec,
+    matchColumns: Seq[Attribute],
+    output: LogicalPlan => LogicalPlan)
+
+/**
+ * How one PARTITION BY key's rows, delivered in `physicalOrder`, are evaluated:
+ *
+ *  - `windowColumns` are computed row by row over every row of the key (ranks, row counts,
+ *    PREV / NEXT neighbours); the "prepared" row is the input row followed by them;
+ *  - a prepared row with every `orderKeys` value present is offered to each alternative's
+ *    one-pass tree, whose expressions (and `order`, `lo`, `hi`) read the prepared row;
+ *  - each match is written by its alternative's `columns`, and numbered by `numbering`.
+ */
+final case class TreeStreamSpec(
     windowColumns: Seq[Alias],
     orderKeys: Seq[Expression],
     physicalOrder: Seq[SortOrder],
@@ -29,9 +37,7 @@ final case class CepStreamPlan(
     rowsWindow: Boolean,
     narrowByOrder: Boolean,
     maxBuffered: Long,
-    matchColumns: Seq[Attribute],
-    numbering: Option[MatchNumbering],
-    output: LogicalPlan => LogicalPlan)
+    numbering: Option[MatchNumbering])
 
 /**
  * How a stream numbers its matches (MATCH_NUMBER()) as the batch query does, by the ORDER BY

@@ -1,0 +1,39 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
+
+/**
+ * What both functions of Spark's `flatMapGroupsWithState` for MATCH_RECOGNIZE share: a key's
+ * new rows arrive as the struct of the input columns (`input`), of which `eventTime` is the
+ * event time; `keys` are the PARTITION BY columns that name a key in errors. Each task
+ * deserializes its own copy of the function, so what is compiled from it is per task.
+ */
+abstract class KeyedStreamFunction(
+    input: Seq[Attribute],
+    eventTime: Attribute,
+    keys: Seq[Attribute],
+    description: String)
+  extends ((Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any]) with Serializable {
+
+  protected val timeOrdinal: Int = input.indexWhere(_.exprId == eventTime.exprId)
+  require(timeOrdinal >= 0, s"event-time column $eventTime is not among the input columns")
+
+  @transient private lazy val toUnsafe = UnsafeProjection.create(
+    input.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
+
+  /** The key's new rows as unsafe rows; rows whose event time is NULL have no place in event time. */
+  protected def arrivals(values: Iterator[Any]): Iterator[UnsafeRow] =
+    values.map(v => toUnsafe(v.asInstanceOf[InternalRow]).copy()).filterNot(_.isNullAt(timeOrdinal))
+
+  /** `PARTITION BY k = v, ...` for a key's row of `keys`, or "" without PARTITION BY. */
+  protected def describe(key: InternalRow): String =
+    if (keys.isEmpty || key == null) ""
+    else keys.zipWithIndex.map { case (k, i) =>
+      val v = if (key.isNullAt(i)) "NULL" else key.get(i, k.dataType).toString
+      s"${k.name} = ${if (v.length > 40) v.take(40) + "..." else v}"
+    }.mkString("PARTITION BY ", ", ", "")
+
+  override def toString: String = description
+}

@@ -43,7 +43,7 @@ final class StreamTreeFunction(
   @transient private lazy val trees: Array[TreeEvaluator] = alternatives.map(a =>
     new TreeEvaluator(a.leaves, a.root, a.negations, prepared, order, lo, hi, window,
       narrowByOrder, maxBuffered)).toArray
-  // A match row ends with the statistics columns of `StreamTreeFunction.statistics`: not one.
+  // A match row ends with the columns of `StreamTreeFunction.statistics` (false: a match).
   @transient private lazy val writers: Array[UnsafeProjection] = alternatives.map(a =>
     UnsafeProjection.create(a.columns ++ Seq(Literal(false), Literal(0L), Literal(0L)),
       a.schema(partitionBy))).toArray
@@ -64,6 +64,22 @@ final class StreamTreeFunction(
       ()
     }
   }.toArray
+  // The batch query's order of matches for MATCH_NUMBER(): by the variables' positions.
+  @transient private lazy val byPositions: Ordering[UnsafeRow] = new Ordering[UnsafeRow] {
+    private val order = numbering.map(_.order.toArray).getOrElse(Array.emptyIntArray)
+    override def compare(a: UnsafeRow, b: UnsafeRow): Int = {
+      var c = 0
+      var i = 0
+      while (c == 0 && i < order.length) {
+        val k = order(i)
+        c = if (a.isNullAt(k)) { if (b.isNullAt(k)) 0 else 1 } // NULLs last
+          else if (b.isNullAt(k)) -1
+          else java.lang.Long.compare(a.getLong(k), b.getLong(k))
+        i += 1
+      }
+      c
+    }
+  }
   @transient private lazy val describeCurrent: () => String = () => describeKey()
 
   override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
@@ -126,19 +142,6 @@ final class StreamTreeFunction(
     val reached = saved.trees(0).lastPosition
     val (ready, later) = unnumbered.toArray(new Array[UnsafeRow](0))
       .partition(_.getLong(n.firstLo) + window < reached)
-    val byPositions = new Ordering[UnsafeRow] {
-      override def compare(a: UnsafeRow, b: UnsafeRow): Int = {
-        var c = 0
-        val it = n.order.iterator
-        while (c == 0 && it.hasNext) {
-          val k = it.next()
-          c = if (a.isNullAt(k)) { if (b.isNullAt(k)) 0 else 1 } // NULLs last
-            else if (b.isNullAt(k)) -1
-            else java.lang.Long.compare(a.getLong(k), b.getLong(k))
-        }
-        c
-      }
-    }
     ready.sorted(byPositions).foreach { row =>
       saved.numbered += 1
       row.setLong(n.number, saved.numbered)

@@ -228,11 +228,10 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   private lazy val sharedLeafInput: (LogicalPlan, Map[String, Expression], Attribute) = {
     val (_, lo, _) = rowPositions
     val vars = kinds.keys.toSeq.sorted
-    def own(v: String): Expression = ownConditions(v)
     val groups = vars.grouped(62).toSeq
     val masks = groups.indices.map { g =>
       Alias(groups(g).zipWithIndex.map { case (v, b) =>
-        If(Coalesce(Seq(own(v), Literal(false))), Literal(1L << b), Literal(0L)): Expression
+        If(Coalesce(Seq(ownConditions(v), Literal(false))), Literal(1L << b), Literal(0L)): Expression
       }.reduce(BitwiseOr), s"#rows$g")()
     }
     val read = AttributeSet(partitionBy.flatMap(_.references) ++
@@ -241,7 +240,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     // The rows no variable wants are dropped before the bits are computed: a filter on the
     // bits themselves would be pushed below their projection with the aliases inlined, and
     // every condition would run twice on every input row.
-    val wanted = Filter(vars.map(own).reduce(Or), keysPresent)
+    val wanted = Filter(vars.map(ownConditions).reduce(Or), keysPresent)
     val filtered = Project(keysPresent.output.filter(read.contains) ++ masks :+ slicesAlias,
       wanted)
     val slice = AttributeReference("#slice", LongType, nullable = false)()

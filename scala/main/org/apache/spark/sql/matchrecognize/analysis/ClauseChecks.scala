@@ -4,7 +4,8 @@ import java.util.Locale
 
 import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute, UnresolvedStar}
 import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.matchrecognize.plans.SelectionStrategy._

@@ -2,7 +2,8 @@ package org.apache.spark.sql.matchrecognize.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Exists, Expression, InSubquery, SubqueryExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction}
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.IntegralType
 

@@ -7,9 +7,8 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, 
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.toPrettySQL
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
-import org.apache.spark.sql.matchrecognize.compile.cep.CepPlanBuilder
-import org.apache.spark.sql.matchrecognize.optimizer.PlanAnyMatchPatterns
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{BooleanType, DateType, TimestampNTZType, TimestampType}
@@ -103,11 +102,6 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
     val child = if (below.isEmpty) u.child else Project(u.child.output ++ below, u.child)
     val node = MatchRecognize(partitionBy, orderBy, nodeMeasures.map(_._1), nodeMeasures.map(_._2),
       placedDefines, o, below.map(_.toAttribute), child)
-    if (o.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
-      // Build the join-tree plan once now, so that every construct it cannot plan is an
-      // analysis error rather than a failure when the query runs.
-      new CepPlanBuilder(node, PlanAnyMatchPatterns.settings(conf, None)).build()
-    }
     // The measure columns as the clause lists them, computed by the node or above it; a key
     // the clause names twice is output twice. Either needs a projection above the node.
     val measureColumns = placedMeasures.zip(measureOutput).zip(u.measures).map {

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.compile
 
 import scala.collection.mutable.ArrayBuffer
 
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.compile.Instruction._
 import org.apache.spark.sql.matchrecognize.plans._
 

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, Expression, Literal, NamedExpression, SortOrder}
-import org.apache.spark.sql.matchrecognize.compile.{AutomatonCompiler, Program}
+import org.apache.spark.sql.matchrecognize.compile.{AutomatonCompiler, NavigationReach, Program}
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{DataType, DateType, StringType}
 
@@ -133,10 +133,7 @@ object MatcherSpec {
     val outputExpressions = output.map(a => BindReferences.bindReference[Expression](a,
       input ++ measureOutput))
 
-    val allPattern = defines ++ measures
-    val physical = allPattern.flatMap(_.collect { case n: PatternNavigation => n.physicalOffset })
-    val measurePhysical = measures.flatMap(_.collect { case n: PatternNavigation => n.physicalOffset })
-    val definePhysical = defines.flatMap(_.collect { case n: PatternNavigation => n.physicalOffset })
+    val reach = NavigationReach.of(defines, measures)
     val windowKey = options.within.collect { case _: WithinClause.Interval =>
       val key = orderBy.head.child.asInstanceOf[Attribute]
       (input.indexWhere(_.exprId == key.exprId), key.dataType)
@@ -144,9 +141,9 @@ object MatcherSpec {
     MatcherSpec(input, program, defineSpecs, classifier, matchNumber,
       measureExpressions, measureBinder.slots, measures.map(_.dataType), outputExpressions,
       options, windowKey,
-      maxLookBehind = (0 +: physical.filter(_ < 0).map(-_)).max,
-      defineLookAhead = (0 +: definePhysical.filter(_ > 0)).max,
-      measureLookAhead = (0 +: measurePhysical.filter(_ > 0)).max,
+      maxLookBehind = reach.behind,
+      defineLookAhead = reach.defineAhead,
+      measureLookAhead = reach.measureAhead,
       maxLiveThreads, maxBufferedRows, maxMatcherBytes)
   }
 

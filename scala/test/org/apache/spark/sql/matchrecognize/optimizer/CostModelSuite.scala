@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.optimizer
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, NegationStatistics, PatternStatistics}
 import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
 
 /** The cost functions against costs worked out by hand (no Spark session). */

@@ -5,6 +5,7 @@ import java.nio.file.{Files, Paths}
 
 import scala.util.Random
 
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 import org.apache.spark.sql.matchrecognize.optimizer.algorithms.{AutoOrder, DpBushy, DpLeftDeep, JoinOrderAlgorithm}
 import org.apache.spark.sql.matchrecognize.plans.Json
 

@@ -4,8 +4,8 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, DeclarativeAggregate}
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{BooleanType, DataType, LongType, StringType}
 

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.compile.cep
 
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.plans._
 
 /** One element of a simple sequence under SKIP TILL ANY MATCH. */

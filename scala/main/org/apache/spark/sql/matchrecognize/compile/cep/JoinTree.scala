@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.compile.cep
 
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.plans.RowPattern
 
 /**

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.compile.cep
 
-import org.apache.spark.sql.matchrecognize.analysis.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 
 /** Whether a SKIP TILL ANY MATCH plan runs as one pass per key, and why (for EXPLAIN). */
 final case class TreeExecutionChoice(onePass: Boolean, summary: String)

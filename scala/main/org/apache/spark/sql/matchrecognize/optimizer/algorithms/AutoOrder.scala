@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
-import org.apache.spark.sql.matchrecognize.optimizer.PatternStatistics
+import org.apache.spark.sql.matchrecognize.optimizer.cost.PatternStatistics
 
 /**
  * AUTO (the default): the exact optimum of DP_BUSHY while the pattern is small enough for

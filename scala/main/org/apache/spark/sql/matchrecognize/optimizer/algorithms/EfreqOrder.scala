@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
-import org.apache.spark.sql.matchrecognize.optimizer.PatternStatistics
+import org.apache.spark.sql.matchrecognize.optimizer.cost.PatternStatistics
 
 /**
  * EFREQ: the rarest variable first — a left-deep tree in ascending arrival rate (ties in

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
-import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatistics}
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /**
  * GREEDY: a left-deep tree grown one variable at a time, each time with the variable that

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 import scala.util.Random
 
 import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
-import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatistics}
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /**
  * Iterative improvement over left-deep orders (Cost_ord): from a start order, apply the

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
-import org.apache.spark.sql.matchrecognize.optimizer.PatternStatistics
+import org.apache.spark.sql.matchrecognize.optimizer.cost.PatternStatistics
 
 /**
  * A plan-generation algorithm of the JQPG paper: a join tree over the single-row

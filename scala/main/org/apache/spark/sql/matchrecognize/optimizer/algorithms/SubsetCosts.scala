@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
-import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatistics}
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /** What the subset DPs share: the variables of a bit mask, and ln PM of every mask. */
 private[algorithms] object SubsetCosts {

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
-import org.apache.spark.sql.matchrecognize.optimizer.PatternStatistics
+import org.apache.spark.sql.matchrecognize.optimizer.cost.PatternStatistics
 
 /** TRIVIAL: a left-deep tree in the pattern's own order (no statistics). */
 object TrivialOrder extends JoinOrderAlgorithm {

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
-import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, PatternStatistics}
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /**
  * ZSTREAM: the cheapest tree (Cost_tree) whose leaves, read left to right, keep a given

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{Count, Max}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
-import org.apache.spark.sql.matchrecognize.execution.MatcherSpec
+import org.apache.spark.sql.matchrecognize.compile.NavigationReach
 import org.apache.spark.sql.matchrecognize.optimizer.{InputSample, StatisticsCache}
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.matchrecognize.plans.KeyMicros
@@ -82,10 +82,9 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
     val input = m.child.output
     val keyAttrs = AttributeSet(m.partitionBy ++ m.orderBy.flatMap(_.references))
     val allOrderable = input.forall(a => RowOrdering.isOrderable(a.dataType))
-    val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
-      m.options, m.output, 1L, 1L)
-    val behind = spec.maxLookBehind
-    val ahead = math.max(spec.defineLookAhead, spec.measureLookAhead)
+    val reach = NavigationReach.of(m.defines, m.measures)
+    val behind = reach.behind
+    val ahead = reach.ahead
     val positional = app.span match {
       case MatchSpanBound.Rows(_, true) => true
       case _ => false

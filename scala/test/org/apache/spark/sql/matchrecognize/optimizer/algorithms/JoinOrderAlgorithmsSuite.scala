@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
-import org.apache.spark.sql.matchrecognize.optimizer.{CostModel, NegationStatistics, PatternStatistics}
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, NegationStatistics, PatternStatistics}
 
 /** Plan generation with fake statistics: hand-known plans, and the exact DPs checked
  * against brute force on random small instances (no Spark session). */

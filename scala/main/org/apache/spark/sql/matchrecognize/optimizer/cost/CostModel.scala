@@ -1,4 +1,4 @@
-package org.apache.spark.sql.matchrecognize.optimizer
+package org.apache.spark.sql.matchrecognize.optimizer.cost
 
 import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
 
@@ -64,7 +64,7 @@ object CostModel {
    * ln C(L, R): the candidate pairs the sequence join of `left` with `right` tests. For
    * each left partial match the join reads the right ones starting within the window, after
    * every left variable the pattern puts before the right side's first variable f, and
-   * before every other left variable (CepPlanBuilder.bandBounds). So the order of (x, y) is
+   * before every other left variable (CepJoinPlan, `bandBounds`). So the order of (x, y) is
    * guaranteed for x before f and any y, and for x after f with y = f; the other conditions
    * between the sides (the order of x and the later right variables, DEFINE comparisons)
    * are tested pair by pair. Without a band order (`bandOrder` empty) every pair within the

@@ -1,4 +1,4 @@
-package org.apache.spark.sql.matchrecognize.optimizer
+package org.apache.spark.sql.matchrecognize.optimizer.cost
 
 /**
  * What the cost functions know about one simple sequence of a SKIP TILL ANY MATCH pattern.

@@ -1,4 +1,4 @@
-package org.apache.spark.sql.matchrecognize.analysis
+package org.apache.spark.sql.matchrecognize.errors
 
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.matchrecognize.shims.SparkApi

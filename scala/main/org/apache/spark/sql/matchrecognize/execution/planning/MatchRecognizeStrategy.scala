@@ -1,4 +1,4 @@
-package org.apache.spark.sql.matchrecognize.execution
+package org.apache.spark.sql.matchrecognize.execution.planning
 
 import org.apache.spark.sql.execution.SparkStrategy
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, RepartitionByExpression}
@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
 import org.apache.spark.sql.matchrecognize.compile.cep.CepTaskChooser
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
+import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeExec
 import org.apache.spark.sql.matchrecognize.execution.cep._
 import org.apache.spark.sql.matchrecognize.execution.tree.TreeMatchExec
 import org.apache.spark.sql.matchrecognize.plans._

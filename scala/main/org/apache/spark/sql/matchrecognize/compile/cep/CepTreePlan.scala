@@ -1,0 +1,73 @@
+package org.apache.spark.sql.matchrecognize.compile.cep
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types._
+
+/**
+ * One alternative of a SKIP TILL ANY MATCH pattern evaluated in one pass over each key's
+ * rows: the tree's nodes with the join conditions placed at them, the leaves' own
+ * conditions as entry filters, the negations where their neighbours are bound. The same
+ * spec serves a batch query ([[CepTreeMatch]]) and a stream ([[CepStreamPlan]]).
+ */
+private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput,
+    settings: CepSettings) {
+  import pattern._
+
+  /**
+   * Alternative `s` as one [[CepTreeMatch]] evaluating the whole `tree` in one pass over
+   * the shared input: the same leaves, conditions and window as the joins would apply.
+   */
+  def alternative(s: CepSequence, tree: JoinTree): Built = {
+    val (shared, flags, slice) = leaves.sharedLeafInput
+    val (o, lo, hi) = rowPositions
+    val first = s.elements.head.variable
+    // A match is kept only by the slice that owns its first row.
+    val alternative = spec(s, tree, v =>
+      if (v != first) flags(v) else And(flags(v), EqualTo(OwningSlice(lo, leaves.sliceLength), slice)))
+    Built(CepTreeMatch.single(shared, partitionBy :+ slice, alternative, o, lo, hi, window,
+      positionsAreWindowPositions, settings.maxBufferedPartialMatches),
+      MatchSpan(partitionBy :+ slice, alternative.outLo, alternative.outHi), alternative.description)
+  }
+
+  /**
+   * The leaves, tree and negations of alternative `s` evaluated as `tree` in one pass, over
+   * rows that `enter(v)` admits as rows of `v`.
+   */
+  def spec(s: CepSequence, tree: JoinTree, enter: String => Expression): TreeAlternative = {
+    requireJoinsExactly(s, tree)
+    val active = activeConditions(s)
+    val position = s.elements.map(_.variable).zipWithIndex.toMap
+    val leaves = tree.leaves.map(v => TreeLeafSpec(v, enter(v), columnsOf(v)))
+    def node(t: JoinTree): TreeNodeSpec = t match {
+      case JoinLeaf(v) => TreeLeafNode(tree.leaves.indexOf(v))
+      case JoinNode(l, r) =>
+        val ordering = for (x <- l.leaves; y <- r.leaves) yield {
+          val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
+          LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
+        }
+        val placed = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
+          c.reads.nonEmpty && c.required.subsetOf(t.variables) &&
+          !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
+        val order =
+          if (l.leaves.forall(x => r.leaves.forall(y => position(x) < position(y)))) 1
+          else if (r.leaves.forall(y => l.leaves.forall(x => position(y) < position(x)))) -1
+          else 0
+        TreeJoinNode(node(l), node(r), (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)),
+          order, t.sql)
+    }
+    // A negation is checked where its neighbours (and what its condition reads) are bound;
+    // a trailing one at the root, where a match is complete.
+    val negations = s.negations.map { d =>
+      val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
+      val at = if (after.isEmpty) tree else JoinTree.lowestCovering(tree, negationNeeds(s, d))
+      TreeNegationSpec(TreeLeafSpec(d, enter(d), columnsOf(d)), node(at),
+        rewriter.positions(before.get.variable).o, after.map(e => rewriter.positions(e.variable).o),
+        active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And))
+    }
+    val outLo = AttributeReference("#lo", LongType, nullable = false)()
+    val outHi = AttributeReference("#hi", LongType, nullable = false)()
+    val desc = tree.sql + s.negations.map(d => s" !$d").mkString
+    TreeAlternative(leaves, node(tree), negations, outLo, outHi, desc, Nil)
+  }
+}

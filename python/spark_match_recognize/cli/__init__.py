@@ -1,0 +1,83 @@
+"""The command line: ``python -m spark_match_recognize {demo,sql,jar,check,transpile,docs}``.
+
+Exit codes: 0 on success, 1 when Spark rejects or fails a statement, ``check`` finds a
+problem, ``transpile`` cannot translate, ``docs --check`` finds the docs out of date (or
+the jar, an input file or the examples are missing), 2 for bad arguments.
+
+The modules: :mod:`.parser` the argument parser, with :mod:`.session_options` the options
+of the commands that start Spark; :mod:`.commands` the commands; :mod:`.docs_tables` the
+tables ``docs`` generates. :func:`main` runs it all.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from ..config import SparkVersionMismatchError
+from ..jars import UnsupportedSparkVersionError
+from .commands import (
+    _fail,
+    _InputError,
+    _run_check,
+    _run_demo,
+    _run_docs,
+    _run_jar,
+    _run_sql,
+    _run_transpile,
+)
+from .docs_tables import (
+    CONF_TABLE_BEGIN,
+    OPTIONS_TABLE_BEGIN,
+    conf_table,
+    documented_table,
+    options_table,
+    with_table,
+)
+from .parser import PROG as PROG
+from .parser import build_parser
+
+__all__ = [
+    "CONF_TABLE_BEGIN",
+    "OPTIONS_TABLE_BEGIN",
+    "build_parser",
+    "conf_table",
+    "documented_table",
+    "main",
+    "options_table",
+    "with_table",
+]
+
+
+def _quiet_python_loggers() -> None:
+    # PySpark logs every SQL error it raises, JVM stack trace included, as JSON on stderr;
+    # the command line reports the error itself, in one paragraph.
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        logging.getLogger(name).disabled = True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
+    from ..demo import ScriptError
+
+    args = build_parser().parse_args(argv)
+    _quiet_python_loggers()
+    handlers = {
+        "demo": _run_demo,
+        "sql": _run_sql,
+        "jar": _run_jar,
+        "check": _run_check,
+        "transpile": _run_transpile,
+        "docs": _run_docs,
+    }
+    try:
+        return handlers[args.command](args)
+    except _InputError as e:
+        return _fail(str(e))
+    except ScriptError as e:
+        return _fail(str(e))
+    except (FileNotFoundError, SparkVersionMismatchError, UnsupportedSparkVersionError) as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted")
+        return 130

@@ -1,0 +1,173 @@
+"""The commands of the command line (``demo``, ``sql``, ``jar``, ``check``, ``transpile``,
+``docs``), each a function of the parsed arguments that returns the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..config import OPTIONS
+from ..jars import jar_info, jar_path, source_checkout
+from .docs_tables import (
+    CONF_TABLE_BEGIN,
+    OPTIONS_TABLE_BEGIN,
+    conf_table,
+    documented_table,
+    options_table,
+    with_table,
+)
+from .parser import PROG
+
+
+def _read_input(name: str) -> tuple[str, str]:
+    if name == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        return Path(name).read_text(encoding="utf-8"), name
+    except OSError as e:
+        raise _InputError(f"cannot read {name}: {e.strerror or e}") from None
+
+
+class _InputError(Exception):
+    pass
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from ..check import check, format_problems
+
+    if args.sql is not None:
+        text, source = args.sql, None
+    else:
+        text, source = _read_input(args.file)
+    problems = check(text)
+    if problems:
+        sys.stdout.write(format_problems(problems, source))
+        noun = "problem" if len(problems) == 1 else "problems"
+        return _fail(f"{len(problems)} {noun} found")
+    return 0
+
+
+def _run_transpile(args: argparse.Namespace) -> int:
+    from ..transpile import TranspileError, transpile
+
+    text, _ = _read_input(args.file)
+    try:
+        result = transpile(text, read=args.read, pretty=not args.one_line)
+    except (TranspileError, ImportError) as e:
+        return _fail(str(e))
+    print(result if result.rstrip().endswith(";") else result + ";")
+    return 0
+
+
+def _docs_file(args: argparse.Namespace) -> Path:
+    if args.file is not None:
+        return args.file
+    root = source_checkout()
+    if root is None:
+        raise _InputError("not in a source checkout; name the Markdown file with --file")
+    return root / "docs" / "configuration.md"
+
+
+def _run_docs(args: argparse.Namespace) -> int:
+    target = _docs_file(args) if (args.write or args.check) else None
+    spark = _session(args)
+    tables = {CONF_TABLE_BEGIN: conf_table(spark), OPTIONS_TABLE_BEGIN: options_table()}
+    if target is None:
+        print(tables[CONF_TABLE_BEGIN])
+        return 0
+    try:
+        text = target.read_text(encoding="utf-8")
+    except OSError as e:
+        return _fail(f"cannot read {target}: {e.strerror or e}")
+    if args.check:
+        if any(documented_table(text, begin) != table for begin, table in tables.items()):
+            return _fail(f"{target} is out of date; run '{PROG} docs --write'")
+        return 0
+    updated = text
+    try:
+        for begin, table in tables.items():
+            updated = with_table(updated, begin, table)
+    except ValueError as e:
+        return _fail(f"{target}: {e}")
+    if updated != text:
+        target.write_text(updated, encoding="utf-8")
+        print(f"updated {target}")
+    else:
+        print(f"{target} is up to date")
+    return 0
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    chosen = {}
+    for option in OPTIONS.values():
+        value = getattr(args, f"option_{option.name}", None)
+        if value is not None:
+            chosen[option.name] = value
+    return chosen
+
+
+def _session(args: argparse.Namespace) -> Any:
+    from ..demo import local_session
+
+    return local_session(
+        master=args.master,
+        conf=dict(args.conf),
+        log_level=args.log_level,
+        **_options(args),
+    )
+
+
+def _fail(message: str) -> int:
+    print(f"spark-match-recognize: {message}", file=sys.stderr)
+    return 1
+
+
+def _run_jar(args: argparse.Namespace) -> int:
+    path = jar_path(args.spark)
+    print(path)
+    if args.info:
+        try:
+            info = jar_info(path)
+        except ValueError as e:
+            return _fail(str(e))
+        for key, value in sorted(info.items()):
+            print(f"{key}={value}")
+    return 0
+
+
+def _run_sql(args: argparse.Namespace) -> int:
+    from ..demo import run_script
+
+    if args.file is not None:
+        try:
+            text = args.file.read_text(encoding="utf-8")
+        except OSError as e:
+            return _fail(f"cannot read {args.file}: {e.strerror or e}")
+        source = str(args.file)
+    else:
+        text, source = args.query, None
+    spark = _session(args)
+    run_script(spark, text, source=source, rows=args.rows)
+    return 0
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from ..demo import example_files, run_examples
+
+    files = example_files(args.examples)  # fail before starting Spark
+    spark = _session(args)
+    failures = run_examples(
+        spark, files[0].parent, rows=args.rows, on_error=lambda e: _fail(str(e))
+    )
+    total = len(files)
+    streaming = files[0].parent / "streaming"
+    if streaming.is_dir():
+        from ..streaming_demo import run_streaming_examples
+
+        failures += run_streaming_examples(spark, streaming, rows=args.rows)
+        total += len(list(streaming.glob("*.sql")))
+    if failures:
+        return _fail(f"{failures} of {total} examples failed")
+    return 0

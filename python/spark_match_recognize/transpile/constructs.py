@@ -1,0 +1,59 @@
+"""Source constructs that have no Spark form, found on the tokens before anything is
+translated: row pattern recognition in a window and Trino's ``SEEK`` are refused, Trino's
+``INITIAL`` (the default) is dropped."""
+
+from __future__ import annotations
+
+from ..check.lexer import Token
+from .errors import _Context
+
+
+def _reject_window_pattern_recognition(ctx: _Context, tokens: list[Token]) -> None:
+    """Row pattern recognition in a window (feature R020, Trino's ``WINDOW w AS (...
+    PATTERN ... DEFINE ...)``) has no Spark form."""
+    inside: set[int] = set()
+    for k, t in enumerate(tokens):
+        if t.is_word("MATCH_RECOGNIZE") and k + 1 < len(tokens) and tokens[k + 1].is_symbol("("):
+            depth = 0
+            for j in range(k + 1, len(tokens)):
+                if tokens[j].is_symbol("("):
+                    depth += 1
+                elif tokens[j].is_symbol(")"):
+                    depth -= 1
+                    if depth == 0:
+                        inside.update(range(k, j + 1))
+                        break
+    for k, t in enumerate(tokens):
+        if k in inside or not t.is_word("PATTERN"):
+            continue
+        if k + 1 < len(tokens) and tokens[k + 1].is_symbol("("):
+            if any(x.is_word("DEFINE") for x in tokens[k:]):
+                raise ctx.error(
+                    "row pattern recognition in a window (PATTERN ... DEFINE in a WINDOW or "
+                    "OVER clause, SQL feature R020)",
+                    "Spark has no window form of row pattern recognition; write it as "
+                    "FROM ... MATCH_RECOGNIZE (...) with ALL ROWS PER MATCH and join the "
+                    "measures back if needed",
+                    t.start,
+                )
+
+
+def _drop_initial(ctx: _Context, sql: str, tokens: list[Token]) -> str:
+    """Trino's ``INITIAL`` (the default) before PATTERN is dropped; ``SEEK`` is refused."""
+    chars = list(sql)
+    for k, t in enumerate(tokens):
+        if k + 2 >= len(tokens) or not tokens[k + 1].is_word("PATTERN"):
+            continue
+        if not tokens[k + 2].is_symbol("("):
+            continue
+        if t.is_word("SEEK"):
+            raise ctx.error(
+                "SEEK",
+                "a match that may start at any row of the frame exists only in the window form "
+                "of row pattern recognition; MATCH_RECOGNIZE tries every row anyway (INITIAL)",
+                t.start,
+            )
+        if t.is_word("INITIAL"):
+            for j in range(t.start, t.end):
+                chars[j] = " "
+    return "".join(chars)

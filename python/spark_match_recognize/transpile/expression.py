@@ -1,0 +1,56 @@
+"""One expression of a clause (or ``expr AS name``) translated with sqlglot, the pattern
+functions protected from its rewrites, and the aggregates Spark's pattern matching lacks
+(``DISTINCT``, ``FILTER``) refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..check.model import Item
+from .errors import _Context
+from .protect import _protect, _unprotect
+from .sqlglot_calls import _generate, _parse_one
+
+
+def _expression(ctx: _Context, item: Item, construct: str, select_item: bool = False) -> str:
+    """One expression (or ``expr AS name``) of the clause, translated."""
+    from sqlglot import exp
+
+    source = _protect(ctx, item)
+    tree = _parse_one(
+        ctx, "SELECT " + source, f"{construct} item {_snippet(ctx, item)}", item.start
+    )
+    extra = [k for k, v in tree.args.items() if v and k != "expressions"]
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1 or extra:
+        raise ctx.error(
+            f"{construct} item {_snippet(ctx, item)}", "it is not a single expression", item.start
+        )
+    node = tree.expressions[0]
+    if not select_item and isinstance(node, exp.Alias):
+        raise ctx.error(
+            f"{construct} item {_snippet(ctx, item)}", "an alias is not allowed here", item.start
+        )
+    _reject_unsupported_aggregates(ctx, tree, node, construct, item)
+    text = _generate(ctx, node, f"{construct} item {_snippet(ctx, item)}", item.start)
+    return _unprotect(text)
+
+
+def _snippet(ctx: _Context, item: Item) -> str:
+    text = " ".join(ctx.sql[item.start : item.end].split())
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _reject_unsupported_aggregates(
+    ctx: _Context, root: Any, node: Any, construct: str, item: Item
+) -> None:
+    from sqlglot import exp
+
+    for sub in node.find_all(exp.Distinct, exp.Filter):
+        if sub.find_ancestor(exp.Subquery, exp.Select) is not root:
+            continue
+        what = "DISTINCT" if isinstance(sub, exp.Distinct) else "FILTER (WHERE ...)"
+        raise ctx.error(
+            f"{what} in an aggregate of {construct} ({_snippet(ctx, item)})",
+            "spark-match-recognize does not support DISTINCT or FILTER in pattern aggregates yet",
+            item.start,
+        )

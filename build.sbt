@@ -23,8 +23,8 @@ lazy val javaModuleOpens = Seq(
   "java.base/java.io", "java.base/java.net", "java.base/java.nio", "java.base/java.util",
   "java.base/java.util.concurrent", "java.base/java.util.concurrent.atomic",
   "java.base/jdk.internal.ref", "java.base/sun.nio.ch", "java.base/sun.nio.cs",
-  "java.base/sun.security.action", "java.base/sun.util.calendar"
-).map(p => s"--add-opens=$p=ALL-UNNAMED") :+ "-Djdk.reflect.useDirectMethodHandle=false"
+  "java.base/sun.security.action", "java.base/sun.util.calendar").map(p =>
+  s"--add-opens=$p=ALL-UNNAMED") :+ "-Djdk.reflect.useDirectMethodHandle=false"
 
 /** Spark's jars from inside a pyspark release, for a line Maven Central does not serve. */
 def pysparkJars(root: File, sparkVersion: String): Seq[File] = {
@@ -42,8 +42,8 @@ def lineSourceDirectories(scala: File, line: String, kind: String): Seq[File] = 
   val own = Option(scala.listFiles).toSeq.flatten.filter { dir =>
     val name = dir.getName
     name == s"spark-$line" ||
-      (name.startsWith("spark-") && name.endsWith("+") &&
-        number(name.stripPrefix("spark-").stripSuffix("+")) <= number(line))
+    (name.startsWith("spark-") && name.endsWith("+") &&
+      number(name.stripPrefix("spark-").stripSuffix("+")) <= number(line))
   }
   (scala / kind) +: own.sortBy(_.getName).map(_ / kind)
 }
@@ -100,8 +100,7 @@ def lineProject(line: String): Project = {
       Test / baseDirectory := (ThisBuild / baseDirectory).value,
       Test / javaOptions ++= Seq("-Xmx3g", "-Xss4m", "-Dspark.ui.enabled=false",
         "-Duser.timezone=UTC") ++ javaModuleOpens,
-      Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
-    )
+      Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"))
 }
 
 // One project per line (sbt discovers projects only as top-level values).
@@ -129,5 +128,4 @@ lazy val root = (project in file("."))
     test / aggregate := false,
     testOnly / aggregate := false,
     Test / test := (LocalProject(defaultLineId) / Test / test).value,
-    Test / testOnly := (LocalProject(defaultLineId) / Test / testOnly).evaluated
-  )
+    Test / testOnly := (LocalProject(defaultLineId) / Test / testOnly).evaluated)

@@ -4,6 +4,7 @@ import scala.util.matching.Regex
 
 /** A Spark line ("4.1") and the Spark release its jar is compiled against ("4.1.3"). */
 case class SparkLine(line: String, sparkVersion: String, jarsFromPyspark: Boolean) {
+
   /** The sbt project id of the line: spark41. */
   def id: String = "spark" + line.replace(".", "")
 }

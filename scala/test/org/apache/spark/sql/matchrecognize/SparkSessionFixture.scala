@@ -22,10 +22,11 @@ trait SparkSessionFixture extends BeforeAndAfterAll { self: Suite =>
   def withConf[T](pairs: (String, String)*)(f: => T): T = {
     val old = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
     pairs.foreach { case (k, v) => spark.conf.set(k, v) }
-    try f finally old.foreach {
-      case (k, Some(v)) => spark.conf.set(k, v)
-      case (k, None) => spark.conf.unset(k)
-    }
+    try f
+    finally old.foreach {
+        case (k, Some(v)) => spark.conf.set(k, v)
+        case (k, None) => spark.conf.unset(k)
+      }
   }
 }
 

@@ -26,14 +26,16 @@ class SubqueryMeasuresSuite extends AnyFunSuite with SparkSessionFixture {
        |  DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)) AS mr""".stripMargin
 
   test("a scalar subquery correlated with a pattern variable") {
-    assertRows(sql(vShape(
-      "(SELECT name FROM sq_names n WHERE n.code = STRT.sym) AS company, LAST(DOWN.price) AS low")),
+    assertRows(
+      sql(vShape(
+          "(SELECT name FROM sq_names n WHERE n.code = STRT.sym) AS company, LAST(DOWN.price) AS low")),
       Seq(Row("ACME", "Acme Corp", 45), Row("GLBX", "Globex", 19)))
   }
 
   test("IN and EXISTS over pattern values, mixed with pattern expressions outside") {
-    assertRows(sql(vShape(
-      """LAST(DOWN.price) IN (SELECT price FROM sq_watch) AS watched,
+    assertRows(
+      sql(vShape(
+          """LAST(DOWN.price) IN (SELECT price FROM sq_watch) AS watched,
         |  EXISTS (SELECT 1 FROM sq_watch w WHERE w.price = FIRST(DOWN.price)) AS first_watched,
         |  count(*) + (SELECT count(*) FROM sq_watch) AS n_plus""".stripMargin)),
       Seq(Row("ACME", true, false, 7L), Row("GLBX", true, true, 5L)))
@@ -52,14 +54,15 @@ class SubqueryMeasuresSuite extends AnyFunSuite with SparkSessionFixture {
   test("a correlated subquery with ALL ROWS PER MATCH reads the current row") {
     // `sym` is not a column of sq_names, so it is the outer (current) row's.
     assertRows(sql(vShape("CLASSIFIER() AS cls, (SELECT name FROM sq_names n WHERE n.code = sym) AS company",
-      "ALL ROWS PER MATCH")).select("sym", "ts", "cls", "company").where("sym = 'GLBX'"),
+          "ALL ROWS PER MATCH")).select("sym", "ts", "cls", "company").where("sym = 'GLBX'"),
       Seq(Row("GLBX", 1, "STRT", "Globex"), Row("GLBX", 2, "DOWN", "Globex"),
         Row("GLBX", 3, "UP", "Globex")))
   }
 
   test("uncorrelated IN and EXISTS subqueries in DEFINE") {
-    assertRows(sql(
-      """SELECT * FROM sq_ticks MATCH_RECOGNIZE (
+    assertRows(
+      sql(
+        """SELECT * FROM sq_ticks MATCH_RECOGNIZE (
         |  PARTITION BY sym ORDER BY ts MEASURES A.ts AS ts, A.price AS p PATTERN (A)
         |  DEFINE A AS A.price IN (SELECT price FROM sq_watch)
         |    AND EXISTS (SELECT 1 FROM sq_watch WHERE price > 40)) AS mr""".stripMargin),
@@ -68,7 +71,7 @@ class SubqueryMeasuresSuite extends AnyFunSuite with SparkSessionFixture {
 
   test("a subquery in DEFINE that reads a pattern variable is rejected by name") {
     val e = intercept[AnalysisException](sql(
-      """SELECT * FROM sq_ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B)
+        """SELECT * FROM sq_ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n PATTERN (A B)
         |  DEFINE B AS EXISTS (SELECT 1 FROM sq_watch w WHERE w.price = A.price)) AS mr""".stripMargin))
     assert(e.getMessage.contains("subquery in DEFINE that refers to the match") &&
       e.getMessage.contains("A.price"))

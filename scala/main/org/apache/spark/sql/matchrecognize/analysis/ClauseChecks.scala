@@ -29,8 +29,9 @@ object ClauseChecks {
   private def checkVariables(o: MatchRecognizeOptions): Unit = {
     val primary = o.patternVariables.toSet
     o.definedVariables.groupBy(identity).collectFirst { case (v, vs) if vs.size > 1 => v }
-      .foreach(v => throw analysis("DUPLICATE_DEFINITION",
-        s"pattern variable `$v` is defined more than once in DEFINE."))
+      .foreach(v =>
+        throw analysis("DUPLICATE_DEFINITION",
+          s"pattern variable `$v` is defined more than once in DEFINE."))
     o.definedVariables.find(v => !primary.contains(v)).foreach { v =>
       throw analysis("UNKNOWN_PATTERN_VARIABLE",
         s"DEFINE names pattern variable `$v`, which does not occur in PATTERN.")
@@ -94,8 +95,9 @@ object ClauseChecks {
     val known = node.options.patternVariables.toSet ++ node.options.subsets.map(_.name)
     def where(isDefine: Boolean) = if (isDefine) "DEFINE" else "MEASURES"
     def visit(e: Expression, isDefine: Boolean): Unit = e.foreach {
-      case a: UnresolvedAttribute if a.nameParts.size >= 2 &&
-          node.child.resolve(a.nameParts, resolver).isEmpty =>
+      case a: UnresolvedAttribute
+          if a.nameParts.size >= 2 &&
+            node.child.resolve(a.nameParts, resolver).isEmpty =>
         throw MatchRecognizeErrors.unknownVariable(a.nameParts.head, where(isDefine))
       case UnresolvedStar(Some(parts)) =>
         throw MatchRecognizeErrors.unknownVariable(parts.mkString("."), where(isDefine))

@@ -87,7 +87,7 @@ private[analysis] final class MeasureSubqueries(session: SparkSession, u: Unreso
     case s: InSubquery => InSubquery(s.values.map(outer), s.query)
     case s: SubqueryExpression => s
     case _: VariableScope | _: NavigationCall | _: ClassifierCall | _: MatchNumberCall |
-         _: SemanticsMarker => hide(e)
+        _: SemanticsMarker => hide(e)
     case f: UnresolvedFunction if isAggregate(f) => hide(e)
     case a: UnresolvedAttribute => hide(a)
     case a: Attribute if u.child.outputSet.contains(a) => hide(a)

@@ -48,7 +48,7 @@ final class PatternExpressionCanonicalizer(
         case n: PatternNavigation => n.copy(isFinal = isFinal)
         case a: PatternAggregate => a.copy(isFinal = isFinal)
         case _ => throw analysis("INVALID_SEMANTICS",
-          s"RUNNING and FINAL apply to navigation and aggregate functions, not to ${child.sql}.")
+            s"RUNNING and FINAL apply to navigation and aggregate functions, not to ${child.sql}.")
       }
 
     case NavigationCall(function, child, offsetExpr) =>
@@ -145,7 +145,10 @@ final class PatternExpressionCanonicalizer(
     def visit(x: Expression): Unit = x match {
       case VariableScope(v, child) =>
         out += Some(v)
-        child.foreach { case a: Attribute if input.contains(a) => case _ => }
+        child.foreach {
+          case a: Attribute if input.contains(a) =>
+          case _ =>
+        }
       case ClassifierCall(Some(v)) => out += Some(v)
       case a: Attribute if input.contains(a) => out += None
       case _: SubqueryExpression =>
@@ -155,8 +158,7 @@ final class PatternExpressionCanonicalizer(
     out.toSeq
   }
 
-  private def checkOneVariable(scopes: Seq[Option[String]], context: String)
-      : VariableSet = scopes.distinct match {
+  private def checkOneVariable(scopes: Seq[Option[String]], context: String): VariableSet = scopes.distinct match {
     case Seq() | Seq(None) => VariableSet.Universal
     case Seq(Some(v)) => variableSet(Seq(v))
     case many =>
@@ -169,9 +171,9 @@ final class PatternExpressionCanonicalizer(
   private def variableSet(names: Seq[String]): VariableSet = names match {
     case Seq() => VariableSet.Universal
     case Seq(v) => options.subsetMembers(v) match {
-      case Some(members) => VariableSet(Some(members))
-      case None => VariableSet(Some(Seq(v)))
-    }
+        case Some(members) => VariableSet(Some(members))
+        case None => VariableSet(Some(Seq(v)))
+      }
   }
 
   private def stripScopes(e: Expression): Expression = e.transform {

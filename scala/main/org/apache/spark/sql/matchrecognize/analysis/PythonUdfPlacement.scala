@@ -66,7 +66,7 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
       }
       // Rows outside every match have NULL measures, whatever the UDF makes of NULLs.
       Right(if (!allRowsWithUnmatched) lifted
-      else If(IsNull(hidden(MatchNumber())), Literal.create(null, lifted.dataType), lifted))
+        else If(IsNull(hidden(MatchNumber())), Literal.create(null, lifted.dataType), lifted))
     }
   }
 

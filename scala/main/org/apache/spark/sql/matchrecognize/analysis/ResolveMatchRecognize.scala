@@ -110,7 +110,7 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
     }
     val layout = node.layout(measureColumns)
     val base = if (layout.forall(_.isInstanceOf[Attribute]) && layout == node.output) node
-      else Project(layout, node)
+    else Project(layout, node)
     if (u.liftedMeasures.isEmpty) base
     else {
       // Measures with match-dependent subqueries are computed above the node, over its
@@ -126,7 +126,7 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
   private def checkKey(e: Expression): Unit = {
     e.foreach {
       case _: VariableScope | _: NavigationCall | _: ClassifierCall | _: MatchNumberCall |
-           _: SemanticsMarker =>
+          _: SemanticsMarker =>
         throw analysis("PATTERN_EXPRESSION_IN_KEY",
           s"PARTITION BY and ORDER BY cannot use pattern variables or pattern functions: ${e.sql}.")
       case _ =>

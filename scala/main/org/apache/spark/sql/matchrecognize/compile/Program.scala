@@ -7,23 +7,30 @@ package org.apache.spark.sql.matchrecognize.compile
 sealed trait Instruction extends Serializable
 
 object Instruction {
+
   /** Consume the current row as pattern variable `label` if its DEFINE condition holds. */
   final case class MatchLabel(label: Int) extends Instruction
+
   /** Fork: continue at `first` (preferred) and at `second`. */
   final case class Split(first: Int, second: Int) extends Instruction
   final case class Jump(target: Int) extends Instruction
+
   /** Rows consumed between these two are excluded from ALL ROWS PER MATCH output. */
   case object ExclusionStart extends Instruction
   case object ExclusionEnd extends Instruction
+
   /** `^`: only at the first row of the partition. */
   case object AnchorStart extends Instruction
+
   /** `$`: only after the last row of the partition. */
   case object AnchorEnd extends Instruction
+
   /**
    * Entering an iteration of an unbounded loop: remember the position in `register`, and
    * whether this is the loop's first iteration (the register is unset then).
    */
   final case class LoopEnter(register: Int) extends Instruction
+
   /**
    * End of an iteration of an unbounded loop: iterate again at `head` when this iteration
    * consumed a row. An iteration that consumed no row ends the loop (continue at `exit`) if
@@ -32,8 +39,10 @@ object Instruction {
    * iteration the max(min, 1)-th of the quantifier.
    */
   final case class LoopBack(register: Int, head: Int, exit: Int) extends Instruction
+
   /** Leaving a loop: forget its register, so that finished loops do not tell threads apart. */
   final case class LoopExit(register: Int) extends Instruction
+
   /** The pattern has matched. */
   case object Done extends Instruction
 }

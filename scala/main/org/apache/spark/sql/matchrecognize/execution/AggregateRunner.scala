@@ -27,7 +27,7 @@ object AggregateRunner {
     }
 
   private final class DeclarativeRunner(f: DeclarativeAggregate, rowAttributes: Seq[Attribute])
-      extends AggregateRunner {
+    extends AggregateRunner {
     private val bufferAttributes = f.aggBufferAttributes
     private val buffer = new SpecificInternalRow(bufferAttributes.map(_.dataType))
     private val init = MutableProjection.create(f.initialValues, Nil)
@@ -46,7 +46,7 @@ object AggregateRunner {
   }
 
   private final class ImperativeRunner(f0: ImperativeAggregate, rowAttributes: Seq[Attribute])
-      extends AggregateRunner {
+    extends AggregateRunner {
     private val f = BindReferences.bindReference(
       f0.withNewMutableAggBufferOffset(0).withNewInputAggBufferOffset(0), rowAttributes)
       .asInstanceOf[ImperativeAggregate]

@@ -61,6 +61,7 @@ final class AutomatonMatcher(
   private var totalMatches = 0L
 
   def peakLiveThreads: Long = peakThreads
+
   /** Matches found in every partition this matcher has run over. */
   def matches: Long = totalMatches
 
@@ -197,7 +198,9 @@ final class AutomatonMatcher(
       closePending = false
     }
     pauseAfterMatch = true
-    val matched = try resolve() finally pauseAfterMatch = false
+    val matched =
+      try resolve()
+      finally pauseAfterMatch = false
     if (resolvePaused) {
       resolvePaused = false
       false
@@ -469,7 +472,7 @@ final class AutomatonMatcher(
               val from = if (first) FirstIteration.position(entered) else entered
               if (from != pos) push(th, head, skip = false)
               else if (first) push(th, exit, skip = false)
-              // else: a later empty iteration is abandoned
+            // else: a later empty iteration is abandoned
             case LoopExit(r) => th.setRegister(r, -1L); push(th, pc + 1, skip = false)
           }
         }
@@ -606,7 +609,7 @@ final class AutomatonMatcher(
       if (input.isNullAt(windowOrdinal) || first.isNullAt(windowOrdinal)) false
       else {
         MatcherSpec.windowKeyMicros(input.get(windowOrdinal, windowType), windowType) -
-          MatcherSpec.windowKeyMicros(first.get(windowOrdinal, windowType), windowType) <=
+        MatcherSpec.windowKeyMicros(first.get(windowOrdinal, windowType), windowType) <=
           withinMicros
       }
     }
@@ -771,8 +774,8 @@ private final class MutableThreadView(history: HistoryStore) extends MatchView {
       while (i < vars.length) {
         val l = vars(i)
         val p = if (firstByLabel(l) >= 0) firstByLabel(l)
-          else if (l == tentativeLabel) tentativePos
-          else -1L
+        else if (l == tentativeLabel) tentativePos
+        else -1L
         if (p >= 0 && p < best) best = p
         i += 1
       }
@@ -800,7 +803,6 @@ private final class MutableThreadView(history: HistoryStore) extends MatchView {
     }
   }
 }
-
 
 /** The live attempts in start order: a ring with indexed access, so steps allocate no iterator. */
 private final class AttemptQueue {

@@ -10,6 +10,7 @@ package org.apache.spark.sql.matchrecognize.execution
 final class HistoryChunk(val prev: HistoryChunk, val offset: Int, words: Int) {
   var bits: Array[Long] = new Array[Long](words)
   var used: Int = 0
+
   /** The last byte recount that counted this chunk ([[MatcherMemory]]). */
   var mark: Int = 0
 }

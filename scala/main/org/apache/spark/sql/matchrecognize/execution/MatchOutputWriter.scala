@@ -40,6 +40,7 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
   private val runningCounts = new Array[Long](spec.measureSlots.length)
 
   private val pending = new ArrayDeque[CompletedMatch]()
+
   /** Rows up to this position have been written or covered by a match. */
   private var frontier = -1L
   private var rowsOut = 0L
@@ -196,7 +197,8 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
     private def atEnd[T](f: => T): T = {
       val saved = m.current
       m.setCurrent(m.end)
-      try f finally m.setCurrent(saved)
+      try f
+      finally m.setCurrent(saved)
     }
     def lastOf(vars: Array[Int], n: Int): Long = atEnd(m.lastOf(vars, n))
     def firstOf(vars: Array[Int], n: Int): Long = atEnd(m.firstOf(vars, n))

@@ -77,12 +77,12 @@ case class MatchRecognizeExec(
   override def simpleString(maxFields: Int): String = {
     val keys = if (partitionBy.isEmpty) "" else partitionBy.mkString("PARTITION BY ", ", ", ", ")
     s"MatchRecognize $keys${orderBy.map(_.sql).mkString("ORDER BY ", ", ", "")}, " +
-      s"PATTERN (${options.pattern.sql}), ${options.rowsPerMatch.sql}, " +
-      options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
-      options.within.map(w => s", ${w.sql}").getOrElse("") +
-      options.prefilter.map(d => s", prefilter: ${d.note}").getOrElse("") +
-      ownSort.map(_._2).getOrElse("") +
-      s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
+    s"PATTERN (${options.pattern.sql}), ${options.rowsPerMatch.sql}, " +
+    options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
+    options.within.map(w => s", ${w.sql}").getOrElse("") +
+    options.prefilter.map(d => s", prefilter: ${d.note}").getOrElse("") +
+    ownSort.map(_._2).getOrElse("") +
+    s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
   }
 
   override protected def doExecute(): RDD[InternalRow] = {

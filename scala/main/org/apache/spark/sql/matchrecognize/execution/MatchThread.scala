@@ -78,8 +78,10 @@ final class MatchThread(
 
 /** The search for a match starting at row `start`; reused once it is decided. */
 final class Attempt(var start: Long, var matchNumber: Long) {
+
   /** Threads waiting for the next row, in preference order. */
   var threads: ThreadList = new ThreadList
+
   /** A second list, reused to build the next generation of `threads`. */
   private var spare: ThreadList = new ThreadList
 
@@ -91,8 +93,10 @@ final class Attempt(var start: Long, var matchNumber: Long) {
     threads = spare
     spare = t
   }
+
   /** The most preferred complete match found so far, if any. */
   var candidate: MatchThread = _
+
   /** Set when a complete match cut the less preferred threads during this closure. */
   var cut: Boolean = false
   var finished: Boolean = false

@@ -8,15 +8,20 @@ package org.apache.spark.sql.matchrecognize.execution
  */
 trait MatchView {
   def start: Long
+
   /** The current row; `start - 1` for an empty match. */
   def current: Long
   def matchNumber: Long
+
   /** The `n`-th row of `vars` (null = all rows) counted back from the current row. */
   def lastOf(vars: Array[Int], n: Int): Long
+
   /** The `n`-th row of `vars` counted from the first row of the match (up to current). */
   def firstOf(vars: Array[Int], n: Int): Long
+
   /** The label of the row at `pos` if it is a row of the match up to current, else -1. */
   def labelAt(pos: Long): Int
+
   /** Calls `f(pos, label)` for each row of `vars` from the start up to current, in order. */
   def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit
 

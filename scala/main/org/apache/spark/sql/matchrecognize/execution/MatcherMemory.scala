@@ -67,6 +67,7 @@ final class MatcherMemory(val limit: Long) {
 }
 
 object MatcherMemory {
+
   /** A [[MatchThread]]: header, references and fields (compressed pointers). */
   val ThreadBytes = 64L
 

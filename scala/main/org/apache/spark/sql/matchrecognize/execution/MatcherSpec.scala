@@ -61,6 +61,7 @@ final case class MatcherSpec(
     .map(f => inputAttributes.indexWhere(_.exprId == f.exprId)).getOrElse(-1)
 
   def labels: IndexedSeq[String] = program.labels
+
   /** Columns of the rows row-level expressions read: see [[SlotBinder]]. */
   def rowAttributes: Seq[Attribute] = inputAttributes :+ classifierAttribute :+ matchNumberAttribute
 
@@ -128,10 +129,12 @@ object MatcherSpec {
     val boundMeasures = measures.map(m => measureBinder.bind(m, inlineForMeasure))
     // Measures of an empty match read the current row as all NULLs, so every input column
     // must be treated as nullable there.
-    val measureExpressions = boundMeasures.map(e => BindReferences.bindReference(e,
-      input.map(_.withNullability(true)) ++ measureBinder.slotAttributes))
-    val outputExpressions = output.map(a => BindReferences.bindReference[Expression](a,
-      input ++ measureOutput))
+    val measureExpressions = boundMeasures.map(e =>
+      BindReferences.bindReference(e,
+        input.map(_.withNullability(true)) ++ measureBinder.slotAttributes))
+    val outputExpressions = output.map(a =>
+      BindReferences.bindReference[Expression](a,
+        input ++ measureOutput))
 
     val reach = NavigationReach.of(defines, measures)
     val windowKey = options.within.collect { case _: WithinClause.Interval =>
@@ -161,7 +164,7 @@ object MatcherSpec {
     def rowOnly(e: Expression): Boolean = !e.exists {
       case n: PatternNavigation =>
         n.isFinal || n.fromFirst || n.logicalOffset != 0 || !n.variables.contains(label) ||
-          (n.physicalOffset != 0 && n.child.exists(_.isInstanceOf[RowClassifier]))
+        (n.physicalOffset != 0 && n.child.exists(_.isInstanceOf[RowClassifier]))
       case _: PatternAggregate | _: MatchNumber => true
       case _ => false
     }
@@ -187,16 +190,17 @@ object MatcherSpec {
     // variable (it is tentatively mapped to it), so those reads need no slot.
     def readsCurrentRow(n: PatternNavigation): Boolean =
       !n.isFinal && !n.fromFirst && n.logicalOffset == 0 && n.variables.contains(label)
-    val bound = binder.bind(condition, {
-      case n if readsCurrentRow(n) && n.physicalOffset == 0 =>
-        Some(n.child.transform { case RowClassifier() => Literal.create(label, StringType) })
-      case _ => None
-    })
+    val bound = binder.bind(condition,
+      {
+        case n if readsCurrentRow(n) && n.physicalOffset == 0 =>
+          Some(n.child.transform { case RowClassifier() => Literal.create(label, StringType) })
+        case _ => None
+      })
     val historyFree = binder.slots.forall {
       case s: NavigationSlot =>
         !s.isFinal && !s.fromFirst && s.logicalOffset == 0 &&
-          s.vars.forall(_.contains(labels.indexOf(label))) &&
-          (s.physicalOffset == 0 || !s.readsClassifier)
+        s.vars.forall(_.contains(labels.indexOf(label))) &&
+        (s.physicalOffset == 0 || !s.readsClassifier)
       case MatchNumberSlot => true
       case _: AggregateSlot => false
     }
@@ -211,8 +215,10 @@ object MatcherSpec {
         // partition a neighbour is NULL).
         val offsets = (0 +: binder.slots.collect { case s: NavigationSlot => s.physicalOffset }).distinct
         val copies = offsets.map { k =>
-          k -> (if (k == 0) input else input.map(a => a.withExprId(NamedExpression.newExprId)
-            .withNullability(true)))
+          k -> (if (k == 0) input
+                else input.map(a =>
+                  a.withExprId(NamedExpression.newExprId)
+                    .withNullability(true)))
         }.toMap
         val rewritten = condition.transform {
           case n: PatternNavigation if readsCurrentRow(n) =>

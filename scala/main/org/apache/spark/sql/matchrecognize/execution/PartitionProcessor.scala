@@ -28,10 +28,11 @@ final class PartitionProcessor(
   private var ending = false
   // The first row of the next partition, held while the current partition's end is decided.
   private var heldRow: UnsafeRow = _
-  private val matcher = new AutomatonMatcher(spec, buffer, { m =>
-    writer.add(m)
-    if (ending) writer.flushAtEnd()
-  }, partitionIndex, () => describePartition)
+  private val matcher = new AutomatonMatcher(spec, buffer,
+    { m =>
+      writer.add(m)
+      if (ending) writer.flushAtEnd()
+    }, partitionIndex, () => describePartition)
   private val keyOf = UnsafeProjection.create(partitionKeys, inputSchema)
   // Fixed-width key columns are compared in place with the previous row's (their 8-byte
   // words and null bits), which is most of the per-row cost of finding partition ends.

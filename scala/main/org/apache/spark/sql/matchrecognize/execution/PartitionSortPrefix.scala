@@ -32,11 +32,13 @@ private[execution] final class PartitionSortPrefix private (
 
     override def computePrefix(row: InternalRow): PrefixComputer.Prefix = {
       // NULL keys first (0), then every key its own value: 1 .. 2^32.
-      val high: Long = if (row.isNullAt(keyOrdinal)) 0L else (keyType match {
-        case ShortType => row.getShort(keyOrdinal).toLong
-        case ByteType => row.getByte(keyOrdinal).toLong
-        case _ => row.getInt(keyOrdinal).toLong
-      }) - Int.MinValue + 1
+      val high: Long = if (row.isNullAt(keyOrdinal)) 0L
+      else
+        (keyType match {
+          case ShortType => row.getShort(keyOrdinal).toLong
+          case ByteType => row.getByte(keyOrdinal).toLong
+          case _ => row.getInt(keyOrdinal).toLong
+        }) - Int.MinValue + 1
       prefix.value = (high << 31) | low(row)
       prefix.isNull = false
       prefix
@@ -44,25 +46,27 @@ private[execution] final class PartitionSortPrefix private (
 
     /** 1 .. 2^31 - 2 for values (reversed when descending); 0 or 2^31 - 1 for NULL. */
     private def low(row: InternalRow): Long = {
-      if (row.isNullAt(orderOrdinal)) return if (nullsFirst) 0L else 0x7FFFFFFFL
-      val v = (orderType match {
-        case IntegerType | DateType => row.getInt(orderOrdinal).toLong
-        case ShortType => row.getShort(orderOrdinal).toLong
-        case ByteType => row.getByte(orderOrdinal).toLong
-        case _ => row.getLong(orderOrdinal)
-      }) >> shift
+      if (row.isNullAt(orderOrdinal)) return if (nullsFirst) 0L else 0x7fffffffL
+      val v =
+        (orderType match {
+          case IntegerType | DateType => row.getInt(orderOrdinal).toLong
+          case ShortType => row.getShort(orderOrdinal).toLong
+          case ByteType => row.getByte(orderOrdinal).toLong
+          case _ => row.getLong(orderOrdinal)
+        }) >> shift
       if (!hasBase) { base = v; hasBase = true }
       val d = v - base
       // Saturating: a difference that overflows a long lies beyond either end anyway.
       val delta = if (((v ^ base) & (v ^ d)) < 0) { if (v > base) Long.MaxValue else Long.MinValue }
-        else d
-      val c = math.max(-0x3FFFFFFFL, math.min(0x3FFFFFFEL, delta)) + 0x40000000L
-      if (descending) 0x7FFFFFFFL - c else c
+      else d
+      val c = math.max(-0x3fffffffL, math.min(0x3ffffffeL, delta)) + 0x40000000L
+      if (descending) 0x7fffffffL - c else c
     }
   }
 }
 
 private[execution] object PartitionSortPrefix {
+
   /** The sort for `ordering` (partition key first, then the ORDER BY keys), if it applies. */
   def forOrdering(partitionBy: Seq[Attribute], orderBy: Seq[SortOrder], ordering: Seq[SortOrder],
       input: Seq[Attribute], inMemoryBytes: Long): Option[TaskSort] = {
@@ -82,8 +86,9 @@ private[execution] object PartitionSortPrefix {
     }
     val (keyOrdinal, orderOrdinal) = (ordinal(key), ordinal(first.child))
     if (keyOrdinal < 0 || orderOrdinal < 0) return None
-    Some(new TaskSort(ordering, input, new PartitionSortPrefix(keyOrdinal, key.dataType,
-      orderOrdinal, first.child.dataType, first.direction == Descending,
-      first.nullOrdering == NullsFirst, shift), inMemoryBytes))
+    Some(new TaskSort(ordering, input,
+        new PartitionSortPrefix(keyOrdinal, key.dataType,
+          orderOrdinal, first.child.dataType, first.direction == Descending,
+          first.nullOrdering == NullsFirst, shift), inMemoryBytes))
   }
 }

@@ -73,11 +73,13 @@ final class SlotBinder(
     e.transformDown {
       case n: PatternNavigation if inline(n).isDefined => inline(n).get
       case n: PatternNavigation =>
-        slotFor(n, NavigationSlot(varIds(n.variables), n.fromFirst, n.logicalOffset,
-          n.physicalOffset, n.isFinal, rowLevel(n.child)))
+        slotFor(n,
+          NavigationSlot(varIds(n.variables), n.fromFirst, n.logicalOffset,
+            n.physicalOffset, n.isFinal, rowLevel(n.child)))
       case a: PatternAggregate =>
-        slotFor(a, AggregateSlot(varIds(a.variables),
-          rowLevel(a.function).asInstanceOf[AggregateFunction], a.isFinal))
+        slotFor(a,
+          AggregateSlot(varIds(a.variables),
+            rowLevel(a.function).asInstanceOf[AggregateFunction], a.isFinal))
       case m: MatchNumber => slotFor(m, MatchNumberSlot)
     }
 
@@ -192,14 +194,15 @@ final class SlotEvaluator(
     patternRow.setLong(1, view.matchNumber)
     var i = 0
     while (i < n) {
-      row.update(i, kinds(i) match {
-        case s: NavigationSlot =>
-          navigate(s, i, if (s.isFinal) whole else view)
-        case s: AggregateSlot =>
-          val v = if (s.isFinal) whole else view
-          if (countsRows(i)) v.countRows(navVars(i)) else aggregate(runners(i), navVars(i), v)
-        case MatchNumberSlot => view.matchNumber
-      })
+      row.update(i,
+        kinds(i) match {
+          case s: NavigationSlot =>
+            navigate(s, i, if (s.isFinal) whole else view)
+          case s: AggregateSlot =>
+            val v = if (s.isFinal) whole else view
+            if (countsRows(i)) v.countRows(navVars(i)) else aggregate(runners(i), navVars(i), v)
+          case MatchNumberSlot => view.matchNumber
+        })
       i += 1
     }
     row
@@ -210,18 +213,20 @@ final class SlotEvaluator(
     patternRow.setLong(1, view.matchNumber)
     var i = 0
     while (i < n) {
-      row.update(i, kinds(i) match {
-        case s: NavigationSlot =>
-          navigate(s, i, if (s.isFinal) whole else view)
-        case _: AggregateSlot => aggregates(i)
-        case MatchNumberSlot => view.matchNumber
-      })
+      row.update(i,
+        kinds(i) match {
+          case s: NavigationSlot =>
+            navigate(s, i, if (s.isFinal) whole else view)
+          case _: AggregateSlot => aggregates(i)
+          case MatchNumberSlot => view.matchNumber
+        })
       i += 1
     }
     row
   }
 
   def slotKinds: Array[Slot] = kinds
+
   /** Which slots are count(*) / count(v.*): a number of rows, no aggregate needed. */
   def slotCountsRows: Array[Boolean] = countsRows
   def slotVars: Array[Array[Int]] = navVars

@@ -94,8 +94,8 @@ private[execution] final class StateKeySet {
 
   // Spreads the bits, so that keys differing only in high bits do not probe in a line.
   private def mix(x: Int): Int = {
-    var h = x * 0x9E3779B9
+    var h = x * 0x9e3779b9
     h ^= h >>> 16
-    h * 0x85EBCA6B
+    h * 0x85ebca6b
   }
 }

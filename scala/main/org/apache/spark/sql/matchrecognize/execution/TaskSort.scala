@@ -54,6 +54,7 @@ private[matchrecognize] final class TaskSort(
 }
 
 private[matchrecognize] object TaskSort {
+
   /** What a held row costs besides its bytes (its object, its array and a slot). */
   private val RowOverheadBytes = 48
 
@@ -75,8 +76,9 @@ private[matchrecognize] object TaskSort {
 
   /** A sort by `ordering`, with Spark's own prefix of its first key. */
   def apply(ordering: Seq[SortOrder], input: Seq[Attribute], inMemoryBytes: Long): TaskSort =
-    new TaskSort(ordering, input, new FirstKeyPrefixes(
-      BindReferences.bindReference(ordering.head, input)), inMemoryBytes)
+    new TaskSort(ordering, input,
+      new FirstKeyPrefixes(
+        BindReferences.bindReference(ordering.head, input)), inMemoryBytes)
 
   private final class FirstKeyPrefixes(first: SortOrder) extends Prefixes {
     override def create(): (PrefixComparator, PrefixComputer) = {

@@ -114,13 +114,15 @@ object InputSample {
       if (keys.isEmpty) Literal(1L)
       else HyperLogLogPlusPlus(if (keys.size == 1) keys.head else CreateStruct(keys))
         .toAggregateExpression()
-    val aggregate = Aggregate(Nil, Seq(
-      Alias(Count(Literal(1)).toAggregateExpression(), "n")(),
-      Alias(Min(order).toAggregateExpression(), "lo")(),
-      Alias(Max(order).toAggregateExpression(), "hi")(),
-      Alias(distinctKeys, "keys")()), present)
-    val row = withDescription(session, "MATCH_RECOGNIZE statistics: input density (input " +
-      "not stored in ORDER BY order)") {
+    val aggregate = Aggregate(Nil,
+      Seq(
+        Alias(Count(Literal(1)).toAggregateExpression(), "n")(),
+        Alias(Min(order).toAggregateExpression(), "lo")(),
+        Alias(Max(order).toAggregateExpression(), "hi")(),
+        Alias(distinctKeys, "keys")()), present)
+    val row = withDescription(session,
+      "MATCH_RECOGNIZE statistics: input density (input " +
+        "not stored in ORDER BY order)") {
       session.sessionState.executePlan(aggregate).executedPlan.executeCollect().head
     }
     val n = row.getLong(0)
@@ -147,8 +149,9 @@ object InputSample {
       Alias(Count(Literal(1)).toAggregateExpression(), "n")() +:
         vars.map(v => Alias(CountIf(layout.flags(v)).toAggregateExpression(), v)()),
       layout.plan)
-    val row = withDescription(session, "MATCH_RECOGNIZE statistics: rows per pattern " +
-      "variable (input not stored in ORDER BY order)") {
+    val row = withDescription(session,
+      "MATCH_RECOGNIZE statistics: rows per pattern " +
+        "variable (input not stored in ORDER BY order)") {
       session.sessionState.executePlan(aggregate).executedPlan.executeCollect().head
     }
     PassingCounts(vars.zipWithIndex.map { case (v, i) => v -> row.getLong(i + 1) }.toMap,
@@ -165,8 +168,9 @@ object InputSample {
       total: Long): Sampled = {
     val fraction = math.min(1.0, rows.toDouble / math.max(1L, total))
     val plan = Limit(Literal(rows), Sample(0.0, fraction, withReplacement = false, seed, child))
-    val data = withDescription(session, s"MATCH_RECOGNIZE statistics: sample of $rows rows " +
-      "spread over the input") {
+    val data = withDescription(session,
+      s"MATCH_RECOGNIZE statistics: sample of $rows rows " +
+        "spread over the input") {
       session.sessionState.executePlan(plan).executedPlan.executeCollect()
     }
     asSample(child, Seq(data), inOrder = 0.0)
@@ -176,6 +180,7 @@ object InputSample {
     val sc = session.sparkContext
     val previous = sc.getLocalProperty("spark.job.description")
     sc.setJobDescription(text)
-    try body finally sc.setJobDescription(previous)
+    try body
+    finally sc.setJobDescription(previous)
   }
 }

@@ -12,12 +12,14 @@ import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, LogicalPlan}
 object InputSpan {
 
   def reader(session: SparkSession): (LogicalPlan, Expression) => Option[(Long, Long)] =
-    (input, position) => StatisticsCache.getOrCompute[Option[(Long, Long)]](
-      ("input span", input.canonicalized, position.canonicalized)) {
-      val aggregate = Aggregate(Nil, Seq(
-        Alias(Min(position).toAggregateExpression(), "first")(),
-        Alias(Max(position).toAggregateExpression(), "last")()), input)
-      val row = session.sessionState.executePlan(aggregate).executedPlan.executeCollect().head
-      if (row.isNullAt(0)) None else Some((row.getLong(0), row.getLong(1)))
-    }._1
+    (input, position) =>
+      StatisticsCache.getOrCompute[Option[(Long, Long)]](
+        ("input span", input.canonicalized, position.canonicalized)) {
+        val aggregate = Aggregate(Nil,
+          Seq(
+            Alias(Min(position).toAggregateExpression(), "first")(),
+            Alias(Max(position).toAggregateExpression(), "last")()), input)
+        val row = session.sessionState.executePlan(aggregate).executedPlan.executeCollect().head
+        if (row.isNullAt(0)) None else Some((row.getLong(0), row.getLong(1)))
+      }._1
 }

@@ -40,7 +40,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       val (sample, density) = InputSample.forStatistics(session, builder.node.child,
         builder.node.partitionBy, sampleRows, seed, time)
       val sampling = new CepPlanBuilder(builder.node.copy(child = sample.relation,
-        partitionBy = builder.node.partitionBy :+ sample.block),
+          partitionBy = builder.node.partitionBy :+ sample.block),
         CepSettings(Long.MaxValue, Long.MaxValue, JoinTreeChooser.patternOrder))
       // A sample spread over an unordered input holds too few rows of rare variables.
       val counts = density.map(_ => InputSample.passingCounts(session, builder.samplePlan))
@@ -50,21 +50,23 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
     estimates match {
       case None =>
         val trees = builder.alternatives.map(s => JoinTree.leftDeep(s.singles))
-        ChosenTrees(trees, JoinPlanReport(
-          s"joinOrder=$requested: the statistics sample is empty, pattern order " +
-            trees.map(_.sql).mkString("; "),
-          Json.obj("algorithm" -> Json.str(requested), "chosen" -> Json.str("trivial"),
-            "reason" -> Json.str("the statistics sample has no rows"),
-            "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t.sql)))))))
+        ChosenTrees(trees,
+          JoinPlanReport(
+            s"joinOrder=$requested: the statistics sample is empty, pattern order " +
+              trees.map(_.sql).mkString("; "),
+            Json.obj("algorithm" -> Json.str(requested), "chosen" -> Json.str("trivial"),
+              "reason" -> Json.str("the statistics sample has no rows"),
+              "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t.sql)))))))
       case Some(e) =>
         val planned = builder.alternatives.zip(e.perAlternative).map { case (s, st) =>
-          plan(s, st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
-            bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
-            kleeneBounds = if (paperCost) Map.empty
+          plan(s,
+            st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
+              bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
+              kleeneBounds = if (paperCost) Map.empty
               else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,
-            negations = if (paperCost) Map.empty else st.negations,
-            sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight,
-            spanAware = !paperCost))
+              negations = if (paperCost) Map.empty else st.negations,
+              sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight,
+              spanAware = !paperCost))
         }
         ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned))
     }
@@ -73,7 +75,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
   private def run(name: String, s: CepSequence, stats: PatternStatistics): Candidate = {
     val start = System.nanoTime()
     val tree = if (s.singles.size == 1) JoinLeaf(s.singles.head)
-      else algorithm(name).plan(s.singles, stats)
+    else algorithm(name).plan(s.singles, stats)
     val millis = (System.nanoTime() - start) / 1e6
     Candidate(name, tree, CostModel.logTreeObjective(tree, stats), millis)
   }
@@ -81,7 +83,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
   private def plan(s: CepSequence, stats: PatternStatistics): Planned = {
     val chosen = run(requested, s, stats)
     val others = if (!withCandidates) Nil
-      else ("auto" +: JoinOrderAlgorithm.all.map(_.name)).filter(_ != requested).map(run(_, s, stats))
+    else ("auto" +: JoinOrderAlgorithm.all.map(_.name)).filter(_ != requested).map(run(_, s, stats))
     Planned(s, stats, chosen.tree, chosen, (chosen +: others).sortBy(_.logCost))
   }
 
@@ -105,11 +107,12 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       val perWindow = p.sequence.singles.map(v => s"$v ${fmt(st.window * st.rates(v))}")
       val sels = st.selectivities.toSeq.sortBy(_._1).map { case ((a, b), v) => s"$a~$b ${fmt(v)}" }
       (if (planned.size > 1) s"alternative ${i + 1}: " else "") +
-        s"joinOrder=${delegate(p.sequence)} ${p.tree.sql} cost ${fmtLog(p.chosen.logCost)} | " +
-        s"rows per window: ${perWindow.mkString(", ")}" +
-        (if (sels.isEmpty) "" else s" | selectivity: ${sels.mkString(", ")}") +
-        st.negations.toSeq.sortBy(_._1).map { case (d, n) =>
-          s" | !$d passes ${fmt(n.passRate)}${if (n.measured) " (measured)" else ""}" }.mkString
+      s"joinOrder=${delegate(p.sequence)} ${p.tree.sql} cost ${fmtLog(p.chosen.logCost)} | " +
+      s"rows per window: ${perWindow.mkString(", ")}" +
+      (if (sels.isEmpty) "" else s" | selectivity: ${sels.mkString(", ")}") +
+      st.negations.toSeq.sortBy(_._1).map { case (d, n) =>
+        s" | !$d passes ${fmt(n.passRate)}${if (n.measured) " (measured)" else ""}"
+      }.mkString
     }.mkString("; ") + s" | sample ${e.sampleRows} rows in ${e.blocks} block(s)" +
       (if (e.densityFromInput) ", density over the input (not stored in ORDER BY order)" else "") +
       (if (e.ratesFromInput) ", rates counted over the input" else "") +
@@ -118,7 +121,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
     def treeJson(t: JoinTree, pm: Map[JoinTree, Double]): String = t match {
       case JoinLeaf(v) => Json.obj("variable" -> Json.str(v), "partial_matches" -> Json.num(math.exp(pm(t))))
       case JoinNode(l, r) => Json.obj("left" -> treeJson(l, pm), "right" -> treeJson(r, pm),
-        "partial_matches" -> Json.num(math.exp(pm(t))))
+          "partial_matches" -> Json.num(math.exp(pm(t))))
     }
     def candidateJson(c: Candidate): String = Json.obj("algorithm" -> Json.str(c.algorithm),
       "tree" -> Json.str(c.tree.sql), "shape" -> Json.str(shape(c.tree)),
@@ -137,35 +140,40 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
         "plan" -> treeJson(p.tree, CostModel.logPartialMatches(p.tree, st).toMap),
         "rates" -> Json.obj(st.rates.toSeq.sortBy(_._1).map { case (v, r) => v -> Json.num(r) }: _*),
         "rows_per_window" -> Json.obj(st.rates.toSeq.sortBy(_._1).map { case (v, r) =>
-          v -> Json.num(r * st.window) }: _*),
+          v -> Json.num(r * st.window)
+        }: _*),
         "selectivities" -> Json.arr(st.selectivities.toSeq.sortBy(_._1).map { case ((a, b), v) =>
-          Json.obj("left" -> Json.str(a), "right" -> Json.str(b), "value" -> Json.num(v)) }),
+          Json.obj("left" -> Json.str(a), "right" -> Json.str(b), "value" -> Json.num(v))
+        }),
         "kleene" -> Json.arr(st.kleene.toSeq.sortBy(_._1).map { case (k, (r, needs)) =>
           Json.obj("variable" -> Json.str(k), "rows_per_window" -> Json.num(r * st.window),
             "bindings" -> Json.num(math.exp(st.logKleeneFactor(k))),
             "bindings_measured" -> Json.bool(st.kleeneBounds.contains(k) &&
               st.kleeneBindings.contains(k)),
-            "attached_where_bound" -> Json.arr(needs.toSeq.sorted.map(Json.str))) }),
+            "attached_where_bound" -> Json.arr(needs.toSeq.sorted.map(Json.str)))
+        }),
         "negations" -> Json.arr(st.negations.toSeq.sortBy(_._1).map { case (d, n) =>
           Json.obj("variable" -> Json.str(d), "rows_per_window" -> Json.num(n.rate * st.window),
             "pass_rate" -> Json.num(n.passRate), "pass_rate_measured" -> Json.bool(n.measured),
-            "checked_where_bound" -> Json.arr(n.needs.toSeq.sorted.map(Json.str))) }),
+            "checked_where_bound" -> Json.arr(n.needs.toSeq.sorted.map(Json.str)))
+        }),
         "candidates" -> Json.arr(p.candidates.map(candidateJson)))
     }
-    JoinPlanReport(summary, Json.obj(
-      "semantics" -> Json.str("SKIP TILL ANY MATCH"),
-      "algorithm" -> Json.str(requested),
-      "latency_weight" -> Json.num(latencyWeight),
-      "cost_model" -> Json.str(if (paperCost) "paper" else "spark"),
-      "candidate_weight" -> Json.num(candidateWeight),
-      "window" -> Json.num(planned.headOption.map(_.stats.window).getOrElse(0.0)),
-      "window_unit" -> Json.str(unit),
-      "sample" -> Json.obj("rows" -> Json.num(e.sampleRows), "blocks" -> Json.num(e.blocks),
-        "rows_per_key_per_unit" -> Json.num(e.rowsPerKeyPerUnit),
-        "density_from" -> Json.str(if (e.densityFromInput) "input" else "sample"),
-        "rates_from" -> Json.str(if (e.ratesFromInput) "input" else "sample"),
-        "cached" -> Json.bool(!fresh)),
-      "alternatives" -> Json.arr(alternatives)))
+    JoinPlanReport(summary,
+      Json.obj(
+        "semantics" -> Json.str("SKIP TILL ANY MATCH"),
+        "algorithm" -> Json.str(requested),
+        "latency_weight" -> Json.num(latencyWeight),
+        "cost_model" -> Json.str(if (paperCost) "paper" else "spark"),
+        "candidate_weight" -> Json.num(candidateWeight),
+        "window" -> Json.num(planned.headOption.map(_.stats.window).getOrElse(0.0)),
+        "window_unit" -> Json.str(unit),
+        "sample" -> Json.obj("rows" -> Json.num(e.sampleRows), "blocks" -> Json.num(e.blocks),
+          "rows_per_key_per_unit" -> Json.num(e.rowsPerKeyPerUnit),
+          "density_from" -> Json.str(if (e.densityFromInput) "input" else "sample"),
+          "rates_from" -> Json.str(if (e.ratesFromInput) "input" else "sample"),
+          "cached" -> Json.bool(!fresh)),
+        "alternatives" -> Json.arr(alternatives)))
   }
 
   private def shape(t: JoinTree): String = t match {
@@ -176,6 +184,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
 }
 
 object JoinOrderPlanner {
+
   /**
    * sigma of the `spark` cost model: sorting a row of an intermediate result costs about as
    * much as producing it (a KleeneClosure re-sorting 5.2M rows spent 1.8 s, the join that

@@ -32,8 +32,9 @@ object PlanAnyMatchPatterns {
     val forcedTrees = if (forced.isEmpty) Nil else forced.split(";").map(_.trim).toSeq
     val chooser = forcedTrees match {
       case Seq(r) if r.startsWith("random:") =>
-        JoinTreeChooser.fixed("forced " + r, (i, s) =>
-          JoinTree.random(s.singles, new scala.util.Random(r.stripPrefix("random:").toLong * 31 + i)))
+        JoinTreeChooser.fixed("forced " + r,
+          (i, s) =>
+            JoinTree.random(s.singles, new scala.util.Random(r.stripPrefix("random:").toLong * 31 + i)))
       case Seq() => session.map(new JoinOrderPlanner(_, conf)).getOrElse(JoinTreeChooser.patternOrder)
       case trees => JoinTreeChooser.fixed("forced", (i, _) => JoinTree.parse(trees(i % trees.size)))
     }

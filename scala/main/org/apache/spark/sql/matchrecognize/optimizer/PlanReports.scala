@@ -20,18 +20,18 @@ object PlanReports {
     session.conf.set(key, candidates.toString)
     try Json.arr(reports(session.sql(sqlText).queryExecution.optimizedPlan))
     finally previous match {
-      case Some(v) => session.conf.set(key, v)
-      case None => session.conf.unset(key)
-    }
+        case Some(v) => session.conf.set(key, v)
+        case None => session.conf.unset(key)
+      }
   }
 
   private def reports(plan: LogicalPlan): Seq[String] = plan.collectWithSubqueries {
     case g: CepMatchGuard => g.report.json
     case m: MatchRecognize => Json.obj(
-      "semantics" -> Json.str(m.options.strategy.map(_.sql).getOrElse("standard")),
-      "engine" -> Json.str("automaton"),
-      "pattern" -> Json.str(m.options.pattern.sql),
-      "prefilter" -> Json.str(m.options.prefilter.map(_.note).getOrElse("not decided")),
-      "partition_by" -> Json.arr(m.partitionBy.map(a => Json.str(a.name))))
+        "semantics" -> Json.str(m.options.strategy.map(_.sql).getOrElse("standard")),
+        "engine" -> Json.str("automaton"),
+        "pattern" -> Json.str(m.options.pattern.sql),
+        "prefilter" -> Json.str(m.options.prefilter.map(_.note).getOrElse("not decided")),
+        "partition_by" -> Json.arr(m.partitionBy.map(a => Json.str(a.name))))
   }
 }

@@ -18,8 +18,9 @@ object PruneMatchRecognizeInput extends Rule[LogicalPlan] {
     // With the prefilter, ties keep the full order the prefilter's ranges were computed in
     // (its window below already shuffled and sorted every column); its time-range join
     // prunes the input itself.
-    case m: MatchRecognize if !m.options.prefilter.exists(_.startFlag.isDefined) &&
-        m.neededInput.size < m.child.output.size =>
+    case m: MatchRecognize
+        if !m.options.prefilter.exists(_.startFlag.isDefined) &&
+          m.neededInput.size < m.child.output.size =>
       m.copy(child = Project(m.neededInput, m.child))
   }
 }

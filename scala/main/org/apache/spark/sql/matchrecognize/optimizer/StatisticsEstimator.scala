@@ -92,40 +92,42 @@ object StatisticsEstimator {
     val pairCache = mutable.HashMap.empty[(String, String, Seq[PairCondition]), Double]
     def selectivity(first: String, second: String, conditions: Seq[PairCondition]): Double =
       pairCache.getOrElseUpdate((first, second, conditions), {
-        val predicate = pairPredicate(conditions, first, second, layout.columns, output)
-        val (oa, ob) = (index(layout.order(first)), index(layout.order(second)))
-        val pair = new JoinedRow()
-        def passes(x: InternalRow, y: InternalRow): Boolean =
-          x.getLong(oa) < y.getLong(ob) && predicate.forall(p => safely(p.eval(pair(x, y))))
-        var total = 0L
-        var pass = 0L
-        val byKeyB = passing(second).groupBy(i => keys(i))
-          .map { case (k, is) => k -> is.sortBy(i => rows(i).getLong(loIndex)) }
-        val firstRows = passing(first).iterator
-        while (firstRows.hasNext && total < MaxPairs) {
-          val i = firstRows.next()
-          byKeyB.get(keys(i)).foreach { bs =>
-            val lo = rows(i).getLong(loIndex)
-            var j = lowerBound(bs.length, lo - window.toLong, k => rows(bs(k)).getLong(loIndex))
-            while (j < bs.length && rows(bs(j)).getLong(loIndex) <= lo + window.toLong &&
-                total < MaxPairs) {
-              if (bs(j) != i) {
-                total += 1
-                if (passes(rows(i), rows(bs(j)))) pass += 1
+          val predicate = pairPredicate(conditions, first, second, layout.columns, output)
+          val (oa, ob) = (index(layout.order(first)), index(layout.order(second)))
+          val pair = new JoinedRow()
+          def passes(x: InternalRow, y: InternalRow): Boolean =
+            x.getLong(oa) < y.getLong(ob) && predicate.forall(p => safely(p.eval(pair(x, y))))
+          var total = 0L
+          var pass = 0L
+          val byKeyB = passing(second).groupBy(i => keys(i))
+            .map { case (k, is) => k -> is.sortBy(i => rows(i).getLong(loIndex)) }
+          val firstRows = passing(first).iterator
+          while (firstRows.hasNext && total < MaxPairs) {
+            val i = firstRows.next()
+            byKeyB.get(keys(i)).foreach { bs =>
+              val lo = rows(i).getLong(loIndex)
+              var j = lowerBound(bs.length, lo - window.toLong, k => rows(bs(k)).getLong(loIndex))
+              while (j < bs.length && rows(bs(j)).getLong(loIndex) <= lo + window.toLong &&
+                  total < MaxPairs) {
+                if (bs(j) != i) {
+                  total += 1
+                  if (passes(rows(i), rows(bs(j)))) pass += 1
+                }
+                j += 1
               }
-              j += 1
             }
           }
-        }
-        if (total >= MinPairs) math.max(pass.toDouble, 0.5) / total
-        else 0.5 * randomPassRate(predicate, passing(first), passing(second), rows)
-      })
+          if (total >= MinPairs) math.max(pass.toDouble, 0.5) / total
+          else 0.5 * randomPassRate(predicate, passing(first), passing(second), rows)
+        })
 
     // Rows passing v's own conditions, by key, as their sorted positions.
     val positionsCache = mutable.HashMap.empty[String, Map[InternalRow, Array[Long]]]
     def positionsByKey(v: String): Map[InternalRow, Array[Long]] =
-      positionsCache.getOrElseUpdate(v, passing(v).groupBy(i => keys(i)).map { case (k, is) =>
-        k -> is.map(i => rows(i).getLong(loIndex)).sorted })
+      positionsCache.getOrElseUpdate(v,
+        passing(v).groupBy(i => keys(i)).map { case (k, is) =>
+          k -> is.map(i => rows(i).getLong(loIndex)).sorted
+        })
 
     // Over pairs of rows of the neighbours `before` and `after` with the same key within one
     // window, the sum of f(number of rows of v strictly between them) (no less than half a
@@ -194,10 +196,12 @@ object StatisticsEstimator {
           .map(_.variable).toSet)
     }
     Some(Estimates(perAlternative, sampleRows, blocks, lambda, density.isDefined,
-      counts.isDefined))
+        counts.isDefined))
   }
 
-  private def safely(v: => Boolean): Boolean = try v catch { case _: RuntimeException => false }
+  private def safely(v: => Boolean): Boolean =
+    try v
+    catch { case _: RuntimeException => false }
 
   /**
    * The pair's conditions over (row of `first`, row of `second`), interpreted. Conditions

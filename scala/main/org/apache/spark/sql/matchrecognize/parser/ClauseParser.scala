@@ -16,8 +16,7 @@ final case class ParsedClause(
     measures: Seq[NamedExpression],
     defines: Seq[Expression],
     options: MatchRecognizeOptions) {
-  def attachTo(input: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan)
-      : UnresolvedMatchRecognize =
+  def attachTo(input: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan): UnresolvedMatchRecognize =
     UnresolvedMatchRecognize(partitionBy, orderBy, measures, defines, options, input)
 }
 
@@ -78,7 +77,8 @@ final class ClauseParser(
     expectWord("PATTERN", "PATTERN clause")
     i = patternClose + 1
     val within = if (atWord("WITHIN")) Some(parseWithin(exprs)) else None
-    val subsets = if (atWord("SUBSET")) { i += 1; parseSubsets() } else Nil
+    val subsets = if (atWord("SUBSET")) { i += 1; parseSubsets() }
+    else Nil
     val (defineNames, defines) = if (atWord("DEFINE")) {
       i += 1
       val defineItems = items("DEFINE")
@@ -90,9 +90,10 @@ final class ClauseParser(
       defineItems.map { case (s, e) => define(exprs, names, s, e) }.unzip
     } else (Nil, Nil)
     if (i < tokens.length) {
-      throw ParseErrors.at(sql, tokens(i), "unexpected text in MATCH_RECOGNIZE; clauses must " +
-        "appear in the order PARTITION BY, ORDER BY, MEASURES, ROWS PER MATCH, AFTER MATCH " +
-        "SKIP, PATTERN, WITHIN, SUBSET, DEFINE")
+      throw ParseErrors.at(sql, tokens(i),
+        "unexpected text in MATCH_RECOGNIZE; clauses must " +
+          "appear in the order PARTITION BY, ORDER BY, MEASURES, ROWS PER MATCH, AFTER MATCH " +
+          "SKIP, PATTERN, WITHIN, SUBSET, DEFINE")
     }
     ParsedClause(partitionBy, orderBy, measures, defines,
       MatchRecognizeOptions(rowsPerMatch, afterMatchSkip, strategy, pattern, within, subsets,
@@ -105,8 +106,9 @@ final class ClauseParser(
   private var patternClose = -1
 
   private def findPattern(): (RowPattern, Set[String]) = {
-    val idx = indexAtDepthZero(k => tokens(k).isWord("PATTERN") && k + 1 < tokens.length &&
-      tokens(k + 1).isSymbol("("))
+    val idx = indexAtDepthZero(k =>
+      tokens(k).isWord("PATTERN") && k + 1 < tokens.length &&
+        tokens(k + 1).isSymbol("("))
     if (idx < 0) {
       throw ParseErrors.syntaxError(sql, bodyEnd, ")", "MATCH_RECOGNIZE requires a PATTERN clause")
     }
@@ -161,12 +163,12 @@ final class ClauseParser(
     def s(off: Int, sym: String) = k + off < tokens.length && tokens(k + off).isSymbol(sym)
     def ident(off: Int) = k + off < tokens.length && tokens(k + off).identifier.isDefined
     (w(0, "ORDER") && w(1, "BY")) || w(0, "MEASURES") && k + 1 < tokens.length ||
-      (w(0, "ONE") && w(1, "ROW")) || (w(0, "ALL") && w(1, "ROWS")) ||
-      (w(0, "AFTER") && w(1, "MATCH")) || (w(0, "SKIP") && w(1, "TILL")) ||
-      (w(0, "PATTERN") && s(1, "(")) || (w(0, "SUBSET") && ident(1) && s(2, "=")) ||
-      (w(0, "DEFINE") && ident(1) && w(2, "AS")) ||
-      (w(0, "WITHIN") && (w(1, "INTERVAL") || (k + 1 < tokens.length &&
-        tokens(k + 1).kind == TokenKind.Number)))
+    (w(0, "ONE") && w(1, "ROW")) || (w(0, "ALL") && w(1, "ROWS")) ||
+    (w(0, "AFTER") && w(1, "MATCH")) || (w(0, "SKIP") && w(1, "TILL")) ||
+    (w(0, "PATTERN") && s(1, "(")) || (w(0, "SUBSET") && ident(1) && s(2, "=")) ||
+    (w(0, "DEFINE") && ident(1) && w(2, "AS")) ||
+    (w(0, "WITHIN") && (w(1, "INTERVAL") || (k + 1 < tokens.length &&
+      tokens(k + 1).kind == TokenKind.Number)))
   }
 
   private def sortItem(exprs: PatternExpressionParser, start: Int, end: Int): SortOrder = {
@@ -202,8 +204,8 @@ final class ClauseParser(
           "each measure needs a name: <expression> AS <name>")
     }
 
-  private def define(exprs: PatternExpressionParser, names: VariableNames, start: Int, end: Int)
-      : (String, Expression) = {
+  private def define(
+      exprs: PatternExpressionParser, names: VariableNames, start: Int, end: Int): (String, Expression) = {
     val ts = tokens.filter(t => t.start >= start && t.end <= end)
     if (ts.length < 3 || ts.head.identifier.isEmpty || !ts(1).isWord("AS")) {
       throw ParseErrors.at(sql, ts.head, "DEFINE items are written <variable> AS <condition>")
@@ -270,7 +272,7 @@ final class ClauseParser(
       micros match {
         case Some(m) if m >= 0 => WithinClause.Interval(m, text)
         case _ => throw ParseErrors.syntaxError(sql, start, text,
-          "WITHIN needs a non-negative day-time interval such as INTERVAL '20' MINUTE")
+            "WITHIN needs a non-negative day-time interval such as INTERVAL '20' MINUTE")
       }
     } else {
       val n = current("a row count after WITHIN")

@@ -20,10 +20,10 @@ final class HiddenMeasures {
   def fromSubqueries(measure: NamedExpression): NamedExpression =
     measure.transformDown {
       case s: SubqueryExpression => s.withNewPlan(s.plan.transformUpWithSubqueries { case p =>
-        p.transformExpressionsDown {
-          case m if HiddenMeasures.isPatternExpression(m) => hide(m)
-        }
-      })
+          p.transformExpressionsDown {
+            case m if HiddenMeasures.isPatternExpression(m) => hide(m)
+          }
+        })
     }.asInstanceOf[NamedExpression]
 
   private def hide(e: Expression): Expression = {
@@ -34,6 +34,7 @@ final class HiddenMeasures {
 }
 
 object HiddenMeasures {
+
   /** Names of hidden measures start with this; they are never part of the output. */
   val Prefix = "__mr_hidden_"
 
@@ -41,7 +42,7 @@ object HiddenMeasures {
 
   def isPatternExpression(e: Expression): Boolean = e match {
     case _: VariableScope | _: NavigationCall | _: ClassifierCall | _: MatchNumberCall |
-         _: SemanticsMarker => true
+        _: SemanticsMarker => true
     case _ => false
   }
 }

@@ -18,7 +18,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * other SQL stay exactly as they are. Every [[ParserInterface]] method is forwarded.
  */
 class MatchRecognizeParser(protected val delegate: ParserInterface)
-    extends ParserInterface with LineParserMethods {
+  extends ParserInterface with LineParserMethods {
 
   override def parsePlan(sqlText: String): LogicalPlan =
     withClauses(sqlText)(r => delegate.parsePlan(r.text), identity)
@@ -53,11 +53,13 @@ class MatchRecognizeParser(protected val delegate: ParserInterface)
       StatementRewriter.rewrite(text, delegate) match {
         case None => untouched
         case Some(rewritten) =>
-          val plan = try parse(rewritten) catch {
-            case e: ParseException => throw restate(e, text, rewritten.clauses)
-          }
+          val plan =
+            try parse(rewritten)
+            catch {
+              case e: ParseException => throw restate(e, text, rewritten.clauses)
+            }
           post(ClauseAttacher.restoreText(ClauseAttacher.attach(plan, text, rewritten.clauses),
-            rewritten))
+              rewritten))
       }
     } catch {
       case e: ParseException => sparksOwn(untouched).getOrElse(throw e)
@@ -71,7 +73,8 @@ class MatchRecognizeParser(protected val delegate: ParserInterface)
    * statements with a valid clause are parsed once.
    */
   private def sparksOwn(untouched: => LogicalPlan): Option[LogicalPlan] =
-    try Some(untouched) catch { case NonFatal(_) => None }
+    try Some(untouched)
+    catch { case NonFatal(_) => None }
 
   /**
    * A syntax error Spark found in the rewritten text: if it lies in a placeholder, the
@@ -82,7 +85,7 @@ class MatchRecognizeParser(protected val delegate: ParserInterface)
     val offset = for (l <- e.line; p <- e.startPosition) yield ParseErrors.offsetOf(sql, l, p)
     clauses.find(c => offset.exists(o => o >= c.keyword.start && o < c.end)) match {
       case Some(c) => ParseErrors.at(sql, c.keyword,
-        "MATCH_RECOGNIZE must follow a table, a subquery or a VALUES list in FROM")
+          "MATCH_RECOGNIZE must follow a table, a subquery or a VALUES list in FROM")
       case None => e.withCommand(sql)
     }
   }
@@ -180,8 +183,7 @@ private[parser] object ClauseAttacher {
         }.toArray
         f.applyOrElse(node.makeCopy(args), identity[LogicalPlan])
       case w: UnresolvedWith =>
-        val updated = SparkApi.mapCteRelations(w)(
-          alias => rewriteEverywhere(alias)(f).asInstanceOf[SubqueryAlias])
+        val updated = SparkApi.mapCteRelations(w)(alias => rewriteEverywhere(alias)(f).asInstanceOf[SubqueryAlias])
         f.applyOrElse(updated, identity[LogicalPlan])
       case node =>
         val withSubqueries = node.transformExpressions {

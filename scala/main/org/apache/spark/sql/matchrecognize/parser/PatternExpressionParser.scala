@@ -45,9 +45,11 @@ final class PatternExpressionParser(
         (t.start until t.end).foreach(chars(_) = ' ')
       }
     }
-    val parsed = try delegate.parseExpression(new String(chars)) catch {
-      case e: ParseException => throw e.withCommand(sql)
-    }
+    val parsed =
+      try delegate.parseExpression(new String(chars))
+      catch {
+        case e: ParseException => throw e.withCommand(sql)
+      }
     val marked = mutable.Set.empty[Int]
     val result = rewrite(parsed, semantics, marked)
     semantics.keys.find(!marked.contains(_)).foreach { offset =>
@@ -68,14 +70,16 @@ final class PatternExpressionParser(
     def recurse(x: Expression): Expression = rewrite(x, semantics, marked, inSubquery)
     val converted: Expression = CurrentOrigin.withOrigin(e.origin) {
       e match {
-        case a @ UnresolvedAttribute(parts) if parts.size >= 2 &&
-            variables.lookup(parts.head, startOf(a)).isDefined =>
+        case a @ UnresolvedAttribute(parts)
+            if parts.size >= 2 &&
+              variables.lookup(parts.head, startOf(a)).isDefined =>
           VariableScope(variables.lookup(parts.head, startOf(a)).get, UnresolvedAttribute(parts.tail))
 
         // Spark parses every column inside a lambda body as a lambda variable (the analyzer
         // turns those that are no argument back into columns): `x -> x + A.price`.
-        case a @ UnresolvedNamedLambdaVariable(parts) if parts.size >= 2 &&
-            variables.lookup(parts.head, startOf(a)).isDefined =>
+        case a @ UnresolvedNamedLambdaVariable(parts)
+            if parts.size >= 2 &&
+              variables.lookup(parts.head, startOf(a)).isDefined =>
           VariableScope(variables.lookup(parts.head, startOf(a)).get, UnresolvedAttribute(parts.tail))
 
         case s @ UnresolvedStar(Some(Seq(q))) if variables.lookup(q, startOf(s)).isDefined =>
@@ -85,9 +89,10 @@ final class PatternExpressionParser(
         case w @ (_: WindowExpression | _: UnresolvedWindowExpression) if !inSubquery =>
           fail(w, "window functions (OVER) cannot be used in MEASURES or DEFINE")
 
-        case f: UnresolvedFunction if f.nameParts.size == 1 &&
-            f.nameParts.head.equalsIgnoreCase("count") && !f.isDistinct &&
-            f.arguments.size == 1 && isVariableStar(f.arguments.head) =>
+        case f: UnresolvedFunction
+            if f.nameParts.size == 1 &&
+              f.nameParts.head.equalsIgnoreCase("count") && !f.isDistinct &&
+              f.arguments.size == 1 && isVariableStar(f.arguments.head) =>
           // count(A.*): the number of rows bound to A.
           val star = f.arguments.head
           f.mapChildren { c =>
@@ -171,7 +176,7 @@ final class PatternExpressionParser(
     case Seq() => ClassifierCall(None)
     case Seq(a @ UnresolvedAttribute(Seq(name))) =>
       ClassifierCall(Some(variables.lookup(name, startOf(a)).getOrElse(variables.canonical(name,
-        startOf(a)))))
+              startOf(a)))))
     case _ => fail(f, "CLASSIFIER takes no argument or one pattern variable")
   }
 

@@ -186,7 +186,8 @@ final class PatternParser(sql: String, start: Int, end: Int) {
   private def nested[T](open: Int, near: String)(parseInside: => T): T = {
     if (depth >= ParserLimits.MaxPatternNesting) fail(open, near, ParserLimits.nestingTooDeep)
     depth += 1
-    try parseInside finally depth -= 1
+    try parseInside
+    finally depth -= 1
   }
 
   private type Quantify = RowPattern => RowPattern
@@ -201,7 +202,8 @@ final class PatternParser(sql: String, start: Int, end: Int) {
       case '{' if !sql.startsWith("{-", pos) => braces()
       case _ => return None
     }
-    val greedy = if (peek('?')) { pos += 1; false } else true
+    val greedy = if (peek('?')) { pos += 1; false }
+    else true
     max.foreach { m =>
       if (m < min) {
         fail(qStart, sql.substring(qStart, pos),

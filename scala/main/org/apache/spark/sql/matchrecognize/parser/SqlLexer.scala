@@ -19,6 +19,7 @@ object TokenKind {
 final case class Token(kind: TokenKind, text: String, start: Int, end: Int) {
   def isWord(w: String): Boolean = kind == TokenKind.Word && text.equalsIgnoreCase(w)
   def isSymbol(s: String): Boolean = kind == TokenKind.Symbol && text == s
+
   /** The identifier this token names: unquoted words as written, quoted ones unwrapped. */
   def identifier: Option[String] = kind match {
     case TokenKind.Word => Some(text)
@@ -64,7 +65,7 @@ object SqlLexer {
       } else if (Character.isDigit(c)) {
         var j = i
         while (j < end && (Character.isLetterOrDigit(text.charAt(j)) || text.charAt(j) == '.' ||
-            text.charAt(j) == '_')) j += 1
+              text.charAt(j) == '_')) j += 1
         out += Token(TokenKind.Number, text.substring(i, j), i, j)
         i = j
       } else if (Character.isLetter(c) || c == '_') {

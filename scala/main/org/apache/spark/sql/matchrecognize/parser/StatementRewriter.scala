@@ -46,9 +46,11 @@ object StatementRewriter {
    * comments), so that it goes to Spark untouched.
    */
   def rewrite(sql: String, delegate: ParserInterface): Option[Rewritten] = {
-    val tokens = try SqlLexer.tokenize(sql) catch {
-      case u: SqlLexer.UnterminatedToken => throwIfInClause(sql, u); return None
-    }
+    val tokens =
+      try SqlLexer.tokenize(sql)
+      catch {
+        case u: SqlLexer.UnterminatedToken => throwIfInClause(sql, u); return None
+      }
     val starts = clauseStarts(tokens)
     if (starts.isEmpty) return None
     val chars = sql.toCharArray
@@ -56,8 +58,9 @@ object StatementRewriter {
       val close = closingParen(sql, tokens, k + 1)
       val body = tokens.slice(k + 2, close)
       body.find(_.isWord(Keyword)).foreach { t =>
-        throw ParseErrors.at(sql, t, "MATCH_RECOGNIZE cannot be nested in another " +
-          "MATCH_RECOGNIZE clause")
+        throw ParseErrors.at(sql, t,
+          "MATCH_RECOGNIZE cannot be nested in another " +
+            "MATCH_RECOGNIZE clause")
       }
       val parsed = new ClauseParser(delegate, sql, body, tokens(close).start).parse()
       val found = FoundClause(idx, tokens(k), tokens(close).end, inputStart(tokens, k), parsed)
@@ -75,7 +78,7 @@ object StatementRewriter {
    */
   def clauseStarts(tokens: IndexedSeq[Token]): IndexedSeq[Int] = tokens.indices.filter { k =>
     tokens(k).isWord(Keyword) && k + 1 < tokens.length && tokens(k + 1).isSymbol("(") &&
-      opensClause(tokens, k + 2)
+    opensClause(tokens, k + 2)
   }
 
   private def opensClause(tokens: IndexedSeq[Token], k: Int, measures: Boolean = true): Boolean = {
@@ -83,13 +86,13 @@ object StatementRewriter {
     def s(off: Int, sym: String) = k + off < tokens.length && tokens(k + off).isSymbol(sym)
     def ident(off: Int) = k + off < tokens.length && tokens(k + off).identifier.isDefined
     (w(0, "PARTITION") && w(1, "BY")) || (w(0, "ORDER") && w(1, "BY")) ||
-      (measures && w(0, "MEASURES") && measuresFollow(tokens, k + 1)) ||
-      (w(0, "ONE") && w(1, "ROW") && w(2, "PER")) || (w(0, "ALL") && w(1, "ROWS") && w(2, "PER")) ||
-      (w(0, "AFTER") && w(1, "MATCH") && w(2, "SKIP")) || (w(0, "SKIP") && w(1, "TILL")) ||
-      (w(0, "PATTERN") && s(1, "(")) || (w(0, "SUBSET") && ident(1) && s(2, "=")) ||
-      (w(0, "DEFINE") && ident(1) && w(2, "AS")) ||
-      (w(0, "WITHIN") && (w(1, "INTERVAL") ||
-        (k + 1 < tokens.length && tokens(k + 1).kind == TokenKind.Number)))
+    (measures && w(0, "MEASURES") && measuresFollow(tokens, k + 1)) ||
+    (w(0, "ONE") && w(1, "ROW") && w(2, "PER")) || (w(0, "ALL") && w(1, "ROWS") && w(2, "PER")) ||
+    (w(0, "AFTER") && w(1, "MATCH") && w(2, "SKIP")) || (w(0, "SKIP") && w(1, "TILL")) ||
+    (w(0, "PATTERN") && s(1, "(")) || (w(0, "SUBSET") && ident(1) && s(2, "=")) ||
+    (w(0, "DEFINE") && ident(1) && w(2, "AS")) ||
+    (w(0, "WITHIN") && (w(1, "INTERVAL") ||
+      (k + 1 < tokens.length && tokens(k + 1).kind == TokenKind.Number)))
   }
 
   /**

@@ -50,8 +50,9 @@ final case class TimeSlices(lo: Expression, window: Long, length: Long) extends 
     val n = ctx.freshName("n")
     val arr = ctx.freshName("arr")
     val i = ctx.freshName("i")
-    nullSafeCodeGen(ctx, ev, t =>
-      s"""long $first = java.lang.Math.floorDiv($t - ${window}L, ${length}L);
+    nullSafeCodeGen(ctx, ev,
+      t =>
+        s"""long $first = java.lang.Math.floorDiv($t - ${window}L, ${length}L);
          |int $n = (int) (java.lang.Math.floorDiv($t, ${length}L) - $first + 1);
          |long[] $arr = new long[$n];
          |for (int $i = 0; $i < $n; $i++) $arr[$i] = $first + $i;

@@ -84,13 +84,16 @@ final case class CepNegation(
 /** What the Kleene closure outputs about its chosen rows (each becomes a column). */
 sealed trait KleeneOutput extends Serializable { def attribute: Attribute }
 object KleeneOutput {
+
   /** The value of `cell` at the `n`-th chosen row from the first (or from the last). */
   final case class Value(attribute: Attribute, cell: Attribute, fromFirst: Boolean, n: Int)
     extends KleeneOutput
+
   /** An aggregate function (over row cells) of the chosen rows. */
   final case class Aggregate(attribute: Attribute,
       function: org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction)
     extends KleeneOutput
+
   /** The chosen rows themselves (their `cells`, as an array of structs), for ALL ROWS. */
   final case class Rows(attribute: Attribute, cells: Seq[Attribute]) extends KleeneOutput
 }
@@ -199,7 +202,9 @@ object Json {
     (b += '"').toString
   }
   def num(d: Double): String =
-    if (d.isNaN) "null" else if (d.isPosInfinity) "1e308" else if (d.isNegInfinity) "-1e308"
+    if (d.isNaN) "null"
+    else if (d.isPosInfinity) "1e308"
+    else if (d.isNegInfinity) "-1e308"
     else d.toString
   def bool(b: Boolean): String = b.toString
   def arr(items: Seq[String]): String = items.mkString("[", ",", "]")

@@ -96,6 +96,7 @@ final case class CepTreeMatch(
 }
 
 object CepTreeMatch {
+
   /** One alternative, whose output is its matches' columns. */
   def single(child: LogicalPlan, keys: Seq[Attribute], alternative: TreeAlternative,
       order: Expression, lo: Expression, hi: Expression, window: Long, narrowByOrder: Boolean,

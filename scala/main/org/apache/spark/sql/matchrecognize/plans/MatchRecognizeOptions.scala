@@ -16,6 +16,7 @@ sealed trait AfterMatchSkip { def sql: String }
 object AfterMatchSkip {
   case object PastLastRow extends AfterMatchSkip { def sql = "AFTER MATCH SKIP PAST LAST ROW" }
   case object ToNextRow extends AfterMatchSkip { def sql = "AFTER MATCH SKIP TO NEXT ROW" }
+
   /** `TO FIRST v` (first = true) or `TO [LAST] v`; `v` may be a SUBSET name. */
   final case class ToVariable(variable: String, first: Boolean) extends AfterMatchSkip {
     def sql: String =
@@ -81,4 +82,3 @@ final case class MatchRecognizeOptions(
  */
 final case class PrefilterDecision(startFlag: Option[org.apache.spark.sql.catalyst.expressions.Attribute],
     note: String)
-

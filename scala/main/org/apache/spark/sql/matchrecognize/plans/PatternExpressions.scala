@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.{DataType, LongType, StringType}
 
 /** `v.expr` as written: `expr` read in the scope of pattern variable `v`. */
 final case class VariableScope(variable: String, child: Expression)
-    extends UnaryExpression with Unevaluable {
+  extends UnaryExpression with Unevaluable {
   override def dataType: DataType = child.dataType
   override def nullable: Boolean = true
   override def sql: String = {
@@ -44,7 +44,7 @@ object NavigationFunction {
 
 /** `PREV(expr, offset)`, `NEXT(...)`, `FIRST(...)`, `LAST(...)` as written. */
 final case class NavigationCall(function: NavigationFunction, child: Expression, offset: Expression)
-    extends BinaryExpression with Unevaluable {
+  extends BinaryExpression with Unevaluable {
   override def left: Expression = child
   override def right: Expression = offset
   override def dataType: DataType = child.dataType
@@ -73,7 +73,7 @@ final case class MatchNumberCall() extends LeafExpression with Unevaluable {
 
 /** `RUNNING f(...)` or `FINAL f(...)` as written. */
 final case class SemanticsMarker(child: Expression, isFinal: Boolean)
-    extends UnaryExpression with Unevaluable {
+  extends UnaryExpression with Unevaluable {
   override def dataType: DataType = child.dataType
   override def nullable: Boolean = true
   override def sql: String = s"${if (isFinal) "FINAL" else "RUNNING"} ${child.sql}"

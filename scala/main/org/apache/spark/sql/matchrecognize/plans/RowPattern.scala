@@ -5,6 +5,7 @@ package org.apache.spark.sql.matchrecognize.plans
  * upper-cased by the parser, back-quoted names keep their case.
  */
 sealed trait RowPattern extends Serializable {
+
   /** SQL text of the pattern, as it would be written in a PATTERN clause. */
   def sql: String
 
@@ -61,7 +62,7 @@ final case class Alternation(items: Seq[RowPattern]) extends RowPattern {
  * iterations, reluctant ones fewer.
  */
 final case class Quantified(item: RowPattern, min: Int, max: Option[Int], greedy: Boolean)
-    extends RowPattern {
+  extends RowPattern {
   override def children: Seq[RowPattern] = Seq(item)
   def quantifierSql: String = {
     val q = (min, max) match {

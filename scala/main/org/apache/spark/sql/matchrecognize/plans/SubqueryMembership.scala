@@ -16,7 +16,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, StructType}
  * IN (joins) cannot run; an uncorrelated subquery's rows do not depend on the match.
  */
 final case class SubqueryMembership(values: Seq[Expression], rows: Expression, text: String)
-    extends Expression with Predicate with CodegenFallback {
+  extends Expression with Predicate with CodegenFallback {
 
   override def children: Seq[Expression] = values :+ rows
   override def nullable: Boolean = true

@@ -113,8 +113,10 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val columns = plan.matchColumns.map(_.withNullability(true))
     val statistics = StreamTreeFunction.statistics()
     val written = stateful(m, input, function, columns ++ statistics)
-    plan.output(Project(columns, Filter(Not(statistics.head), observe(metricsName, statistics,
-      written))))
+    plan.output(Project(columns,
+        Filter(Not(statistics.head),
+          observe(metricsName, statistics,
+            written))))
   }
 
   /**
@@ -125,10 +127,11 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val Seq(isStatistics, created, buffered) = statistics
     def metric(name: String, f: AggregateFunction): NamedExpression =
       Alias(f.toAggregateExpression(), name)()
-    CollectMetrics(name, Seq(
-      metric("matches", Count(Seq(If(isStatistics, Literal(null, LongType), Literal(1L))))),
-      metric("partial_matches", Sum(If(isStatistics, created, Literal(0L)))),
-      metric("peak_buffered_per_key", Max(If(isStatistics, buffered, Literal(0L))))),
+    CollectMetrics(name,
+      Seq(
+        metric("matches", Count(Seq(If(isStatistics, Literal(null, LongType), Literal(1L))))),
+        metric("partial_matches", Sum(If(isStatistics, created, Literal(0L)))),
+        metric("peak_buffered_per_key", Max(If(isStatistics, buffered, Literal(0L))))),
       plan, dataframeId = 0L)
   }
 
@@ -172,9 +175,9 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       LocalRelation((keys ++ input).map(_.newInstance())), // no initial state
       below)
     SerializeFromObject(columns.zipWithIndex.map { case (a, i) =>
-      Alias(GetStructField(outputObject, i, Some(a.name)), a.name)(
-        exprId = a.exprId, explicitMetadata = Some(a.metadata))
-    }, stateful)
+        Alias(GetStructField(outputObject, i, Some(a.name)), a.name)(
+          exprId = a.exprId, explicitMetadata = Some(a.metadata))
+      }, stateful)
   }
 
   private def struct(columns: Seq[Attribute]): Expression =

@@ -112,6 +112,7 @@ private object RunningWindowColumns {
   case object RankColumn extends Column
   case object PeersCount extends Column
   case object RowNumberColumn extends Column
+
   /** The value of `value` on the row `offset` rows away (before when negative). */
   final case class Neighbour(value: UnsafeProjection, offset: Int, dataType: DataType) extends Column
 }

@@ -36,7 +36,7 @@ final class StreamTreeFunction(
   @transient private lazy val prepared: Seq[Attribute] = input ++ windows.attributes
   @transient private lazy val keysPresent = {
     val p = Predicate.create(orderKeys.map(IsNotNull(_): Expression).reduceOption(And)
-      .getOrElse(Literal(true)), prepared)
+        .getOrElse(Literal(true)), prepared)
     p.initialize(0)
     p
   }
@@ -55,8 +55,8 @@ final class StreamTreeFunction(
   @transient private lazy val span = new GenericInternalRow(2)
   @transient private lazy val noKey = new GenericInternalRow(0)
   @transient private var currentKey: InternalRow = _
-  @transient private lazy val emits: Array[PartialMatch => Unit] = trees.indices.map { t =>
-    (m: PartialMatch) => {
+  @transient private lazy val emits: Array[PartialMatch => Unit] = trees.indices.map { t => (m: PartialMatch) =>
+    {
       span.setLong(0, m.lo)
       span.setLong(1, m.hi)
       val row = writers(t)(keyed(currentKey, spanned(trees(t).rowOf(m), span))).copy()
@@ -73,8 +73,8 @@ final class StreamTreeFunction(
       while (c == 0 && i < order.length) {
         val k = order(i)
         c = if (a.isNullAt(k)) { if (b.isNullAt(k)) 0 else 1 } // NULLs last
-          else if (b.isNullAt(k)) -1
-          else java.lang.Long.compare(a.getLong(k), b.getLong(k))
+        else if (b.isNullAt(k)) -1
+        else java.lang.Long.compare(a.getLong(k), b.getLong(k))
         i += 1
       }
       c
@@ -85,7 +85,7 @@ final class StreamTreeFunction(
   override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
     val state = group.asInstanceOf[GroupState[Array[Byte]]]
     val saved = if (state.exists) TreeKeyState.decode(state.get)
-      else new TreeKeyState(Array.empty, windows.start(), trees.map(_.newState()))
+    else new TreeKeyState(Array.empty, windows.start(), trees.map(_.newState()))
     val arrived = arrivals(values)
     val watermark = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =
@@ -120,8 +120,8 @@ final class StreamTreeFunction(
     saved.waiting = waiting.toArray
     state.update(TreeKeyState.encode(saved))
     val changes = if (rowsWindow) Iterator.empty
-      else trees.indices.iterator.map(t => trees(t).nextChange(saved.trees(t))).filter(_ != Long.MaxValue) ++
-        numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))
+    else trees.indices.iterator.map(t => trees(t).nextChange(saved.trees(t))).filter(_ != Long.MaxValue) ++
+    numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))
     EventTimeRelease.wakeAt(state, waiting.iterator.map(_.getLong(timeOrdinal)) ++ changes)
     // The call's statistics, as one more row (see `StreamTreeFunction.statistics`).
     val statistics = new GenericInternalRow(width + 3)
@@ -155,6 +155,7 @@ final class StreamTreeFunction(
 }
 
 object StreamTreeFunction {
+
   /**
    * The columns after the match columns of every row the function writes: whether the row
    * is a call's statistics instead of a match, the partial matches the call created and

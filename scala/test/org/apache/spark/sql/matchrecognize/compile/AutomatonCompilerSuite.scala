@@ -39,7 +39,7 @@ class AutomatonCompilerSuite extends AnyFunSuite {
     val p = compile("(A?)*")
     assert(p.registers == 1)
     assert(p.instructions == Seq(Split(1, 5), LoopEnter(0), Split(3, 4), MatchLabel(0),
-      LoopBack(0, 0, 5), LoopExit(0), Done), p.listing)
+        LoopBack(0, 0, 5), LoopExit(0), Done), p.listing)
   }
 
   test("a required iteration of a loop over an empty-able body enters it without a choice") {
@@ -47,7 +47,7 @@ class AutomatonCompilerSuite extends AnyFunSuite {
     // loop; a later empty iteration is abandoned at LoopBack.
     val p = compile("(A?)+")
     assert(p.instructions == Seq(Jump(2), Split(2, 6), LoopEnter(0), Split(4, 5), MatchLabel(0),
-      LoopBack(0, 1, 6), LoopExit(0), Done), p.listing)
+        LoopBack(0, 1, 6), LoopExit(0), Done), p.listing)
     // (A?){3,} : two unrolled copies, then the loop whose first iteration is the third.
     assert(compile("(A?){3,}").instructions.count(_ == MatchLabel(0)) == 3)
   }

@@ -37,8 +37,9 @@ class AutomatonMatcherSuite extends AnyFunSuite {
       defined.map(defines), options, Nil, maxLiveThreads, maxBufferedRows = 1000000)
     val buffer = new RowBuffer(1000000, "test")
     val found = ArrayBuffer.empty[Found]
-    val matcher = new AutomatonMatcher(spec, buffer, m =>
-      found += Found(m.start, m.labels.map(l => if (l < 0) "-" else spec.labels(l)).mkString(" ")), 0)
+    val matcher = new AutomatonMatcher(spec, buffer,
+      m =>
+        found += Found(m.start, m.labels.map(l => if (l < 0) "-" else spec.labels(l)).mkString(" ")), 0)
     val toRow = UnsafeProjection.create(Seq(x: Expression), Seq(x))
     xs.zipWithIndex.foreach { case (v, i) =>
       buffer.append(toRow(InternalRow(v)))
@@ -112,8 +113,9 @@ class AutomatonMatcherSuite extends AnyFunSuite {
     val always = Literal(true)
     val n = 20000
     Seq("(A | B)+ C", "(A+)+ C", "(A | A A)+ C").foreach { p =>
-      val (found, matcher, buffer) = run(p, Map("A" -> always, "B" -> always,
-        "C" -> EqualTo(cur, Literal(-1))), Seq.fill(n)(1))
+      val (found, matcher, buffer) = run(p,
+        Map("A" -> always, "B" -> always,
+          "C" -> EqualTo(cur, Literal(-1))), Seq.fill(n)(1))
       assert(found.isEmpty)
       // Live partial matches stay within a small multiple of the program size.
       assert(matcher.peakLiveThreads <= 16, s"$p: ${matcher.peakLiveThreads} live threads")

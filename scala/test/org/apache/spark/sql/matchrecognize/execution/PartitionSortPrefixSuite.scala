@@ -86,7 +86,7 @@ class PartitionSortPrefixSuite extends AnyFunSuite with SparkSessionFixture
       val plan = df.queryExecution.executedPlan
       val note = collect(plan) { case m: MatchRecognizeExec => m.simpleString(100) }
       assert(note.size == 1 && note.head.contains(", sorts its input") &&
-        !note.head.contains("partition and time prefix"), plan)
+          !note.head.contains("partition and time prefix"), plan)
       assert(collect(plan) { case s: SortExec => s }.isEmpty, plan)
       val expected = withConf(ownSort -> "false") {
         val spark = sql(query)

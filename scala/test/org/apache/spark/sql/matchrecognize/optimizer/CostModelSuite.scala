@@ -119,7 +119,7 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCandidates(Set("C"), Set("A", "B"), banded)), 1000))
     // Without a band order every pair in the window is tested: 100 * 5 = 500.
     assert(close(cost(CostModel.logCandidates(Set("A", "B"), Set("C"),
-      banded.copy(bandOrder = Nil))), 500))
+            banded.copy(bandOrder = Nil))), 500))
     // Never fewer than the partial matches the join produces.
     for ((l, r) <- Seq(Set("A") -> Set("B"), Set("A", "C") -> Set("B"), Set("C") -> Set("A", "B")))
       assert(CostModel.logCandidates(l, r, banded) >= CostModel.logPM(l ++ r, banded) - 1e-9)
@@ -141,7 +141,7 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCostOrd(Seq("C", "B", "A"), banded)), 75))
     // Weight 0 is the paper's cost.
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A B) C)"),
-      banded.copy(candidateWeight = 0))), 185))
+            banded.copy(candidateWeight = 0))), 185))
   }
 
   test("expected Kleene bindings between neighbours: sums of lambda^k / k!") {
@@ -193,7 +193,7 @@ class CostModelSuite extends AnyFunSuite {
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A D) C)"), measured)), 5130))
     // The paper's model (no bounds) ignores the measurement: 2^0.9.
     assert(close(math.exp(measured.copy(kleeneBounds = Map.empty).logKleeneFactor("B")),
-      math.pow(2, 0.9)))
+        math.pow(2, 0.9)))
     // Subsets of n rows the quantifier allows, summed by the estimator over neighbour pairs.
     import StatisticsEstimator.subsets
     assert(subsets(3, 1, None) == 7) // B+: 2^3 - 1
@@ -280,17 +280,17 @@ class CostModelSuite extends AnyFunSuite {
       kleeneBindings = Map("K" -> 4.0), bandOrder = Seq("A", "C", "D"), sortWeight = 1.0)
     // logKleeneInput adds the closure's input, 100, too.
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((C A) D)"), k)),
-      30 + 400 + 4000 + 100 + 100))
+        30 + 400 + 4000 + 100 + 100))
     // ((A C) D): ordered join, ordered closure: no sort.
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), k)),
-      30 + 400 + 4000 + 100))
+        30 + 400 + 4000 + 100))
     // A closure that opens the pattern (PATTERN (K+ A C D) with the same factor, say) may
     // start a match earlier: its output is out of order and the root sorts its 400 rows.
     val opening = k.copy(openingKleene = Set("K"))
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), opening)),
-      30 + 400 + 4000 + 100 + 400))
+        30 + 400 + 4000 + 100 + 400))
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("((C A) D)"), opening)),
-      30 + 400 + 4000 + 100 + (100 + 400)))
+        30 + 400 + 4000 + 100 + (100 + 400)))
   }
 
   test("span-aware partial matches: 2^C(m,2) / (m-1)! times the paper's product") {
@@ -314,7 +314,7 @@ class CostModelSuite extends AnyFunSuite {
     // band order, right matches starting within a window either side: twice PM(L) * PM(R).
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), c)), 555))
     assert(close(cost(CostModel.logCostTree(JoinTree.parse("(A (B C))"), c.copy(bandOrder = Nil))),
-      255 + 2 * 300))
+        255 + 2 * 300))
     // Six rows: 2^15 / 5! = 273.07.
     assert(close(math.exp(s.logSpanFactor(6)), 32768.0 / 120))
     assert(abc.logSpanFactor(6) == 0.0)
@@ -342,7 +342,7 @@ class CostModelSuite extends AnyFunSuite {
     val f = (2 to 6).map(m => k.logKleeneFactor("K", m))
     assert(f.zip(f.tail).forall { case (a, b) => b < a })
     assert(close(CostModel.logPM(Set("A", "C", "D", "E"), k),
-      math.log(64.0 / 6) + k.logKleeneFactor("K", 4)))
+        math.log(64.0 / 6) + k.logKleeneFactor("K", 4)))
     // Without spans, one Poisson value at a third of the window for every node.
     val flat = k.copy(spanAware = false)
     assert(flat.logKleeneFactor("K", 2) == flat.logKleeneFactor("K", 5))
@@ -360,6 +360,6 @@ class CostModelSuite extends AnyFunSuite {
     assert(near(math.exp(nm.logNegationPass("N", 3)), 2 * (math.exp(-3) - 1 + 3) / 9))
     // ((A C) D): leaves 3, PM(AC) = 2 * 0.3167, root = 4 * 0.4555.
     assert(near(cost(CostModel.logCostTree(JoinTree.parse("((A C) D)"), n)),
-      3 + 2 * (1 - math.exp(-3)) / 3 + 4 * 2 * (math.exp(-3) - 1 + 3) / 9))
+        3 + 2 * (1 - math.exp(-3)) / 3 + 4 * 2 * (math.exp(-3) - 1 + 3) / 9))
   }
 }

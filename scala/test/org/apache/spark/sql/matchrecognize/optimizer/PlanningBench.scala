@@ -49,7 +49,7 @@ object PlanningBench {
     } yield {
       val (vars, paper) = instance(new Random(seed * 1000003L + n * 1009L + i), n)
       val stats = if (candidateWeight <= 0) paper
-        else paper.copy(candidateWeight = candidateWeight, bandOrder = vars)
+      else paper.copy(candidateWeight = candidateWeight, bandOrder = vars)
       val results = algorithms.filter {
         case DpBushy => n <= dpBushyMax
         case DpLeftDeep => n <= dpLeftDeepMax

@@ -34,8 +34,7 @@ class ClauseDetectionSuite extends AnyFunSuite {
       "SELECT match_recognize(measures), match_recognize(partition) FROM t",
       "SELECT * FROM t AS match_recognize (measures, pattern, define)",
       "SELECT match_recognize(pattern(1))",
-      "CREATE TABLE match_recognize (measures INT, pattern STRING) USING parquet"
-    ).foreach { sql =>
+      "CREATE TABLE match_recognize (measures INT, pattern STRING) USING parquet").foreach { sql =>
       assert(parser.parsePlan(sql) == CatalystSqlParser.parsePlan(sql), sql)
     }
   }
@@ -57,8 +56,7 @@ class ClauseDetectionSuite extends AnyFunSuite {
       "ONE ROW PER MATCH PATTERN (A)",
       "ALL ROWS PER MATCH PATTERN (A)",
       "AFTER MATCH SKIP PAST LAST ROW PATTERN (A)",
-      "PATTERN (A)"
-    ).foreach { body =>
+      "PATTERN (A)").foreach { body =>
       val plan = parser.parsePlan(s"SELECT * FROM t MATCH_RECOGNIZE ($body)")
       assert(clauses(plan).size == 1, body)
     }
@@ -106,7 +104,7 @@ class ClauseDetectionSuite extends AnyFunSuite {
 
   test("a doubled back-quote stays inside one variable name") {
     assert(pattern("`a``b`+ C") == Concatenation(Seq(
-      Quantified(PatternVariable("a`b"), 1, None, greedy = true), PatternVariable("C"))))
+        Quantified(PatternVariable("a`b"), 1, None, greedy = true), PatternVariable("C"))))
     val plan = parser.parsePlan("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts " +
       "MEASURES LAST(`a``b`.x) AS l PATTERN (`a``b`+) DEFINE `a``b` AS x > 0)")
     val u = clauses(plan).head
@@ -117,16 +115,16 @@ class ClauseDetectionSuite extends AnyFunSuite {
 
   test("V.* only as the argument of count, and no window functions") {
     def error(measure: String): String = intercept[ParseException](parser.parsePlan(
-      s"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES $measure AS m " +
-        "PATTERN (A+) DEFINE A AS x > 0)")).getMessage
+        s"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES $measure AS m " +
+          "PATTERN (A+) DEFINE A AS x > 0)")).getMessage
     assert(error("A.*").contains("A.* is allowed only as the argument of count: count(A.*)"))
     assert(error("sum(A.*)").contains("allowed only as the argument of count"))
     assert(error("count(DISTINCT A.*)").contains("allowed only as the argument of count"))
     assert(error("row_number() OVER (ORDER BY ts)")
-      .contains("window functions (OVER) cannot be used in MEASURES or DEFINE"))
+        .contains("window functions (OVER) cannot be used in MEASURES or DEFINE"))
     assert(error("sum(x) OVER w").contains("window functions (OVER)"))
     val counted = clauses(parser.parsePlan("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts " +
-      "MEASURES count(A.*) AS n PATTERN (A+) DEFINE A AS x > 0)")).head
+        "MEASURES count(A.*) AS n PATTERN (A+) DEFINE A AS x > 0)")).head
     assert(counted.measures.head.collectFirst { case VariableScope(v, _) => v }.contains("A"))
   }
 }

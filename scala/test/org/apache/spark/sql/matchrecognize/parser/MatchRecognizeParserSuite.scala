@@ -76,7 +76,7 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
 
   test("ORDER BY direction and NULL ordering, SUBSET, WITHIN, strategies") {
     val u = clause(parser.parsePlan(
-      """SELECT * FROM t MATCH_RECOGNIZE (ORDER BY a DESC NULLS LAST, b
+        """SELECT * FROM t MATCH_RECOGNIZE (ORDER BY a DESC NULLS LAST, b
         |ALL ROWS PER MATCH WITH UNMATCHED ROWS AFTER MATCH SKIP TO FIRST s
         |PATTERN (A B+) WITHIN INTERVAL '20' MINUTE SUBSET s = (a, b) DEFINE A AS true)""".stripMargin))
     assert(u.orderBy.head.direction == Descending && u.orderBy.head.nullOrdering == NullsLast)
@@ -85,17 +85,17 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
     assert(u.options.subsets == Seq(SubsetDefinition("S", Seq("A", "B"))))
     assert(u.options.within.contains(WithinClause.Interval(20L * 60 * 1000000, "INTERVAL '20' MINUTE")))
     val rows = clause(parser.parsePlan(
-      "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x SKIP TILL NEXT MATCH PATTERN (A) WITHIN 5 ROWS)"))
+        "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x SKIP TILL NEXT MATCH PATTERN (A) WITHIN 5 ROWS)"))
     assert(rows.options.within.contains(WithinClause.Rows(5)))
     assert(rows.options.strategy.contains(SelectionStrategy.SkipTillNextMatch))
   }
 
   test("inputs: subquery, VALUES with column aliases, CTE, subquery expression, joins") {
     val values = clause(parser.parsePlan(
-      "SELECT * FROM (VALUES (1, 2)) AS t(a, b) MATCH_RECOGNIZE (ORDER BY a PATTERN (X)) AS m"))
+        "SELECT * FROM (VALUES (1, 2)) AS t(a, b) MATCH_RECOGNIZE (ORDER BY a PATTERN (X)) AS m"))
     assert(values.child.isInstanceOf[SubqueryAlias])
     val sub = clause(parser.parsePlan(
-      "SELECT * FROM (SELECT * FROM t WHERE a > 1) s MATCH_RECOGNIZE (ORDER BY a PATTERN (X))"))
+        "SELECT * FROM (SELECT * FROM t WHERE a > 1) s MATCH_RECOGNIZE (ORDER BY a PATTERN (X))"))
     assert(sub.child.asInstanceOf[SubqueryAlias].alias == "s")
     val cte = parser.parsePlan(
       "WITH c AS (SELECT * FROM t MATCH_RECOGNIZE (ORDER BY a PATTERN (X))) SELECT * FROM c")
@@ -142,7 +142,7 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
     assert(e.getMessage.contains("== SQL ==") && e.getMessage.contains("MATCH_RECOGNIZE ("))
     val bad = parseError("SELECT * FROM t MATCH_RECOGNIZE (\n  ORDER BY ts\n  DEFINE A AS x >\n)")
     assert(bad.getMessage.contains(
-      "Syntax error at or near ')': MATCH_RECOGNIZE requires a PATTERN clause."), bad.getMessage)
+        "Syntax error at or near ')': MATCH_RECOGNIZE requires a PATTERN clause."), bad.getMessage)
     assert(bad.line.contains(4) && bad.startPosition.contains(0), bad.getMessage)
     val expr = parseError("SELECT * FROM t MATCH_RECOGNIZE (\n ORDER BY ts PATTERN (A)\n DEFINE A AS x > > 1)")
     assert(expr.line.contains(3), expr.getMessage)
@@ -165,17 +165,17 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
 
   test("navigation arity and IGNORE NULLS") {
     assert(parseError("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES PREV(x, 1, 2) AS y PATTERN (A))")
-      .getMessage.contains("PREV takes an expression and an optional offset"))
+        .getMessage.contains("PREV takes an expression and an optional offset"))
     assert(parseError("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(x IGNORE NULLS) AS y PATTERN (A))")
-      .getMessage.contains("IGNORE NULLS"))
+        .getMessage.contains("IGNORE NULLS"))
   }
 
   private def exprs(u: UnresolvedMatchRecognize): Seq[Expression] = u.measures ++ u.defines
 
   test("quoted and unquoted variable names in expressions") {
     val u = clause(parser.parsePlan(
-      "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES `Fall`.x AS a, fall.x AS b " +
-        "PATTERN (`Fall` FALL) DEFINE `Fall` AS true)"))
+        "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES `Fall`.x AS a, fall.x AS b " +
+          "PATTERN (`Fall` FALL) DEFINE `Fall` AS true)"))
     val scopes = exprs(u).flatMap(_.collect { case s: VariableScope => s.variable })
     assert(scopes == Seq("Fall", "FALL"))
     assert(u.options.definedVariables == Seq("Fall"))

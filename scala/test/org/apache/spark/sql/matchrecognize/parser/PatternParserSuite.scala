@@ -13,7 +13,7 @@ class PatternParserSuite extends AnyFunSuite {
 
   test("concatenation, quantifiers and case of names") {
     assert(parse("strt down+ Up*") == Concatenation(Seq(v("STRT"),
-      Quantified(v("DOWN"), 1, None, greedy = true), Quantified(v("UP"), 0, None, greedy = true))))
+        Quantified(v("DOWN"), 1, None, greedy = true), Quantified(v("UP"), 0, None, greedy = true))))
     assert(parse("A?") == Quantified(v("A"), 0, Some(1), greedy = true))
   }
 
@@ -32,7 +32,7 @@ class PatternParserSuite extends AnyFunSuite {
     assert(parse("(A B)+") == Quantified(Concatenation(Seq(v("A"), v("B"))), 1, None, greedy = true))
     assert(parse("PERMUTE(A, B C)") == Permute(Seq(v("A"), Concatenation(Seq(v("B"), v("C"))))))
     assert(parse("A {- B+ -} C") == Concatenation(Seq(v("A"),
-      Exclusion(Quantified(v("B"), 1, None, greedy = true)), v("C"))))
+        Exclusion(Quantified(v("B"), 1, None, greedy = true)), v("C"))))
     assert(parse("^ A $") == Concatenation(Seq(PartitionStartAnchor, v("A"), PartitionEndAnchor)))
     assert(parse("()") == EmptyPattern)
     assert(parse("(A | )") == Alternation(Seq(v("A"), EmptyPattern)))

@@ -68,13 +68,14 @@ class ResumableMatcherSuite extends AnyFunSuite {
 
   private val cases = Seq(
     ("STRT DOWN+ UP+", Map("DOWN" -> LessThan(cur, prev), "UP" -> GreaterThan(cur, prev))),
-    ("A (B | C)* D", Map("A" -> LessThan(cur, Literal(3)), "B" -> GreaterThan(cur, prev),
-      "C" -> LessThan(cur, Literal(6)), "D" -> EqualTo(cur, Literal(9)))),
+    ("A (B | C)* D",
+      Map("A" -> LessThan(cur, Literal(3)), "B" -> GreaterThan(cur, prev),
+        "C" -> LessThan(cur, Literal(6)), "D" -> EqualTo(cur, Literal(9)))),
     ("A+? B{2,}", Map("A" -> GreaterThan(cur, Literal(2)), "B" -> LessThan(cur, prev))))
 
   for ((patternText, defines) <- cases;
-       mode <- Seq(RowsPerMatch.AllRowsShowEmpty, RowsPerMatch.AllRowsWithUnmatched);
-       skip <- Seq(AfterMatchSkip.PastLastRow, AfterMatchSkip.ToNextRow)) {
+      mode <- Seq(RowsPerMatch.AllRowsShowEmpty, RowsPerMatch.AllRowsWithUnmatched);
+      skip <- Seq(AfterMatchSkip.PastLastRow, AfterMatchSkip.ToNextRow)) {
     test(s"$patternText, ${mode.sql}, ${skip.sql}: any micro-batches give one pass's output") {
       val s = spec(patternText, defines, mode, skip)
       val rng = new Random(patternText.hashCode ^ mode.hashCode ^ skip.hashCode)

@@ -31,13 +31,13 @@ final class CepCells(
   /** The attribute of `v`'s cell `rowExpr` at physical offset `offset`. */
   def cell(v: String, rowExpr: Expression, offset: Int): Attribute =
     byKey.getOrElseUpdate((v, rowExpr.canonicalized, offset), {
-      val source = if (offset == 0) rowExpr else neighbour(rowExpr, offset)
-      val list = cells.getOrElseUpdate(v, mutable.ArrayBuffer.empty)
-      val name = s"$v#c${list.size}"
-      val attr = AttributeReference(name, rowExpr.dataType, nullable = true)()
-      list += ((attr, source))
-      attr
-    })
+        val source = if (offset == 0) rowExpr else neighbour(rowExpr, offset)
+        val list = cells.getOrElseUpdate(v, mutable.ArrayBuffer.empty)
+        val name = s"$v#c${list.size}"
+        val attr = AttributeReference(name, rowExpr.dataType, nullable = true)()
+        list += ((attr, source))
+        attr
+      })
 
   /** Every cell of `v`: (attribute, expression over the prepared input). */
   def of(v: String): Seq[(Attribute, Expression)] = cells.getOrElse(v, Nil).toSeq
@@ -56,16 +56,16 @@ final class CepCells(
 
   private def neighbour(rowExpr: Expression, offset: Int): Attribute =
     windowByKey.getOrElseUpdate((rowExpr.canonicalized, offset), {
-      val fn = if (offset < 0) {
-        Lag(rowExpr, Literal(-offset), Literal.create(null, rowExpr.dataType), ignoreNulls = false)
-      } else {
-        Lead(rowExpr, Literal(offset), Literal.create(null, rowExpr.dataType), ignoreNulls = false)
-      }
-      val spec = WindowSpecDefinition(partitionBy, physicalOrder, fn.frame)
-      val alias = Alias(WindowExpression(fn, spec), s"#nav${windowed.size}")()
-      windowed += alias
-      alias.toAttribute
-    })
+        val fn = if (offset < 0) {
+          Lag(rowExpr, Literal(-offset), Literal.create(null, rowExpr.dataType), ignoreNulls = false)
+        } else {
+          Lead(rowExpr, Literal(offset), Literal.create(null, rowExpr.dataType), ignoreNulls = false)
+        }
+        val spec = WindowSpecDefinition(partitionBy, physicalOrder, fn.frame)
+        val alias = Alias(WindowExpression(fn, spec), s"#nav${windowed.size}")()
+        windowed += alias
+        alias.toAttribute
+      })
 
   /**
    * The input with every window column added, one Window node per distinct ordering

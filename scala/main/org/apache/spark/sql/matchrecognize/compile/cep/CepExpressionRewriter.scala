@@ -45,6 +45,7 @@ final class CepExpressionRewriter(
 
   /** Kleene outputs requested so far, per Kleene variable. */
   val kleeneOutputs = mutable.LinkedHashMap.empty[String, mutable.ArrayBuffer[KleeneOutput]]
+
   /** Previous-row attributes of Kleene variables: (cell, previous). */
   val previous = mutable.LinkedHashMap.empty[String, mutable.ArrayBuffer[(Attribute, Attribute)]]
   private val outputByKey = mutable.HashMap.empty[(String, Any), Attribute]
@@ -54,15 +55,17 @@ final class CepExpressionRewriter(
   private val positionsByVar = mutable.HashMap.empty[String, Positions]
   private val kleeneBoundsByVar = mutable.HashMap.empty[String, (Attribute, Attribute)]
 
-  def positions(v: String): Positions = positionsByVar.getOrElseUpdate(v, Positions(
-    AttributeReference(s"$v#o", LongType, nullable = true)(),
-    AttributeReference(s"$v#lo", LongType, nullable = true)(),
-    AttributeReference(s"$v#hi", LongType, nullable = true)()))
+  def positions(v: String): Positions = positionsByVar.getOrElseUpdate(v,
+    Positions(
+      AttributeReference(s"$v#o", LongType, nullable = true)(),
+      AttributeReference(s"$v#lo", LongType, nullable = true)(),
+      AttributeReference(s"$v#hi", LongType, nullable = true)()))
 
   /** The ORDER BY positions of the first and last rows a Kleene variable chose. */
-  def kleeneBounds(v: String): (Attribute, Attribute) = kleeneBoundsByVar.getOrElseUpdate(v, (
-    AttributeReference(s"$v#first_o", LongType, nullable = true)(),
-    AttributeReference(s"$v#last_o", LongType, nullable = true)()))
+  def kleeneBounds(v: String): (Attribute, Attribute) = kleeneBoundsByVar.getOrElseUpdate(v,
+    (
+      AttributeReference(s"$v#first_o", LongType, nullable = true)(),
+      AttributeReference(s"$v#last_o", LongType, nullable = true)()))
 
   /** Non-null exactly when `v` is bound in a match. */
   def boundFlag(v: String): Expression = kinds(v) match {
@@ -86,7 +89,7 @@ final class CepExpressionRewriter(
           case None => defining.getOrElse("")
           case Some(Seq(v)) => v
           case Some(vs) => throw MatchRecognizeErrors.unsupported(
-            s"navigation over a SUBSET of several variables (${vs.mkString(", ")}) under SKIP TILL ANY MATCH")
+              s"navigation over a SUBSET of several variables (${vs.mkString(", ")}) under SKIP TILL ANY MATCH")
         }
         if (target.isEmpty) {
           // An unqualified column in MEASURES: only partition columns are the same in every row.
@@ -94,7 +97,7 @@ final class CepExpressionRewriter(
             case a: Attribute if partitionBy.exists(_.semanticEquals(a)) && n.physicalOffset == 0 => a
             case RowClassifier() if rowLabel.isDefined && n.physicalOffset == 0 => rowLabel.get
             case _ => throw MatchRecognizeErrors.unsupported(
-              s"${n.sql} in MEASURES under SKIP TILL ANY MATCH; qualify columns with a variable")
+                s"${n.sql} in MEASURES under SKIP TILL ANY MATCH; qualify columns with a variable")
           }
         } else {
           reads += target
@@ -108,16 +111,17 @@ final class CepExpressionRewriter(
             kindOf(v) match {
               case VariableKind.KleeneRows if !defining.contains(v) =>
                 val f = classifierOf(v, a.function)
-                kleeneOutput(v, ("agg", f.canonicalized), t =>
-                  KleeneOutput.Aggregate(t, cellsOf(v, f).asInstanceOf[AggregateFunction]),
+                kleeneOutput(v, ("agg", f.canonicalized),
+                  t =>
+                    KleeneOutput.Aggregate(t, cellsOf(v, f).asInstanceOf[AggregateFunction]),
                   a.dataType)
               case VariableKind.SingleRow =>
                 singleRowAggregate(v, classifierOf(v, a.function).asInstanceOf[AggregateFunction])
               case _ => throw MatchRecognizeErrors.unsupported(
-                s"${a.sql} in the DEFINE of `$v` itself under SKIP TILL ANY MATCH")
+                  s"${a.sql} in the DEFINE of `$v` itself under SKIP TILL ANY MATCH")
             }
           case _ => throw MatchRecognizeErrors.unsupported(
-            s"${a.sql}: under SKIP TILL ANY MATCH aggregates must name one variable")
+              s"${a.sql}: under SKIP TILL ANY MATCH aggregates must name one variable")
         }
       case MatchNumber() =>
         if (defining.isDefined) {
@@ -135,7 +139,7 @@ final class CepExpressionRewriter(
     // A row of `v` is classified as `v`: CLASSIFIER() inside a larger expression over the row
     // is that constant. CLASSIFIER(v) alone is `v` when the variable is bound (below).
     val n = if (n0.child.isInstanceOf[RowClassifier] || n0.physicalOffset != 0) n0
-      else n0.copy(child = classifierOf(v, n0.child))
+    else n0.copy(child = classifierOf(v, n0.child))
     if (n.child.exists(_.isInstanceOf[RowClassifier])) {
       if (defining.isDefined) {
         throw analysis("PATTERN_FUNCTION_IN_DEFINE",
@@ -168,8 +172,8 @@ final class CepExpressionRewriter(
               p
             }
           case _ => throw MatchRecognizeErrors.unsupported(
-            s"${n.sql} in the DEFINE of Kleene variable `$v` (only $v.x and LAST($v.x, 1) are " +
-              "available there)")
+              s"${n.sql} in the DEFINE of Kleene variable `$v` (only $v.x and LAST($v.x, 1) are " +
+                "available there)")
         }
       case VariableKind.KleeneRows =>
         val cell = cells.cell(v, n.child, n.physicalOffset)
@@ -181,11 +185,11 @@ final class CepExpressionRewriter(
   private def kleeneOutput(v: String, key: Any, make: Attribute => KleeneOutput,
       dataType: DataType): Attribute =
     outputByKey.getOrElseUpdate((v, key), {
-      val list = kleeneOutputs.getOrElseUpdate(v, mutable.ArrayBuffer.empty)
-      val attr = AttributeReference(s"$v#k${list.size}", dataType, nullable = true)()
-      list += make(attr)
-      attr
-    })
+        val list = kleeneOutputs.getOrElseUpdate(v, mutable.ArrayBuffer.empty)
+        val attr = AttributeReference(s"$v#k${list.size}", dataType, nullable = true)()
+        list += make(attr)
+        attr
+      })
 
   /** `e` (over rows of `v` only) with CLASSIFIER() replaced by `v`. */
   private def classifierOf(v: String, e: Expression): Expression = e.transform {
@@ -225,7 +229,7 @@ final class CepExpressionRewriter(
       If(IsNotNull(boundFlag(v)), substitute(d.evaluateExpression, updated),
         substitute(d.evaluateExpression, initial))
     case other => throw MatchRecognizeErrors.unsupported(
-      s"${other.sql} over the single row of `$v` under SKIP TILL ANY MATCH")
+        s"${other.sql} over the single row of `$v` under SKIP TILL ANY MATCH")
   }
 
 }

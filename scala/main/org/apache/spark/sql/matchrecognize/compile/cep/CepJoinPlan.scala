@@ -29,11 +29,13 @@ private[cep] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeafInput
     def attachedKleenes(n: JoinTree): Set[String] =
       kleeneAt.filter { case (_, at) => at.variables.subsetOf(n.variables) }.map(_._1.variable).toSet
     val negationAt = s.negations.map(d => d -> JoinTree.lowestCovering(tree, negationNeeds(s, d)))
-    val postConditions = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
-      c.required.exists(v => kinds(v) == VariableKind.KleeneRows))
+    val postConditions = active.filter(c =>
+      kinds(c.owner) == VariableKind.SingleRow &&
+        c.required.exists(v => kinds(v) == VariableKind.KleeneRows))
     val postAt = postConditions.map(c => c -> JoinTree.lowestCovering(tree, singleRowsNeeded(s, c.required)))
-    val joinConditions = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
-      c.reads.nonEmpty && !postConditions.contains(c))
+    val joinConditions = active.filter(c =>
+      kinds(c.owner) == VariableKind.SingleRow &&
+        c.reads.nonEmpty && !postConditions.contains(c))
 
     // Left variables the pattern order puts before every element of the right subtree
     // (its single rows and the Kleene rows attached in it), and left variables after some
@@ -76,14 +78,15 @@ private[cep] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeafInput
             val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
             LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
           }
-          val placed = joinConditions.filter(c => c.required.subsetOf(t.variables) &&
-            !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
+          val placed = joinConditions.filter(c =>
+            c.required.subsetOf(t.variables) &&
+              !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
           val outLo = AttributeReference("#lo", LongType, nullable = false)()
           val outHi = AttributeReference("#hi", LongType, nullable = false)()
           val desc = s"(${left.description} ⋈ ${right.description})"
           Built(CepSequenceJoin(left.plan, right.plan, left.span, right.span,
-            (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)), window, outLo, outHi,
-            desc, after.map(rewriter.positions(_).o), before.map(rewriter.positions(_).o)),
+              (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)), window, outLo, outHi,
+              desc, after.map(rewriter.positions(_).o), before.map(rewriter.positions(_).o)),
             MatchSpan(left.span.keys, outLo, outHi), desc)
       }
       var built = base
@@ -111,17 +114,19 @@ private[cep] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeafInput
     val rowConditions = active.filter(c => c.owner == v && (c.reads.nonEmpty || c.readsPrevious))
     val (first, last) = rewriter.kleeneBounds(v)
     val outputs = rewriter.kleeneOutputs.getOrElse(v, Nil).toSeq ++
-      (if (allRows) Seq(KleeneOutput.Rows(kleeneRowsAttribute(v), cells.of(v).map(_._1) :+
-        rewriter.positions(v).o)) else Nil) ++
+      (if (allRows) Seq(KleeneOutput.Rows(kleeneRowsAttribute(v),
+           cells.of(v).map(_._1) :+
+             rewriter.positions(v).o))
+       else Nil) ++
       (if (needsIds) Seq(KleeneOutput.Rows(kleeneIdsAttribute(v), Seq(cells.cell(v, rowId, 0))))
        else Nil)
     val outLo = AttributeReference("#lo", LongType, nullable = false)()
     val outHi = AttributeReference("#hi", LongType, nullable = false)()
     val desc = s"${m.description} + $v${Quantified(PatternVariable(v), k.min, k.max, greedy = true).quantifierSql}"
     Built(CepKleene(m.plan, rows, m.span, rowSpan, rewriter.positions(v).o,
-      before.map(e => rewriter.positions(e.variable).o), after.map(e => rewriter.positions(e.variable).o),
-      rowConditions.map(_.expr).reduceOption(And), rewriter.previous.getOrElse(v, Nil).toSeq,
-      k.min, k.max, outputs, first, last, window, outLo, outHi, settings.maxKleeneBindings, desc),
+        before.map(e => rewriter.positions(e.variable).o), after.map(e => rewriter.positions(e.variable).o),
+        rowConditions.map(_.expr).reduceOption(And), rewriter.previous.getOrElse(v, Nil).toSeq,
+        k.min, k.max, outputs, first, last, window, outLo, outHi, settings.maxKleeneBindings, desc),
       MatchSpan(m.span.keys, outLo, outHi), desc)
   }
 
@@ -145,6 +150,6 @@ private[cep] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeafInput
     val condition = active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And)
     val desc = s"${m.description} !$d"
     Built(CepNegation(m.plan, rows, m.span, rowSpan, rewriter.positions(d).o, lower, upper,
-      condition, window, desc), m.span, desc)
+        condition, window, desc), m.span, desc)
   }
 }

@@ -63,8 +63,8 @@ private[cep] final class CepLeafInput(pattern: CepVariables, taskChooser: CepTas
     val groups = vars.grouped(62).toSeq
     val masks = groups.indices.map { g =>
       Alias(groups(g).zipWithIndex.map { case (v, b) =>
-        If(Coalesce(Seq(ownConditions(v), Literal(false))), Literal(1L << b), Literal(0L)): Expression
-      }.reduce(BitwiseOr), s"#rows$g")()
+          If(Coalesce(Seq(ownConditions(v), Literal(false))), Literal(1L << b), Literal(0L)): Expression
+        }.reduce(BitwiseOr), s"#rows$g")()
     }
     val read = AttributeSet(partitionBy.flatMap(_.references) ++
       vars.flatMap(columnsOf).flatMap(_.references))
@@ -98,7 +98,7 @@ private[cep] final class CepLeafInput(pattern: CepVariables, taskChooser: CepTas
     val slice = Alias(sharedSlice, s"$v#slice")()
     val projected = Project(partitionBy ++ columnsOf(v) :+ slice, CepRowsOf(v, flags(v), shared))
     val plan = if (!owning) projected
-      else Filter(EqualTo(OwningSlice(pos.lo, sliceLength), slice.toAttribute), projected)
+    else Filter(EqualTo(OwningSlice(pos.lo, sliceLength), slice.toAttribute), projected)
     (plan, MatchSpan(partitionBy :+ slice.toAttribute, pos.lo, pos.hi))
   }
 

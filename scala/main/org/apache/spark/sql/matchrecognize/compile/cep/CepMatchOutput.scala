@@ -44,34 +44,39 @@ private[cep] final class CepMatchOutput(pattern: CepVariables) {
 
   /** A binding two alternatives both produce is one match: grouped by the rows bound. */
   def deduplicated(matches: LogicalPlan): LogicalPlan = {
-    val ids = matchColumns.filter(a => cells.of(a.name.takeWhile(_ != '#')).exists(c =>
-      c._1 == a && c._2 == rowId)) ++ kleeneIdColumns
+    val ids = matchColumns.filter(a =>
+      cells.of(a.name.takeWhile(_ != '#')).exists(c =>
+        c._1 == a && c._2 == rowId)) ++ kleeneIdColumns
     val keys = partitionBy ++ ids
     val others = matches.output.filterNot(a => keys.exists(_.semanticEquals(a)))
-    Aggregate(keys, keys.map(_.asInstanceOf[NamedExpression]) ++ others.map(a =>
-      Alias(First(a, ignoreNulls = false).toAggregateExpression(), a.name)(a.exprId)), matches)
+    Aggregate(keys,
+      keys.map(_.asInstanceOf[NamedExpression]) ++ others.map(a =>
+        Alias(First(a, ignoreNulls = false).toAggregateExpression(), a.name)(a.exprId)), matches)
   }
 
   /** MATCH_NUMBER(): matches numbered per key by their variables' positions in declaration order. */
   def withMatchNumbers(matches: LogicalPlan): LogicalPlan = {
-    val order = bound.map(v => SortOrder(kinds(v) match {
-      case VariableKind.KleeneRows => rewriter.kleeneBounds(v)._1
-      case _ => rewriter.positions(v).o
-    }, Ascending, NullsLast, Seq.empty))
-    val number = Alias(WindowExpression(RowNumber(), WindowSpecDefinition(partitionBy, order,
-      SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow))),
+    val order = bound.map(v =>
+      SortOrder(kinds(v) match {
+          case VariableKind.KleeneRows => rewriter.kleeneBounds(v)._1
+          case _ => rewriter.positions(v).o
+        }, Ascending, NullsLast, Seq.empty))
+    val number = Alias(WindowExpression(RowNumber(),
+        WindowSpecDefinition(partitionBy, order,
+          SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow))),
       rewriter.matchNumber.name)(rewriter.matchNumber.exprId)
     val windowed = Window(Seq(number), partitionBy, order, matches)
-    Project(windowed.output.filterNot(_.exprId == rewriter.matchNumber.exprId) :+
-      Alias(Cast(rewriter.matchNumber, LongType), rewriter.matchNumber.name)(rewriter.matchNumber.exprId),
+    Project(
+      windowed.output.filterNot(_.exprId == rewriter.matchNumber.exprId) :+
+        Alias(Cast(rewriter.matchNumber, LongType), rewriter.matchNumber.name)(rewriter.matchNumber.exprId),
       windowed)
   }
 
   /** ONE ROW PER MATCH: the partition key and the measures of each match. */
   def measuresOf(matches: LogicalPlan): LogicalPlan =
     Project(partitionBy ++ node.measureOutput.zip(measures).map { case (a, e) =>
-      Alias(e, a.name)(a.exprId)
-    }, matches)
+        Alias(e, a.name)(a.exprId)
+      }, matches)
 
   /**
    * ALL ROWS PER MATCH: each bound row of each match, in ORDER BY order, with its
@@ -99,7 +104,7 @@ private[cep] final class CepMatchOutput(pattern: CepVariables) {
           val values = input.map(a => GetStructField(elem, struct.fieldIndex(cells.cell(v, a, 0).name))) :+
             GetStructField(elem, struct.fieldIndex(rewriter.positions(v).o.name)) :+ Literal(v)
           Coalesce(Seq(ArrayTransform(attr, LambdaFunction(rowStruct(values), Seq(elem))),
-            Literal.create(Array.empty[Any], ArrayType(rowType))))
+              Literal.create(Array.empty[Any], ArrayType(rowType))))
       }
     }
     val rowsAlias = Alias(sortByOrder(Concat(arrays), rowType), "#rows")()

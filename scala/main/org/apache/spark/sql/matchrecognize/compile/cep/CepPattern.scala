@@ -24,13 +24,14 @@ final case class CepSequence(elements: Seq[CepElement]) {
   def singles: Seq[String] = elements.collect { case Single(v) => v }
   def kleenes: Seq[Kleene] = elements.collect { case k: Kleene => k }
   def negations: Seq[String] = elements.collect { case Negated(v) => v }
+
   /** Variables bound by a match of this sequence (singles and Kleene), in pattern order. */
   def bound: Seq[String] = elements.collect { case Single(v) => v; case Kleene(v, _, _) => v }
   def variables: Seq[String] = elements.map(_.variable)
   def sql: String = elements.map {
     case Single(v) => RowPattern.quoteIfNeeded(v)
     case k @ Kleene(v, _, _) => RowPattern.quoteIfNeeded(v) + Quantified(PatternVariable(v), k.min,
-      k.max, greedy = true).quantifierSql
+        k.max, greedy = true).quantifierSql
     case Negated(v) => "!" + RowPattern.quoteIfNeeded(v)
   }.mkString(" ")
 
@@ -73,7 +74,7 @@ object CepPattern {
       case Permute(items) =>
         items.indices.permutations.toSeq.flatMap(order => expand(Concatenation(order.map(items))))
       case other => throw analysis("NOT_ALLOWED_WITH_ANY_MATCH",
-        s"${other.sql} is not allowed with SKIP TILL ANY MATCH.")
+          s"${other.sql} is not allowed with SKIP TILL ANY MATCH.")
     }
     if (out.size > MaxAlternatives) {
       throw analysis("PATTERN_TOO_LARGE",

@@ -38,12 +38,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   // ---- what the join-order planner reads ----------------------------------------------------
 
   def alternatives: Seq[CepSequence] = pattern.alternatives
+
   /** The window W in position units (microseconds, or rows for WITHIN n ROWS). */
   def window: Long = pattern.window
   def rowsWindow: Boolean = pattern.rowsWindow
   def kinds: Map[String, VariableKind] = pattern.kinds
+
   /** The tasks of the plan's shuffle and the length of its time slices, from the input's size. */
   def taskCount: CepTaskCount = leaves.taskCount
+
   /** The sequence joins narrow their bands by the pattern order (see `CepJoinPlan`). */
   def bandNarrowsByOrder: Boolean = pattern.positionsAreWindowPositions
   def samplePlan: SampleLayout = leaves.samplePlan
@@ -76,7 +79,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
         // One pass (one sort) evaluates every alternative's tree, each written in the
         // union's columns.
         onePass.head.copy(alternatives = onePass.flatMap(_.alternatives.map(a =>
-          a.copy(columns = aligned(AttributeSet(a.columns.map(_.toAttribute)))))))
+            a.copy(columns = aligned(AttributeSet(a.columns.map(_.toAttribute)))))))
       } else if (branches.size == 1) branches.head
       else Union(branches)
     if (needsIds) matches = output.deduplicated(matches)
@@ -115,13 +118,14 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       spec.copy(columns = aligned(AttributeSet(spec.schema(partitionBy))) ++
         numberColumn.map(a => Alias(Literal(0L), a.name)(a.exprId)))
     }
-    val numbering = if (!numbered) None else Some(MatchNumbering(
-      bound.map(v => columns.indexOf(rewriter.positions(v).o)),
-      columns.indexOf(rewriter.positions(bound.head).lo), columns.length - 1))
+    val numbering = if (!numbered) None
+    else Some(MatchNumbering(
+        bound.map(v => columns.indexOf(rewriter.positions(v).o)),
+        columns.indexOf(rewriter.positions(bound.head).lo), columns.length - 1))
     val (o, lo, hi) = pattern.rowPositions
     CepStreamPlan(TreeStreamSpec(pattern.cells.windowColumns, node.orderBy.map(_.child),
-      pattern.cells.physicalOrder, specs, o, lo, hi, window, rowsWindow,
-      pattern.positionsAreWindowPositions, settings.maxBufferedPartialMatches, numbering),
+        pattern.cells.physicalOrder, specs, o, lo, hi, window, rowsWindow,
+        pattern.positionsAreWindowPositions, settings.maxBufferedPartialMatches, numbering),
       columns, matches => if (allRows) output.allRowsOutput(matches) else output.measuresOf(matches))
   }
 }

@@ -50,8 +50,9 @@ final class CepTaskChooser(conf: SQLConf, span: Option[(LogicalPlan, Expression)
       case None => CepTaskCount(byRows, longest, s"$byRows task(s): $rowsNote")
       case Some(s) =>
         val (tasks, length) = CepTaskChooser.slicing(s, window, byRows)
-        CepTaskCount(tasks, length, s"$tasks task(s): $rowsNote, " +
-          s"${s / length + 1} time slice(s) of $length")
+        CepTaskCount(tasks, length,
+          s"$tasks task(s): $rowsNote, " +
+            s"${s / length + 1} time slice(s) of $length")
     }
   }
 }

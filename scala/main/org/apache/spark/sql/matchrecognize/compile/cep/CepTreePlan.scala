@@ -23,10 +23,11 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
     val (o, lo, hi) = rowPositions
     val first = s.elements.head.variable
     // A match is kept only by the slice that owns its first row.
-    val alternative = spec(s, tree, v =>
-      if (v != first) flags(v) else And(flags(v), EqualTo(OwningSlice(lo, leaves.sliceLength), slice)))
+    val alternative = spec(s, tree,
+      v =>
+        if (v != first) flags(v) else And(flags(v), EqualTo(OwningSlice(lo, leaves.sliceLength), slice)))
     Built(CepTreeMatch.single(shared, partitionBy :+ slice, alternative, o, lo, hi, window,
-      positionsAreWindowPositions, settings.maxBufferedPartialMatches),
+        positionsAreWindowPositions, settings.maxBufferedPartialMatches),
       MatchSpan(partitionBy :+ slice, alternative.outLo, alternative.outHi), alternative.description)
   }
 
@@ -46,9 +47,10 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
           val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
           LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
         }
-        val placed = active.filter(c => kinds(c.owner) == VariableKind.SingleRow &&
-          c.reads.nonEmpty && c.required.subsetOf(t.variables) &&
-          !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
+        val placed = active.filter(c =>
+          kinds(c.owner) == VariableKind.SingleRow &&
+            c.reads.nonEmpty && c.required.subsetOf(t.variables) &&
+            !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
         val order =
           if (l.leaves.forall(x => r.leaves.forall(y => position(x) < position(y)))) 1
           else if (r.leaves.forall(y => l.leaves.forall(x => position(y) < position(x)))) -1

@@ -43,7 +43,7 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
     case Some(WithinClause.Interval(micros, _)) => (micros, false)
     case Some(WithinClause.Rows(n)) => (n - 1, true)
     case None => throw analysis("ANY_MATCH_WITHOUT_WITHIN",
-      "SKIP TILL ANY MATCH requires a WITHIN clause.")
+        "SKIP TILL ANY MATCH requires a WITHIN clause.")
   }
 
   val kinds: Map[String, VariableKind] = {
@@ -170,8 +170,9 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
   def pairConditions(s: CepSequence): Seq[PairCondition] = {
     val singles = s.singles.toSet
     conditions.collect {
-      case c if singles.contains(c.owner) && c.reads.size == 1 && singles.contains(c.reads.head) &&
-        !c.readsPrevious => PairCondition(c.owner, c.reads.head, c.expr)
+      case c
+          if singles.contains(c.owner) && c.reads.size == 1 && singles.contains(c.reads.head) &&
+            !c.readsPrevious => PairCondition(c.owner, c.reads.head, c.expr)
     }
   }
 
@@ -180,8 +181,9 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
     val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == v))
     val singles = s.singles.toSet
     (before.toSeq ++ after.toSeq).map(_.variable).toSet ++
-      conditions.filter(_.owner == v).flatMap(_.reads).filter(singles.contains)
+    conditions.filter(_.owner == v).flatMap(_.reads).filter(singles.contains)
   }
+
   /**
    * The single-row variables bound where the check of negated `d` is attached: its
    * neighbours and the variables its condition reads, a Kleene one through what that
@@ -201,7 +203,6 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
       vars.filter(v => kinds(v) == VariableKind.KleeneRows).flatMap(kleeneNeeds(s, _))
 
   // ---- one alternative ---------------------------------------------------------------------
-
 
   /** The conditions alternative `s` evaluates; each may read only variables of `s`. */
   def activeConditions(s: CepSequence): Seq[CepCondition] = {
@@ -234,16 +235,16 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
    */
   private val kleeneIdAttributes = mutable.HashMap.empty[String, Attribute]
   def kleeneIdsAttribute(v: String): Attribute = kleeneIdAttributes.getOrElseUpdate(v, {
-    val id = cells.cell(v, rowId, 0)
-    AttributeReference(s"$v#ids",
-      ArrayType(StructType(Seq(StructField(id.name, id.dataType))), containsNull = false))()
-  })
+      val id = cells.cell(v, rowId, 0)
+      AttributeReference(s"$v#ids",
+        ArrayType(StructType(Seq(StructField(id.name, id.dataType))), containsNull = false))()
+    })
 
   private val kleeneRowAttributes = mutable.HashMap.empty[String, Attribute]
   def kleeneRowsAttribute(v: String): Attribute = kleeneRowAttributes.getOrElseUpdate(v, {
-    val fields = (cells.of(v).map(_._1) :+ rewriter.positions(v).o).map(a => StructField(a.name, a.dataType))
-    AttributeReference(s"$v#rows", ArrayType(StructType(fields), containsNull = false))()
-  })
+      val fields = (cells.of(v).map(_._1) :+ rewriter.positions(v).o).map(a => StructField(a.name, a.dataType))
+      AttributeReference(s"$v#rows", ArrayType(StructType(fields), containsNull = false))()
+    })
 
   /** The ids' columns of every Kleene variable that has them, by name. */
   def kleeneIdColumns: Seq[Attribute] = kleeneIdAttributes.values.toSeq.sortBy(_.name)

@@ -28,11 +28,11 @@ object TreeExecution {
         }
         TreeExecutionChoice(onePass = true, "cepExecution=tree (requested)")
       case _ => unsupported match {
-        case Some(what) => TreeExecutionChoice(onePass = false,
-          s"cepExecution=joins (auto: the one-pass tree cannot evaluate $what)")
-        case None => TreeExecutionChoice(onePass = true,
-          "cepExecution=tree (auto: one pass over each partition key)")
-      }
+          case Some(what) => TreeExecutionChoice(onePass = false,
+              s"cepExecution=joins (auto: the one-pass tree cannot evaluate $what)")
+          case None => TreeExecutionChoice(onePass = true,
+              "cepExecution=tree (auto: one pass over each partition key)")
+        }
     }
   }
 

@@ -38,8 +38,8 @@ trait CepBinaryExec extends BinaryExecNode {
     ownSorts.zip(inputOrderings).map { case (sort, order) => if (sort.isDefined) Nil else order }
 
   /** A task's two inputs in order: sorted here where the sort is this operator's own. */
-  protected def sortInputs: (Iterator[InternalRow], Iterator[InternalRow]) =>
-      (Iterator[InternalRow], Iterator[InternalRow]) = {
+  protected def sortInputs
+      : (Iterator[InternalRow], Iterator[InternalRow]) => (Iterator[InternalRow], Iterator[InternalRow]) = {
     val Seq(leftSort, rightSort) = ownSorts
     val time = metrics("sortTime")
     (l, r) => (leftSort.fold(l)(_.sort(l, time)), rightSort.fold(r)(_.sort(r, time)))

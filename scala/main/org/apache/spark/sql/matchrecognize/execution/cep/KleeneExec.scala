@@ -83,7 +83,9 @@ case class KleeneExec(
     val sortInputs = this.sortInputs
     left.execute().zipPartitions(right.execute()) { (l, r) =>
       val (lIter, rIter) = sortInputs(l, r)
-      val predicate = cond.map { c => val p = Predicate.create(c, conditionSchema); p.initialize(0); p }
+      val predicate = cond.map { c =>
+        val p = Predicate.create(c, conditionSchema); p.initialize(0); p
+      }
       val bounds = UnsafeProjection.create(boundExprs)
       val finalProjection = UnsafeProjection.create(project)
       val runners = outs.map {
@@ -108,22 +110,23 @@ case class KleeneExec(
           sink: ArrayBuffer[InternalRow]): Unit = {
         var i = 0
         while (i < outs.length) {
-          extra.update(i, outs(i) match {
-            case KleeneOutput.Aggregate(_, _) =>
-              val r = runners(i)
-              r.reset()
-              chosen.foreach(r.update)
-              r.result
-            case KleeneOutput.Value(_, cell, fromFirst, n) =>
-              val k = if (fromFirst) n else chosen.size - 1 - n
-              if (k < 0 || k >= chosen.size) null
-              else chosen(k).get(valueOrdinals(i), cell.dataType)
-            case KleeneOutput.Rows(_, cells) =>
-              new GenericArrayData(chosen.map { row =>
-                val values = rowCellOrdinals(i).zip(cells).map { case (o, c) => row.get(o, c.dataType) }
-                new GenericInternalRow(values.toArray[Any])
-              }.toArray[Any])
-          })
+          extra.update(i,
+            outs(i) match {
+              case KleeneOutput.Aggregate(_, _) =>
+                val r = runners(i)
+                r.reset()
+                chosen.foreach(r.update)
+                r.result
+              case KleeneOutput.Value(_, cell, fromFirst, n) =>
+                val k = if (fromFirst) n else chosen.size - 1 - n
+                if (k < 0 || k >= chosen.size) null
+                else chosen(k).get(valueOrdinals(i), cell.dataType)
+              case KleeneOutput.Rows(_, cells) =>
+                new GenericArrayData(chosen.map { row =>
+                  val values = rowCellOrdinals(i).zip(cells).map { case (o, c) => row.get(o, c.dataType) }
+                  new GenericInternalRow(values.toArray[Any])
+                }.toArray[Any])
+            })
           i += 1
         }
         extra.update(i, if (chosen.isEmpty) null else chosen.head.getLong(rOrder))
@@ -140,7 +143,8 @@ case class KleeneExec(
         val lo = l.getLong(lLo)
         val hi = l.getLong(lHi)
         val b = bounds(l)
-        val from = if (hasLower) { if (b.isNullAt(0)) Long.MaxValue else b.getLong(0) } else Long.MinValue
+        val from = if (hasLower) { if (b.isNullAt(0)) Long.MaxValue else b.getLong(0) }
+        else Long.MinValue
         val until = if (hasUpper) {
           val idx = if (hasLower) 1 else 0
           if (b.isNullAt(idx)) Long.MinValue else b.getLong(idx)

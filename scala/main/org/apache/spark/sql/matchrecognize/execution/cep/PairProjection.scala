@@ -42,8 +42,7 @@ object PairProjection extends Logging {
     }
   }
 
-  private def generate(exprs: Seq[Expression], left: Seq[Attribute], right: Seq[Attribute])
-      : PairProjection = {
+  private def generate(exprs: Seq[Expression], left: Seq[Attribute], right: Seq[Attribute]): PairProjection = {
     val ctx = new CodegenContext
     val prelude = PairColumns.declare(ctx, exprs, left, right)
     val eval = GenerateUnsafeProjection.createCode(ctx,

@@ -160,6 +160,7 @@ case class SequenceJoinExec(
 }
 
 object SequenceJoinExec {
+
   /** A projection the join can compute itself as it builds each output row. */
   def canProject(list: Seq[NamedExpression]): Boolean =
     !list.exists(e => SubqueryExpression.hasSubquery(e))

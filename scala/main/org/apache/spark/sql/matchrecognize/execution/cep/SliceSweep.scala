@@ -25,7 +25,7 @@ final class SliceSweep(
   private val keyOrdering = GenerateOrdering.generate(
     leftKeys.zipWithIndex.map { case (a, i) =>
       SortOrder(BindReferences.bindReference[org.apache.spark.sql.catalyst.expressions.Expression](
-        a, leftKeys), Ascending)
+          a, leftKeys), Ascending)
     }, leftKeys)
 
   private val rightIn = right.buffered

@@ -15,7 +15,7 @@ import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String, VariantVal}
  * first `split` columns come from the rows given first, the others from the second.
  */
 private[tree] final class LeafRowsView(leafOrder: Seq[Int], leaves: Seq[TreeLeafSpec], split: Int)
-    extends RowGettersOfLine {
+  extends RowGettersOfLine {
   private val leafOf: Array[Int] =
     leafOrder.flatMap(k => Seq.fill(leaves(k).columns.size)(k)).toArray
   private val fieldOf: Array[Int] =
@@ -32,7 +32,7 @@ private[tree] final class LeafRowsView(leafOrder: Seq[Int], leaves: Seq[TreeLeaf
   def of(l: Array[UnsafeRow], r: Array[UnsafeRow]): InternalRow = { first = l; second = r; this }
 
   override protected def rowAt(i: Int): InternalRow =
-    (if (i < splitColumn) first else second)(leafOf(i))
+    (if (i < splitColumn) first else second) (leafOf(i))
   override protected def fieldAt(i: Int): Int = fieldOf(i)
 
   override def numFields: Int = leafOf.length

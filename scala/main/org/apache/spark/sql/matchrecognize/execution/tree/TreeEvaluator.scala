@@ -261,7 +261,7 @@ final class TreeEvaluator(
         state.matches += 1
         emit(m)
       } else if (!negations.trailing.exists(j =>
-          negations.negatedBy(j, m, state.buffers(nodeCount + j)))) {
+            negations.negatedBy(j, m, state.buffers(nodeCount + j)))) {
         // Rows that would negate it may still come: held until its window has passed.
         state.held.add(m)
         state.heldUntil = math.min(state.heldUntil, m.lo + window)

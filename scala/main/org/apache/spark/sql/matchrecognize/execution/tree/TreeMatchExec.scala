@@ -50,15 +50,16 @@ case class TreeMatchExec(
   /** The same operator writing `list` (over its output) instead of its output. */
   def projectedBy(list: Seq[NamedExpression]): TreeMatchExec = {
     val next = projections.map { columns =>
-      val byId = columns.map(c => c.exprId -> (c match {
-        case a: Alias => a.child
-        case other => other
-      })).toMap
+      val byId = columns.map(c =>
+        c.exprId -> (c match {
+          case a: Alias => a.child
+          case other => other
+        })).toMap
       list.map {
         case a: Attribute if byId.contains(a.exprId) => Alias(byId(a.exprId), a.name)(a.exprId)
         case e => e.transform {
-          case a: Attribute if byId.contains(a.exprId) => byId(a.exprId)
-        }.asInstanceOf[NamedExpression]
+            case a: Attribute if byId.contains(a.exprId) => byId(a.exprId)
+          }.asInstanceOf[NamedExpression]
       }
     }
     copy(projections = next)
@@ -104,8 +105,9 @@ case class TreeMatchExec(
     val offsets = sizes.scanLeft(0)(_ + _)
     val n = offsets.last
     child.execute().mapPartitionsInternal { rows =>
-      val trees = alts.map(a => new TreeEvaluator(a.leaves, a.root, a.negations, input, o, l, h,
-        w, narrow, limit)).toArray
+      val trees = alts.map(a =>
+        new TreeEvaluator(a.leaves, a.root, a.negations, input, o, l, h,
+          w, narrow, limit)).toArray
       val keyOf = UnsafeProjection.create(keyAttrs, input)
       val projects = alts.indices.map { i =>
         UnsafeProjection.create(projectionLists(i), alts(i).schema(keyAttrs))

@@ -23,7 +23,7 @@ object TreeMetrics extends AdaptiveSparkPlanHelper {
     }
     val joins = collect(plan) { case c: CepBinaryExec => c }.map { c =>
       s"${c.simpleString(100).takeWhile(_ != ',')}\t${c.metrics("numOutputRows").value}\t" +
-        s"${c.metrics("peakBufferedRows").value}"
+      s"${c.metrics("peakBufferedRows").value}"
     }
     (tree ++ joins).mkString("\n")
   }

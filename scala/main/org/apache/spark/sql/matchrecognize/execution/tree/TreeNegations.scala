@@ -53,8 +53,7 @@ private[tree] final class TreeNegations(
   /** Per tree node, the negations (not trailing) its new partial matches are checked for. */
   val checkedAt: Array[Array[Int]] = {
     val at = specs.indices.filter(hasUpper(_)).groupBy(j => nodeIndex(specs(j).at))
-    Array.tabulate(specs.map(n => nodeIndex(n.at)).maxOption.getOrElse(-1) + 1)(
-      i => at.getOrElse(i, Nil).toArray)
+    Array.tabulate(specs.map(n => nodeIndex(n.at)).maxOption.getOrElse(-1) + 1)(i => at.getOrElse(i, Nil).toArray)
   }
   def checksAt(node: Int): Array[Int] =
     if (node < checkedAt.length) checkedAt(node) else Array.emptyIntArray
@@ -92,7 +91,7 @@ private[tree] final class TreeNegations(
   private def negatesWithin(j: Int, m: PartialMatch, d: PartialMatch, b: InternalRow): Boolean = {
     val until = if (hasUpper(j)) b.getLong(1) else Long.MaxValue
     d.firstOrder > b.getLong(0) && d.firstOrder < until &&
-      (hasUpper(j) || d.hi <= m.lo + window) &&
-      (conditions(j) == null || conditions(j).eval(conditionViews(j).of(m.rows, d.rows)))
+    (hasUpper(j) || d.hi <= m.lo + window) &&
+    (conditions(j) == null || conditions(j).eval(conditionViews(j).of(m.rows, d.rows)))
   }
 }

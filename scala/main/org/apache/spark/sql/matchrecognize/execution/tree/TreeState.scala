@@ -9,18 +9,25 @@ package org.apache.spark.sql.matchrecognize.execution.tree
  */
 final class TreeState(nodeCount: Int) extends Serializable {
   val buffers: Array[NodeBuffer] = Array.fill(nodeCount)(new NodeBuffer)
+
   /** Matches waiting for the window of their first row to pass (a trailing negation). */
   val held: java.util.ArrayList[PartialMatch] = new java.util.ArrayList[PartialMatch]()
+
   /** The earliest window position at which a held match may be released. */
   var heldUntil: Long = Long.MaxValue
+
   /** The window position (`hi`) of the last event added; nothing older may come. */
   var lastPosition: Long = Long.MinValue
+
   /** Partial matches buffered now, over all nodes. */
   var buffered: Long = 0L
+
   /** Matches emitted so far. */
   var matches: Long = 0L
+
   /** Partial matches created so far, per node (the root's are the matches). */
   val created: Array[Long] = new Array[Long](nodeCount)
+
   /** The most partial matches each node buffered at once. */
   val peak: Array[Long] = new Array[Long](nodeCount)
 }

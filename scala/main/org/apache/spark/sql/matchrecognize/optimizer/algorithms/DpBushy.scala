@@ -29,7 +29,8 @@ object DpBushy extends JoinOrderAlgorithm {
     def kleeneInputOf(mask: Int, sub: Int): Double = {
       val rest = mask ^ sub
       val here = kleeneNeeds.filter { case (needs, _) =>
-        (needs & ~mask) == 0 && (needs & ~sub) != 0 && (needs & ~rest) != 0 }
+        (needs & ~mask) == 0 && (needs & ~sub) != 0 && (needs & ~rest) != 0
+      }
       if (here.isEmpty) Double.NegativeInfinity
       else pmOf(mask) - here.map(_._2(Integer.bitCount(mask))).sum
     }
@@ -53,7 +54,7 @@ object DpBushy extends JoinOrderAlgorithm {
               logAlpha + pmOf(if ((sub & b) != 0) mask ^ sub else sub)
             }.getOrElse(Double.NegativeInfinity)
             val kleeneInput = if (kleeneNeeds.isEmpty) Double.NegativeInfinity
-              else kleeneInputOf(mask, sub)
+            else kleeneInputOf(mask, sub)
             val c = CostModel.logSum(Seq(best(sub), best(mask ^ sub), pm, latency, kleeneInput))
             if (candidates.isEmpty && sorts.isEmpty) {
               if (c < best(mask)) { best(mask) = c; split(mask) = sub }

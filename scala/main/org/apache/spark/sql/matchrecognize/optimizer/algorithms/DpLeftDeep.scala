@@ -33,7 +33,7 @@ object DpLeftDeep extends JoinOrderAlgorithm {
         val latency = stats.latencyVariable match {
           case Some(v) if v == vars(i) =>
             math.log(stats.latencyWeight) + CostModel.logSum(vars.indices
-              .filter(j => (mask & (1 << j)) == 0).map(j => stats.logWindowRows(vars(j))))
+                .filter(j => (mask & (1 << j)) == 0).map(j => stats.logWindowRows(vars(j))))
           case _ => Double.NegativeInfinity
         }
         val rest = mask ^ (1 << i)
@@ -44,7 +44,8 @@ object DpLeftDeep extends JoinOrderAlgorithm {
         }
         val kleeneInput = {
           val here = kleeneNeeds.filter { case (needs, _) =>
-            (needs & ~mask) == 0 && (needs & ~rest) != 0 }
+            (needs & ~mask) == 0 && (needs & ~rest) != 0
+          }
           if (here.isEmpty) Double.NegativeInfinity
           else pm - here.map(_._2(Integer.bitCount(mask))).sum
         }

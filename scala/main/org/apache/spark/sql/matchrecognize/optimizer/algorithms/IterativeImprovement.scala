@@ -60,6 +60,7 @@ object IterativeImprovement {
     val n = order.length
     var current = CostModel.logOrdObjective(order.toSeq, stats)
     def swap(i: Int, j: Int): Unit = { val t = order(i); order(i) = order(j); order(j) = t }
+
     /** Applies the move; keeps it if it lowers the cost, else undoes it. */
     def tryMove(i: Int, j: Int, k: Int): Boolean = {
       if (k < 0) swap(i, j) else { swap(i, j); swap(j, k) }
@@ -81,7 +82,8 @@ object IterativeImprovement {
       while (misses < n * n && System.nanoTime() < deadline) {
         val i = rng.nextInt(n)
         var j = rng.nextInt(n - 1); if (j >= i) j += 1
-        val k = if (rng.nextBoolean()) -1 else {
+        val k = if (rng.nextBoolean()) -1
+        else {
           var x = rng.nextInt(n); while (x == i || x == j) x = rng.nextInt(n); x
         }
         if (tryMove(i, j, k)) misses = 0 else misses += 1

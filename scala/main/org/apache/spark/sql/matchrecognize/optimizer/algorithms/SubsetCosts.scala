@@ -15,10 +15,12 @@ private[algorithms] object SubsetCosts {
    */
   def kleeneMasks(vars: Seq[String], stats: PatternStatistics): Seq[(Int, Int => Double)] =
     if (stats.kleeneBounds.isEmpty) Nil
-    else stats.kleene.toSeq.collect { case (k, (_, needs)) if needs.nonEmpty &&
-        needs.subsetOf(vars.toSet) =>
-      (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum,
-        (m: Int) => stats.logKleeneFactor(k, m))
+    else stats.kleene.toSeq.collect {
+      case (k, (_, needs))
+          if needs.nonEmpty &&
+            needs.subsetOf(vars.toSet) =>
+        (vars.indices.filter(i => needs.contains(vars(i))).map(1 << _).sum,
+          (m: Int) => stats.logKleeneFactor(k, m))
     }
 
   /** ln PM(S) for every subset S of `vars` (index = bit mask; the empty set is unused). */
@@ -42,10 +44,11 @@ private[algorithms] final class MaskAttachments(vars: Seq[String], stats: Patter
     else Some(needs.toSeq.map(v => 1 << index(v)).sum)
   private val kleenes: Seq[(Int, Int => Double, Boolean)] = stats.kleene.toSeq.flatMap {
     case (k, (_, needs)) => maskOf(needs).map(mask =>
-      (mask, (m: Int) => stats.logKleeneFactor(k, m), !stats.openingKleene.contains(k)))
+        (mask, (m: Int) => stats.logKleeneFactor(k, m), !stats.openingKleene.contains(k)))
   }
   private val negations: Seq[(Int, Int => Double)] = stats.negations.toSeq.flatMap { case (d, n) =>
-    maskOf(n.needs).map(_ -> ((m: Int) => stats.logNegationPass(d, m))) }
+    maskOf(n.needs).map(_ -> ((m: Int) => stats.logNegationPass(d, m)))
+  }
 
   def apply(left: Int, right: Int): (Seq[(Double, Boolean)], Seq[Double]) = {
     val both = left | right

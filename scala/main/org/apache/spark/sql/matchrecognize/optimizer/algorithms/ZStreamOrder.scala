@@ -27,8 +27,8 @@ object ZStreamOrder extends JoinOrderAlgorithm {
         val latency = CostModel.logAdd(CostModel.logLatencyStep(l, r, stats),
           CostModel.logLatencyStep(r, l, stats))
         val c = CostModel.logSum(Seq(best(i)(k), best(k + 1)(j), pm, latency,
-          CostModel.logCandidateCost(l, r, stats), CostModel.logKleeneInput(l, r, stats),
-          CostModel.logSortCost(l, r, i == 0 && j == n - 1, stats)))
+            CostModel.logCandidateCost(l, r, stats), CostModel.logKleeneInput(l, r, stats),
+            CostModel.logSortCost(l, r, i == 0 && j == n - 1, stats)))
         if (c < best(i)(j)) { best(i)(j) = c; cut(i)(j) = k }
       }
     }

@@ -84,7 +84,8 @@ object CostModel {
   def logCandidates(left: Set[String], right: Set[String], s: PatternStatistics): Double =
     if (s.spanAware) logPM(left, s) + logPM(right, s) + logBandShare(left.size, s)
     else {
-      val band = if (s.bandOrder.isEmpty) 0.0 else {
+      val band = if (s.bandOrder.isEmpty) 0.0
+      else {
         val index = s.bandOrder.zipWithIndex.toMap
         def position(v: String) = index.getOrElse(v, Int.MaxValue)
         val f = right.toSeq.sorted.minBy(position)
@@ -112,8 +113,10 @@ object CostModel {
     def here(needs: Set[String]) = needs.nonEmpty && needs.subsetOf(both) &&
       !needs.subsetOf(left) && !needs.subsetOf(right)
     val m = both.size
-    (s.kleene.toSeq.collect { case (k, (_, needs)) if here(needs) =>
-        (s.logKleeneFactor(k, m), !s.openingKleene.contains(k)) },
+    (s.kleene.toSeq.collect {
+        case (k, (_, needs)) if here(needs) =>
+          (s.logKleeneFactor(k, m), !s.openingKleene.contains(k))
+      },
       s.negations.toSeq.collect { case (d, n) if here(n.needs) => s.logNegationPass(d, m) })
   }
 
@@ -302,9 +305,10 @@ object CostModel {
   def logCostTree(tree: JoinTree, s: PatternStatistics): Double = {
     val joins = tree.nodes.collect { case JoinNode(l, r) => (l.variables, r.variables) }
     val candidates = if (s.candidateWeight <= 0) Nil
-      else joins.map { case (l, r) => logCandidateCost(l, r, s) }
+    else joins.map { case (l, r) => logCandidateCost(l, r, s) }
     val kleeneInputs = joins.map { case (l, r) => logKleeneInput(l, r, s) }
-    val sorts = if (s.sortWeight <= 0) Nil else tree.nodes.collect {
+    val sorts = if (s.sortWeight <= 0) Nil
+    else tree.nodes.collect {
       case n @ JoinNode(l, r) => logSortCost(l.variables, r.variables, n eq tree, s)
     }
     logSum(logPartialMatches(tree, s).map(_._2) ++ candidates ++ kleeneInputs ++ sorts)
@@ -343,7 +347,7 @@ object CostModel {
   def logOrdObjective(order: Seq[String], s: PatternStatistics): Double =
     s.latencyVariable.filter(order.contains) match {
       case Some(last) => logWeighted(logCostOrd(order, s), logLatencyOrd(order, last, s),
-        s.latencyWeight)
+          s.latencyWeight)
       case None => logCostOrd(order, s)
     }
 
@@ -351,7 +355,7 @@ object CostModel {
   def logTreeObjective(tree: JoinTree, s: PatternStatistics): Double =
     s.latencyVariable.filter(tree.variables.contains) match {
       case Some(last) => logWeighted(logCostTree(tree, s), logLatencyTree(tree, last, s),
-        s.latencyWeight)
+          s.latencyWeight)
       case None => logCostTree(tree, s)
     }
 

@@ -76,19 +76,20 @@ final case class PatternStatistics(
    */
   def logKleeneFactor(v: String, m: Int = 2): Double = kleeneBounds.get(v) match {
     case None => kleene(v)._1 * window * math.log(2)
-    case Some((min, max)) if !spanAware => kleeneBindings.get(v) match {
-      case Some(measured) => math.log(measured)
-      case None => PatternStatistics.logExpectedBindings(kleene(v)._1 * window / 3, min, max)
-    }
-    case Some((min, max)) => cached(("kleene", v, m)) {
-      def atRows(rows: Double, m: Int) =
-        PatternStatistics.logSpanMean(m)(x => PatternStatistics.logExpectedBindings(rows * x, min, max))
-      val rows = kleeneBindings.get(v) match {
-        case Some(measured) => PatternStatistics.solveRising(math.log(measured))(atRows(_, 2))
-        case None => kleene(v)._1 * window
+    case Some((min, max)) if !spanAware =>
+      kleeneBindings.get(v) match {
+        case Some(measured) => math.log(measured)
+        case None => PatternStatistics.logExpectedBindings(kleene(v)._1 * window / 3, min, max)
       }
-      atRows(rows, m)
-    }
+    case Some((min, max)) => cached(("kleene", v, m)) {
+        def atRows(rows: Double, m: Int) =
+          PatternStatistics.logSpanMean(m)(x => PatternStatistics.logExpectedBindings(rows * x, min, max))
+        val rows = kleeneBindings.get(v) match {
+          case Some(measured) => PatternStatistics.solveRising(math.log(measured))(atRows(_, 2))
+          case None => kleene(v)._1 * window
+        }
+        atRows(rows, m)
+      }
   }
 
   /**
@@ -103,7 +104,7 @@ final case class PatternStatistics(
     else cached(("negation", d, m)) {
       def atRows(rows: Double, m: Int) = PatternStatistics.logSpanMean(m)(x => -rows * x)
       val rows = if (n.measured) PatternStatistics.solveRising(-CostModel.logPass(n.passRate))(r => -atRows(r, 2))
-        else n.rate * window
+      else n.rate * window
       atRows(rows, m)
     }
   }

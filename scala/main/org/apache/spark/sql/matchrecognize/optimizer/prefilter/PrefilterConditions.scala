@@ -7,8 +7,10 @@ import org.apache.spark.sql.matchrecognize.plans._
 /** How far from an anchor row the rows of a match can lie. */
 sealed trait MatchSpanBound
 object MatchSpanBound {
+
   /** WITHIN INTERVAL: every row of a match within `micros` of each other (first ORDER BY key). */
   final case class Interval(micros: Long) extends MatchSpanBound
+
   /** WITHIN n ROWS, or a pattern of at most n rows: within n - 1 positions of each other. */
   final case class Rows(n: Long, fromPattern: Boolean) extends MatchSpanBound
 }
@@ -135,8 +137,8 @@ object PrefilterConditions {
   def rowLevel(define: Expression, v: String): Option[Expression] = {
     val selfContained = !define.exists {
       case n: PatternNavigation => !(n.physicalOffset == 0 && n.logicalOffset == 0 &&
-        !n.fromFirst && !n.isFinal && (n.variables.isUniversal ||
-          n.variables.variables.contains(Seq(v))) && !n.child.exists(_.isInstanceOf[RowClassifier]))
+          !n.fromFirst && !n.isFinal && (n.variables.isUniversal ||
+            n.variables.variables.contains(Seq(v))) && !n.child.exists(_.isInstanceOf[RowClassifier]))
       case _: PatternAggregate | _: MatchNumber | _: RowClassifier => true
       case _ => false
     }

@@ -35,8 +35,9 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
   import PrefilterStandardPatterns._
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.transformUp {
-    case m: MatchRecognize if m.options.prefilter.isEmpty &&
-        !m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) => decide(m)
+    case m: MatchRecognize
+        if m.options.prefilter.isEmpty &&
+          !m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) => decide(m)
   }
 
   private def note(m: MatchRecognize, text: String): MatchRecognize =
@@ -59,8 +60,9 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
             val pct = fraction.map(f => "%.1f%%".formatLocal(Locale.ROOT, f * 100))
               .getOrElse("unknown (empty sample)")
             if (mode == "auto" && !fraction.exists(_ <= MaxKeptFraction)) {
-              note(m, s"not used: the ranges around ${best.anchor} hold $pct of the sampled " +
-                s"rows (auto uses it up to ${(MaxKeptFraction * 100).toInt}%)")
+              note(m,
+                s"not used: the ranges around ${best.anchor} hold $pct of the sampled " +
+                  s"rows (auto uses it up to ${(MaxKeptFraction * 100).toInt}%)")
             } else {
               val decision = PrefilterDecision(Some(best.inRange),
                 s"anchor ${best.anchor} ${best.spanText}, ranges hold $pct of the sampled rows")
@@ -77,8 +79,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       spanText: String, build: (LogicalPlan, Seq[Expression]) => (LogicalPlan, Attribute),
       anchorCondition: Expression, rangeMicros: Option[Long])
 
-  private def ranges(m: MatchRecognize, app: PrefilterConditions.Applicable)
-      : Either[String, Seq[Candidate]] = {
+  private def ranges(m: MatchRecognize, app: PrefilterConditions.Applicable): Either[String, Seq[Candidate]] = {
     val input = m.child.output
     val keyAttrs = AttributeSet(m.partitionBy ++ m.orderBy.flatMap(_.references))
     val allOrderable = input.forall(a => RowOrdering.isOrderable(a.dataType))
@@ -100,8 +101,9 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       return Left("not applicable: WITHIN INTERVAL over a DATE key")
     }
     // The automaton's total order: ORDER BY keys, then the other columns ascending.
-    val totalOrder = m.orderBy ++ input.filter(a => !keyAttrs.contains(a) &&
-      RowOrdering.isOrderable(a.dataType)).map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
+    val totalOrder = m.orderBy ++ input.filter(a =>
+      !keyAttrs.contains(a) &&
+        RowOrdering.isOrderable(a.dataType)).map(a => SortOrder(a, Ascending, NullsFirst, Seq.empty))
 
     // Where a match's rows lie around an anchor row on the first key (ascending under
     // WITHIN INTERVAL), in micros: after it when every match starts at an anchor row,
@@ -117,8 +119,8 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       case MatchSpanBound.Interval(micros) if behind == 0 && ahead == 0 => Some(micros)
       case _ => None
     }
-    def build(v: String, anchorExpr: Expression, partitionBy: Seq[Expression])(child: LogicalPlan)
-        : (LogicalPlan, Attribute) = joinWindow match {
+    def build(v: String, anchorExpr: Expression, partitionBy: Seq[Expression])(
+        child: LogicalPlan): (LogicalPlan, Attribute) = joinWindow match {
       case Some(micros) => semiJoin(anchorExpr, partitionBy, firstKey, timeRange(v, micros), child)
       case None => windowed(anchorExpr, partitionBy, child)
     }
@@ -127,8 +129,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
      * Ranges by window columns over the automaton's own sort: for row-count spans and for
      * patterns that navigate by position (the ranges are widened by those offsets).
      */
-    def windowed(anchorExpr: Expression, partitionBy: Seq[Expression], child: LogicalPlan)
-        : (LogicalPlan, Attribute) = {
+    def windowed(anchorExpr: Expression, partitionBy: Seq[Expression], child: LogicalPlan): (LogicalPlan, Attribute) = {
       val isAnchor = If(Coalesce(Seq(anchorExpr, Literal(false))), Literal(1), Literal(0))
       val (frameOrder, frame) = app.span match {
         case MatchSpanBound.Interval(micros) =>
@@ -139,7 +140,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
           (totalOrder, SpecifiedWindowFrame(RowFrame, Literal(-(n - 1).toInt), Literal((n - 1).toInt)))
       }
       val anchors = Alias(WindowExpression(Max(isAnchor).toAggregateExpression(),
-        WindowSpecDefinition(partitionBy, frameOrder, frame)), "#anchors")()
+          WindowSpecDefinition(partitionBy, frameOrder, frame)), "#anchors")()
       val withAnchors = Window(Seq(anchors), partitionBy, frameOrder, child)
       // Rows with a NULL first key are kept and may start: the window says nothing of them.
       val anchored = EqualTo(anchors.toAttribute, Literal(1))
@@ -149,10 +150,12 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
       val filtered = if (behind == 0 && ahead == 0) Filter(inRange.toAttribute, flagged)
       else {
         val near = Alias(WindowExpression(Max(If(inRange.toAttribute, Literal(1), Literal(0)))
-          .toAggregateExpression(), WindowSpecDefinition(partitionBy, totalOrder,
-          SpecifiedWindowFrame(RowFrame, Literal(-ahead), Literal(behind)))), "#keep")()
-        Project(flagged.output, Filter(EqualTo(near.toAttribute, Literal(1)),
-          Window(Seq(near), partitionBy, totalOrder, flagged)))
+              .toAggregateExpression(),
+            WindowSpecDefinition(partitionBy, totalOrder,
+              SpecifiedWindowFrame(RowFrame, Literal(-ahead), Literal(behind)))), "#keep")()
+        Project(flagged.output,
+          Filter(EqualTo(near.toAttribute, Literal(1)),
+            Window(Seq(near), partitionBy, totalOrder, flagged)))
       }
       (filtered, inRange.toAttribute)
     }
@@ -271,6 +274,7 @@ case class PrefilterStandardPatterns(session: SparkSession) extends Rule[Logical
  */
 private[prefilter] final case class TimeRange(lo: Long, hi: Long) {
   def width: Long = hi - lo
+
   /** The WITHIN window W the range was made from (the width, or half of it around). */
   def window: Long = math.max(hi, -lo)
   def text: String = {
@@ -280,6 +284,7 @@ private[prefilter] final case class TimeRange(lo: Long, hi: Long) {
 }
 
 object PrefilterStandardPatterns {
+
   /** `auto` uses the prefilter when its ranges hold at most this share of the rows. */
   val MaxKeptFraction = 0.5
 }

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.InternalRow
  * the ones every line shares, which the view implements itself.
  */
 abstract class RowGettersOfLine extends InternalRow {
+
   /** The row holding field `ordinal`, and its field number there. */
   protected def rowAt(ordinal: Int): InternalRow
   protected def fieldAt(ordinal: Int): Int

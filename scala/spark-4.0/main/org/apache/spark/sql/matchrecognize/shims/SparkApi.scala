@@ -27,8 +27,8 @@ object SparkApi {
 
 private final class ConditionAnalysisException(condition: String, sqlState: String,
     message: String) extends AnalysisException(
-      message = s"[$condition] $message SQLSTATE: $sqlState",
-      errorClass = Some(condition),
-      messageParameters = Map("message" -> message)) {
+    message = s"[$condition] $message SQLSTATE: $sqlState",
+    errorClass = Some(condition),
+    messageParameters = Map("message" -> message)) {
   override def getSqlState: String = sqlState
 }

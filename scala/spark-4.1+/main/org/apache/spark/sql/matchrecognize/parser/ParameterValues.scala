@@ -43,8 +43,8 @@ final class ParameterValues(sql: String, context: ParameterContext, clauses: Seq
   /** Replaces the markers inside the clauses with their values. */
   def bindInClauses(plan: LogicalPlan): LogicalPlan = plan.transformUpWithSubqueries {
     case u: UnresolvedMatchRecognize => u.transformExpressions {
-      case p @ NamedParameter(name) => named.getOrElse(name, p)
-      case p @ PosParameter(pos) => positional.lift(markers.indexOf(pos)).getOrElse(p)
-    }
+        case p @ NamedParameter(name) => named.getOrElse(name, p)
+        case p @ PosParameter(pos) => positional.lift(markers.indexOf(pos)).getOrElse(p)
+      }
   }
 }

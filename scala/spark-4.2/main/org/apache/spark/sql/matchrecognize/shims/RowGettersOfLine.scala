@@ -5,6 +5,7 @@ import org.apache.spark.unsafe.types.BinaryView
 
 /** An [[InternalRow]] view whose fields live in other rows: the getters only Spark 4.2 has. */
 abstract class RowGettersOfLine extends InternalRow {
+
   /** The row holding field `ordinal`, and its field number there. */
   protected def rowAt(ordinal: Int): InternalRow
   protected def fieldAt(ordinal: Int): Int

@@ -32,10 +32,10 @@ class BandBufferSuite extends AnyFunSuite {
     val b = new BandBuffer
     Seq(5L, 7L, 7L, 7L, 9L, 12L).foreach(lo => b.addLast(row(lo), lo))
     assert(b.firstAtLeast(Long.MinValue) == 0)
-    assert(b.firstAtLeast(7) == 1)  // the first of the ties
+    assert(b.firstAtLeast(7) == 1) // the first of the ties
     assert(b.firstAtLeast(8) == 4)
     assert(b.firstAtLeast(13) == 6) // past the end
-    assert(b.endAtMost(7) == 4)     // after the last of the ties
+    assert(b.endAtMost(7) == 4) // after the last of the ties
     assert(b.endAtMost(4) == 0)
     assert(b.endAtMost(Long.MaxValue) == 6)
     // Strictly between 5 and 12: the rows 7, 7, 7, 9.

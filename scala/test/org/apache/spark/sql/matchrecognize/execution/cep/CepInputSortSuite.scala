@@ -92,11 +92,12 @@ class CepInputSortSuite extends AnyFunSuite with SparkSessionFixture with Adapti
       // ((A ⋈ B) ⋈ C): the top join's left input comes sorted from (A ⋈ B).
       val found = notes(plan)
       assert(found.size == 2, plan)
-      assert(found.exists(_.startsWith("SequenceJoin ((A ⋈ B) ⋈ C)")) &&
-        found.filter(_.startsWith("SequenceJoin ((A ⋈ B) ⋈ C)")).forall(
-          _.endsWith(", sorts its right input")), found)
+      assert(
+        found.exists(_.startsWith("SequenceJoin ((A ⋈ B) ⋈ C)")) &&
+          found.filter(_.startsWith("SequenceJoin ((A ⋈ B) ⋈ C)")).forall(
+            _.endsWith(", sorts its right input")), found)
       assert(found.filter(_.startsWith("SequenceJoin (A ⋈ B)")).forall(
-        _.endsWith(", sorts both inputs")), found)
+          _.endsWith(", sorts both inputs")), found)
     }
   }
 

@@ -20,7 +20,7 @@ class PairProjectionSuite extends AnyFunSuite {
 
   private def leftRow(id: Long, price: java.lang.Double, name: String): InternalRow =
     UnsafeProjection.create(left.map(_.dataType).toArray)(InternalRow(id,
-      price, if (name == null) null else UTF8String.fromString(name))).copy()
+        price, if (name == null) null else UTF8String.fromString(name))).copy()
   private def rightRow(id: Long, price: java.lang.Double): InternalRow =
     UnsafeProjection.create(right.map(_.dataType).toArray)(InternalRow(id, price)).copy()
 
@@ -63,7 +63,7 @@ class PairProjectionSuite extends AnyFunSuite {
   test("an expression that needs its input as one row falls back to a JoinedRow") {
     // reflect() has no generated code of its own: it evaluates over the input row.
     val exprs = Seq(Alias(CallMethodViaReflection(Seq(Literal("java.lang.String"),
-      Literal("valueOf"), rId)), "text")(), lId)
+            Literal("valueOf"), rId)), "text")(), lId)
     val projection = PairProjection.create(exprs, left, right)
     assert(!projection.getClass.getName.contains("SpecificPairProjection"))
     projection.initialize(0)

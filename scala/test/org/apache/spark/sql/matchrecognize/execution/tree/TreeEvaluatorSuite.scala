@@ -49,16 +49,18 @@ class TreeEvaluatorSuite extends AnyFunSuite {
           LessThan(o(a), o(b)): Expression
         }
         val all = ls ++ rs
-        val cond = if (all.contains("A") && all.contains("B") &&
-            !(ls.contains("A") && ls.contains("B")) && !(rs.contains("A") && rs.contains("B"))) {
-          ordering :+ GreaterThan(v("B"), v("A"))
-        } else ordering
+        val cond =
+          if (all.contains("A") && all.contains("B") &&
+              !(ls.contains("A") && ls.contains("B")) && !(rs.contains("A") && rs.contains("B"))) {
+            ordering :+ GreaterThan(v("B"), v("A"))
+          } else ordering
         val dir = if (ls.forall(x => rs.forall(y => position(x) < position(y)))) 1
-          else if (rs.forall(y => ls.forall(x => position(y) < position(x)))) -1 else 0
+        else if (rs.forall(y => ls.forall(x => position(y) < position(x)))) -1
+        else 0
         TreeJoinNode(node(l), node(r), cond.reduce(And), dir, s"$l$r")
     }
     (new TreeEvaluator(leaves, node(tree), Nil, input, time, time, time, window, narrowByOrder = true,
-      maxBuffered), order)
+        maxBuffered), order)
   }
 
   private def event(e: String, t: Long, value: Int): InternalRow =
@@ -80,15 +82,16 @@ class TreeEvaluatorSuite extends AnyFunSuite {
   } yield (ta, tb, tc)).toSet
 
   /** The (A, B, C) times of the matches, read from the match rows in leaf order. */
-  private def run(tree: Any, evaluate: (TreeEvaluator, TreeState, PartialMatch => Unit) => Unit)
-      : Seq[(Long, Long, Long)] = {
+  private def run(
+      tree: Any, evaluate: (TreeEvaluator, TreeState, PartialMatch => Unit) => Unit): Seq[(Long, Long, Long)] = {
     val (e, order) = evaluator(tree)
     val out = mutable.ArrayBuffer.empty[(Long, Long, Long)]
     val state = e.newState()
-    evaluate(e, state, { m =>
-      val at = order.zipWithIndex.map { case (x, i) => x -> e.rowOf(m).getLong(2 * i) }.toMap
-      out += ((at("A"), at("B"), at("C")))
-    })
+    evaluate(e, state,
+      { m =>
+        val at = order.zipWithIndex.map { case (x, i) => x -> e.rowOf(m).getLong(2 * i) }.toMap
+        out += ((at("A"), at("B"), at("C")))
+      })
     out.toSeq
   }
 
@@ -96,7 +99,7 @@ class TreeEvaluatorSuite extends AnyFunSuite {
     events.foreach { case (k, t, x) => e.add(s, event(k, t, x), emit, () => "the test key") }
 
   for (tree <- Seq((("A", "B"), "C"), ("A", ("B", "C")), (("A", "C"), "B"), (("C", "B"), "A"),
-      ("B", ("C", "A")))) {
+        ("B", ("C", "A")))) {
     test(s"tree $tree finds exactly the brute force's matches, each once") {
       val got = run(tree, feedAll _)
       assert(expected.nonEmpty)
@@ -126,14 +129,15 @@ class TreeEvaluatorSuite extends AnyFunSuite {
 
   test("the state survives serialization between events") {
     val (half, rest) = events.splitAt(events.size / 2)
-    val got = run((("A", "B"), "C"), { (e, s, emit) =>
-      half.foreach { case (k, t, x) => e.add(s, event(k, t, x), emit, () => "k") }
-      val bytes = new ByteArrayOutputStream()
-      new ObjectOutputStream(bytes).writeObject(s)
-      val copy = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray))
-        .readObject().asInstanceOf[TreeState]
-      rest.foreach { case (k, t, x) => e.add(copy, event(k, t, x), emit, () => "k") }
-    })
+    val got = run((("A", "B"), "C"),
+      { (e, s, emit) =>
+        half.foreach { case (k, t, x) => e.add(s, event(k, t, x), emit, () => "k") }
+        val bytes = new ByteArrayOutputStream()
+        new ObjectOutputStream(bytes).writeObject(s)
+        val copy = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray))
+          .readObject().asInstanceOf[TreeState]
+        rest.foreach { case (k, t, x) => e.add(copy, event(k, t, x), emit, () => "k") }
+      })
     assert(got.toSet == expected && got.size == expected.size)
   }
 

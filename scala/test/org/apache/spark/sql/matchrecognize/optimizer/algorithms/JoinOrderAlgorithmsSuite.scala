@@ -57,7 +57,8 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
     val rates = vs.map(_ -> (0.05 + rng.nextDouble() * 5)).toMap
     val sels = (for (i <- vs.indices; j <- i + 1 until n if rng.nextBoolean())
       yield (vs(i), vs(j)) -> (0.01 + rng.nextDouble())).toMap.map { case (k, v) =>
-      k -> math.min(1.0, v) }
+      k -> math.min(1.0, v)
+    }
     val kleene = if (n >= 2 && rng.nextBoolean()) {
       Map("K" -> (rng.nextDouble() * 3, Set(vs(rng.nextInt(n)), vs(rng.nextInt(n)))))
     } else Map.empty[String, (Double, Set[String])]
@@ -163,7 +164,8 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
       CostModel.logCostOrd(GreedyOrder.plan(large, ls).leaves, ls) + 1e-9)
   }
 
-  test("the spark cost model: the DPs and zstream reach the minimum of their costs (with Kleene closures, negations, sorts and spans)") {
+  test(
+    "the spark cost model: the DPs and zstream reach the minimum of their costs (with Kleene closures, negations, sorts and spans)") {
     // Both orientations of each join count: allTrees holds each split and its mirror.
     val rng = new scala.util.Random(2026)
     for (_ <- 1 to 80) {
@@ -171,7 +173,8 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
       val s = s0.copy(candidateWeight = 0.01 + rng.nextDouble(),
         bandOrder = if (rng.nextInt(4) == 0) Nil else vs,
         kleeneBounds = s0.kleene.map { case (k, _) => k -> (rng.nextInt(2), None) },
-        negations = if (rng.nextBoolean()) Map.empty else Map("N" -> NegationStatistics(1.0,
+        negations = if (rng.nextBoolean()) Map.empty
+        else Map("N" -> NegationStatistics(1.0,
           0.01 + rng.nextDouble(), Set(vs(rng.nextInt(vs.size)), vs(rng.nextInt(vs.size))),
           measured = rng.nextBoolean())),
         sortWeight = if (rng.nextInt(3) == 0) 0.0 else 0.1 + rng.nextDouble() * 2,
@@ -181,7 +184,8 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
     }
   }
 
-  test("the spark cost model with a trailing negation (checked where the first and the last variables are bound): the DPs and zstream reach the minimum") {
+  test(
+    "the spark cost model with a trailing negation (checked where the first and the last variables are bound): the DPs and zstream reach the minimum") {
     val rng = new scala.util.Random(4242)
     for (_ <- 1 to 40) {
       val (vs, s0) = randomInstance(rng, 2 + rng.nextInt(4))

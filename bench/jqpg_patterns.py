@@ -1,5 +1,7 @@
 """The JQPG benchmark: every join-order algorithm on the paper's five pattern sets.
 
+Over 400 lines: one experiment (workload, runs, checks, report) that reads as one script.
+
 Reproduces the evaluation of Kolchinsky & Schuster (VLDB 2018, §7) on generated ticks
 calibrated to their stock stream (bench/stock_data.py): sequence, negation, conjunction
 (PERMUTE), Kleene closure and disjunction (three sequences) patterns of several sizes, each

@@ -1,5 +1,8 @@
 """The command line (python -m spark_match_recognize), the example scripts, statement
-splitting, and the examples run by the real spark-sql command line."""
+splitting, and the examples run by the real spark-sql command line.
+
+Over 400 lines: one command line; the subcommands' tests share the subprocess helpers.
+"""
 
 from __future__ import annotations
 

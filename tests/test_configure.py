@@ -1,4 +1,8 @@
-"""configure(), the option table, jar discovery and the version check."""
+"""configure(), the option table, jar discovery and the version check.
+
+Over 400 lines: one function's surface (every option family, jar discovery, the version
+check), whose tests share the option table and session helpers.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """The join-order optimizer end to end: statistics sampled from data whose rates and
 selectivities are known by construction, the algorithm chosen by SET / conf, EXPLAIN's
-report line, and explain_pattern()'s text, SVG and PNG renderings."""
+report line, and explain_pattern()'s text, SVG and PNG renderings.
+
+Over 400 lines: its tests share the data with known rates and selectivities, built once.
+"""
 
 from __future__ import annotations
 

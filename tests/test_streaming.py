@@ -7,6 +7,8 @@ Each stream ends with one row per partition (a *sentinel*, after all of that par
 rows, its value columns NULL) that no DEFINE accepts: like the partition end of the batch
 query it decides the matches still open, which a stream otherwise holds until the
 partition's next row arrives. The batch query reads the same rows, sentinels included.
+
+Over 400 lines: its tests share the streaming harness and the sentinel convention below.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """A brute-force reference for SKIP TILL ANY MATCH (docs/design.md, 1.4), used as a test oracle.
 
+Over 400 lines: an oracle meant to be read top to bottom, a third of it the semantics
+spelled out below.
+
 Nothing here is clever. For each partition the pattern is expanded into its *flat
 alternatives* (sequences of elements: a single-row variable, a Kleene variable with bounds,
 or a negation), every way of binding the rows of the partition to the positive elements of

@@ -1,5 +1,8 @@
 """Seeded random MATCH_RECOGNIZE cases for differential testing against the product.
 
+Over 400 lines: each piece of a spec renders itself as SQL and as a reference call side
+by side, so that the two cannot drift apart.
+
 Every case is drawn as one *spec* (data, pattern, DEFINE, MEASURES, output mode, skip mode)
 whose pieces know how to render themselves both as Spark SQL text and as the equivalent
 reference call (``rpr.run_partitioned``), so the two cannot drift apart. The expected rows

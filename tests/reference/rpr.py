@@ -1,5 +1,7 @@
 """A slow, readable reference implementation of SQL:2016 MATCH_RECOGNIZE.
 
+Over 400 lines: an oracle kept in one readable module, independent of the product.
+
 This module is a test oracle, not an engine: it tries every way a pattern can match, one
 after the other, in the order the standard prefers them, and keeps the first that works.
 Inputs are tiny, so exponential search is fine; clarity is what matters.

@@ -17,6 +17,10 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrat
  *
  * When DEFINE uses MATCH_NUMBER() attempts cannot run ahead (their number is unknown until
  * the previous match is decided): they run one at a time, re-reading buffered rows.
+ *
+ * Over 400 lines: the per-row step, the attempts and threads it advances and the pools that
+ * recycle them share mutable state on the hottest path of the engine; split into classes,
+ * every row would pay for the indirection.
  */
 final class AutomatonMatcher(
     spec: MatcherSpec,

@@ -2,10 +2,11 @@ package org.apache.spark.sql.matchrecognize
 
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.matchrecognize.analysis.ResolveMatchRecognize
+import org.apache.spark.sql.matchrecognize.compile.cep.CheckAnyMatchPatterns
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.planning.MatchRecognizeStrategy
 import org.apache.spark.sql.matchrecognize.execution.cep.ShareCachedInputScans
-import org.apache.spark.sql.matchrecognize.optimizer.{CheckAnyMatchPlans, PlanAnyMatchPatterns, PruneMatchRecognizeInput}
+import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
 import org.apache.spark.sql.matchrecognize.streaming.PlanStreamingMatchRecognize
@@ -23,9 +24,8 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     // Resolution runs in the analyzer's fixed-point batch, after Spark's rules have
     // resolved the columns and functions inside the clause.
     extensions.injectResolutionRule(session => ResolveMatchRecognize(session))
-    // Every SKIP TILL ANY MATCH node's plan is built once, so that what it cannot express
-    // fails analysis.
-    extensions.injectPostHocResolutionRule(_ => CheckAnyMatchPlans)
+    // What a SKIP TILL ANY MATCH node's plan could not express fails analysis, not the run.
+    extensions.injectPostHocResolutionRule(_ => CheckAnyMatchPatterns)
     // Over a streaming input the resolved node becomes Spark's stateful operator, before
     // Spark's streaming checks read the plan.
     extensions.injectPostHocResolutionRule(_ => PlanStreamingMatchRecognize)

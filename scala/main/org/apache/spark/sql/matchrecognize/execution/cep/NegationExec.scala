@@ -1,9 +1,8 @@
 package org.apache.spark.sql.matchrecognize.execution.cep
 
-import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, Expression, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, Expression, SortOrder}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -44,49 +43,9 @@ case class NegationExec(
     val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
     val rOrder = right.output.indexWhere(_.exprId == rightOrder.exprId)
     val rHi = right.output.indexWhere(_.exprId == rightSpan.hi.exprId)
-    val leftSchema = left.output
-    val rightSchema = right.output
-    val cond = condition
-    val w = window
-    val m = metrics
-    val spec = sweepSpec
-    val sortInputs = this.sortInputs
-    left.execute().zipPartitions(right.execute()) { (l, r) =>
-      val (lIter, rIter) = sortInputs(l, r)
-      val predicate = cond.map { c =>
-        val p = PairPredicate.create(c, leftSchema, rightSchema)
-        p.initialize(TaskContext.getPartitionId())
-        p
-      }
-      val bounds = UnsafeProjection.create(boundExprs)
-      val sweep = spec.open(lIter, rIter)
-      val leftRows = m("numLeftRows")
-      val outRows = m("numOutputRows")
-      val kept = lIter.filter { l =>
-        leftRows += 1
-        val lo = l.getLong(lLo)
-        val b = bounds(l)
-        if (b.isNullAt(0) || (hasUpper && b.isNullAt(1))) true
-        else {
-          val from = b.getLong(0)
-          val until = if (hasUpper) b.getLong(1) else Long.MaxValue
-          val band = sweep.band(l, lo, lo + w)
-          var negated = false
-          val it = band.iterator
-          while (!negated && it.hasNext) {
-            val d = it.next()
-            val o = d.getLong(rOrder)
-            negated = o > from && o < until && (hasUpper || d.getLong(rHi) <= lo + w) &&
-              predicate.forall(_.eval(l, d))
-          }
-          !negated
-        }
-      }
-      kept.map { row => outRows += 1; row } ++ {
-        m("peakBufferedRows").set(sweep.peakBuffered.toDouble)
-        Iterator.empty
-      }
-    }
+    left.execute().zipPartitionsWithEvaluator(right.execute(),
+      new NegationEvaluatorFactory(boundExprs, hasUpper, lLo, rOrder, rHi, left.output, right.output, condition,
+        window, metrics, sweepSpec, sortInputs))
   }
 
   override protected def withNewChildrenInternal(l: SparkPlan, r: SparkPlan): NegationExec =

@@ -1,6 +1,16 @@
-"""Shared fixtures: one local Spark session with the extension for the whole test run."""
+"""Shared fixtures: one local Spark session with the extension for the whole test run.
+
+Adaptive query execution is switched on or off per test, at random but reproducibly: the
+run's seed (SMR_AQE_SEED, else a fresh one, shown in the header) and the test's node id
+choose the value, so the same seed gives every test the same value again. SMR_AQE=on|off
+runs every test with one value. A test whose assertions hold for one of the two executions
+only is pinned with `@pytest.mark.adaptive("on")` (or "off"); a module or class fixture that
+turns adaptive execution off keeps it off for its tests, and a test may set it itself."""
+
+from __future__ import annotations
 
 import os
+import random
 import sys
 import time
 
@@ -13,6 +23,15 @@ time.tzset()
 # Python UDFs run in worker processes: the interpreter running the tests, with its packages.
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+ADAPTIVE = "spark.sql.adaptive.enabled"
+# The session's own value, which the tests find unless a fixture of theirs changed it.
+SESSION_ADAPTIVE = "true"
+ADAPTIVE_VALUES = {"on": "true", "off": "false"}
+
+_SEED = pytest.StashKey[int]()
+_MODE = pytest.StashKey[str]()
+_RAN_WITH = pytest.StashKey[str]()
+
 
 def _builder():
     from pyspark.sql import SparkSession
@@ -23,7 +42,7 @@ def _builder():
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
-        .config("spark.sql.adaptive.enabled", "true")
+        .config(ADAPTIVE, SESSION_ADAPTIVE)
     )
 
 
@@ -35,3 +54,85 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        'adaptive(mode): run the test with adaptive query execution "on" or "off", whatever '
+        "SMR_AQE and SMR_AQE_SEED say",
+    )
+    mode = os.environ.get("SMR_AQE", "random").strip().lower() or "random"
+    if mode not in (*ADAPTIVE_VALUES, "random"):
+        raise pytest.UsageError(f"SMR_AQE={mode!r}: expected one of on, off, random")
+    seed = os.environ.get("SMR_AQE_SEED", "").strip()
+    try:
+        config.stash[_SEED] = int(seed) if seed else random.SystemRandom().randrange(1_000_000)
+    except ValueError:
+        raise pytest.UsageError(f"SMR_AQE_SEED={seed!r}: expected an integer") from None
+    config.stash[_MODE] = mode
+
+
+def _how_to_repeat(config: pytest.Config) -> str:
+    seed = config.stash[_SEED]
+    return f"seed {seed} (SMR_AQE_SEED={seed} to repeat; SMR_AQE=on|off to fix it)"
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    mode = config.stash[_MODE]
+    if mode != "random":
+        return f"adaptive execution: {mode} for every test (SMR_AQE={mode})"
+    return f"adaptive execution: random per test, {_how_to_repeat(config)}"
+
+
+def _adaptive_choice(item: pytest.Item) -> tuple[str, str]:
+    """The test's spark.sql.adaptive.enabled (its marker's, SMR_AQE's, or a seeded draw) and
+    how it was chosen."""
+    marker = item.get_closest_marker("adaptive")
+    if marker is not None:
+        pinned = marker.args[0] if marker.args else None
+        if pinned not in ADAPTIVE_VALUES:
+            raise pytest.UsageError(f'{item.nodeid}: expected @pytest.mark.adaptive("on"|"off")')
+        return ADAPTIVE_VALUES[pinned], f'pinned by @pytest.mark.adaptive("{pinned}")'
+    mode = item.config.stash[_MODE]
+    if mode in ADAPTIVE_VALUES:
+        return ADAPTIVE_VALUES[mode], f"fixed by SMR_AQE={mode}"
+    return draw(item.config.stash[_SEED], item.nodeid), f"drawn from {_how_to_repeat(item.config)}"
+
+
+def draw(seed: int, nodeid: str) -> str:
+    """The value of spark.sql.adaptive.enabled the run's seed gives a test."""
+    # A string seed hashes the same in every process (PYTHONHASHSEED does not enter).
+    return random.Random(f"{seed}:{nodeid}").choice(("true", "false"))
+
+
+@pytest.fixture(autouse=True)
+def _adaptive_execution(request: pytest.FixtureRequest):
+    """Sets the test's adaptive execution on the shared session and restores the previous
+    value afterwards; tests that do not use Spark start no session."""
+    if "spark" not in request.fixturenames:
+        yield
+        return
+    session = request.getfixturevalue("spark")
+    previous = session.conf.get(ADAPTIVE)
+    if previous != SESSION_ADAPTIVE and request.node.get_closest_marker("adaptive") is None:
+        # A module or class fixture set it for its tests.
+        value, why = previous, "set by a fixture of the test's module or class"
+    else:
+        value, why = _adaptive_choice(request.node)
+        session.conf.set(ADAPTIVE, value)
+    request.node.user_properties.append(("adaptive", value))
+    request.node.stash[_RAN_WITH] = f"{ADAPTIVE}={value}, {why}"
+    try:
+        yield
+    finally:
+        session.conf.set(ADAPTIVE, previous)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failed test's report names the adaptive execution it ran with."""
+    report = yield
+    if report.failed and _RAN_WITH in item.stash:
+        report.sections.append(("adaptive execution", item.stash[_RAN_WITH]))
+    return report

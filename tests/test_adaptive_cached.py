@@ -10,6 +10,10 @@ import threading
 import pytest
 from pyspark import InheritableThread
 
+# Cached inputs under adaptive execution: its re-planning passes must link the cached stage
+# back to its logical node, the subject of this module.
+pytestmark = pytest.mark.adaptive("on")
+
 TIMEOUT_SECONDS = 180
 
 

@@ -93,6 +93,9 @@ def test_the_former_choice_is_spark_sql_shuffle_partitions(spark, many_partition
     assert _shuffles(plan) == [200], plan
 
 
+# Adaptive execution used to run a cached input's stage once per pattern variable; this
+# asserts the one shuffle under it.
+@pytest.mark.adaptive("on")
 def test_a_cached_input_is_shuffled_once(spark, many_partitions, execution):
     assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
     expected = _former_rows(spark, "task_ticks")

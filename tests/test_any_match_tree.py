@@ -1,8 +1,8 @@
 """SKIP TILL ANY MATCH evaluated in one pass per partition key (cepExecution = tree), through
 spark.sql(): the same rows as the join operators (cepExecution = joins) under every tree
-shape and clause the one-pass tree supports (negations included), EXPLAIN naming the
-execution and why, the refusal of constructs it does not evaluate yet, and the guard on
-buffered partial matches.
+shape and clause the one-pass tree supports (negations and Kleene closures included),
+EXPLAIN naming the execution and why, the refusal of constructs it does not evaluate yet,
+and the guard on buffered partial matches.
 """
 
 from __future__ import annotations
@@ -54,6 +54,10 @@ def _query(pattern: str, *, partition: str = "PARTITION BY k", order: str = "ts"
         )"""
 
 
+CLOSURE_MEASURES = ("A.t AS a_t, FIRST(B.t) AS b_first, LAST(B.t) AS b_last, count(B.*) AS nb, "
+                    "sum(B.v) AS b_sum, MATCH_NUMBER() AS n")
+
+
 def _rows(spark, sql: str, execution: str, tree: str = "", order: str = "auto"):
     spark.conf.set(EXECUTION, execution)
     spark.conf.set(TREE, tree)
@@ -96,6 +100,34 @@ CASES = {
     "condition over three variables": (
         _query("A B C", define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v > A.v + B.v - 9"),
         ["", "((A C) B)"]),
+    "closure between elements, previous row and aggregates": (
+        _query("A B+ C", measures=CLOSURE_MEASURES,
+               define="A AS e = 'a', B AS e = 'b' AND B.v > A.v AND "
+                      "(LAST(B.v, 1) IS NULL OR B.v >= LAST(B.v, 1)), C AS e = 'c'"),
+        ["", "(C A)"]),
+    "closure opening the pattern, keyless": (
+        # (without MATCH_NUMBER(): keys share timestamps, so ties in ORDER BY)
+        _query("B* A C", partition="",
+               measures=CLOSURE_MEASURES.replace(", MATCH_NUMBER() AS n", ""),
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c'"),
+        ["", "(C A)"]),
+    "closure ending the pattern, read by a condition": (
+        _query("A C B{1,3}", measures=CLOSURE_MEASURES,
+               define="A AS e = 'a', B AS e = 'b' AND B.v > C.v, C AS e = 'c'"),
+        ["", "(C A)"]),
+    "condition reading a closure": (
+        _query("A B* C", measures=CLOSURE_MEASURES,
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v >= COALESCE(avg(B.v), 0)"),
+        ["", "(C A)"]),
+    "closure, all rows per match": (
+        _query("A B{0,2} C", rows="ALL ROWS PER MATCH",
+               measures="CLASSIFIER() AS cls, count(B.*) AS nb, MATCH_NUMBER() AS n",
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v > A.v"),
+        ["", "(C A)"]),
+    "closure and a negation between other elements": (
+        _query("A !D B C+", measures=CLOSURE_MEASURES.replace("B.t", "C.t"),
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
+        ["", "(B A)"]),
 }
 
 
@@ -109,10 +141,10 @@ def test_tree_returns_the_rows_of_the_joins(spark, events, name):
     assert _rows(spark, sql, "tree", order="trivial") == expected
 
 
-def _explain(spark, sql: str, execution: str) -> str:
+def _explain(spark, sql: str, execution: str, mode: str = "") -> str:
     spark.conf.set(EXECUTION, execution)
     try:
-        return spark.sql("EXPLAIN " + sql).collect()[0][0]
+        return spark.sql(f"EXPLAIN {mode} {sql}").collect()[0][0]
     finally:
         spark.conf.unset(EXECUTION)
 
@@ -128,18 +160,27 @@ def test_explain_names_the_execution_and_why(spark, events):
     assert "CepTreeMatch" not in plan and "SequenceJoin" in plan
     assert "cepExecution=joins (requested)" in plan
     plan = _explain(spark, _query("A B+ C"), "auto")
+    assert "CepTreeMatch" in plan and "KleeneClosure" not in plan
+    assert "+ B+" in plan
+    plan = _explain(spark, _query("A !D C+", measures="A.t AS a_t, C.t AS c_t"), "auto",
+                    "FORMATTED")
     assert "CepTreeMatch" not in plan
-    assert "cepExecution=joins (auto: the one-pass tree cannot evaluate the Kleene closure" in plan
+    assert "cepExecution=joins (auto: the one-pass tree cannot evaluate the negation !D" in plan
 
 
 @pytest.mark.parametrize(("pattern", "construct"), [
-    ("A B+ C", "the Kleene closure in `A B+ C`"),
-    ("A !D C+", "the Kleene closure in `A !D C+`"),
+    ("A !D C+", "the negation !D with a Kleene closure next to it or in a pattern it ends "
+                "(`A !D C+`)"),
+    ("A B+ !D", "the negation !D with a Kleene closure next to it or in a pattern it ends "
+                "(`A B+ !D`)"),
 ])
 def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(spark, events, pattern,
                                                                    construct):
     with pytest.raises(Exception) as err:
-        _rows(spark, _query(pattern, measures="A.t AS a_t, C.t AS c_t"), "tree")
+        _rows(spark, _query(pattern, measures="A.t AS a_t, MATCH_NUMBER() AS n",
+                            define=", ".join(f"{v} AS e = '{v.lower()}'"
+                                             for v in "ABCD" if v in pattern)),
+              "tree")
     message = str(err.value)
     assert "CEP_EXECUTION_UNSUPPORTED" in message
     assert construct in message

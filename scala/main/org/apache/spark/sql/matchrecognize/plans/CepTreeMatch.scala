@@ -41,10 +41,41 @@ final case class TreeNegationSpec(leaf: TreeLeafSpec, at: TreeNodeSpec, lower: E
     upper: Option[Expression], condition: Option[Expression])
 
 /**
- * One alternative of a one-pass evaluation: its leaves, tree and negations. Its matches
- * have the columns `schema(keys)`: the keys, every leaf's columns (in leaf order) and the
- * match's span `outLo` / `outHi`, the same columns the join operators of the tree produce;
- * `columns` computes the operator's output from them.
+ * A Kleene closure `B{min,max}` of a one-pass tree, applied to the tree's complete matches:
+ * each is extended by every subset of the rows `leaf` admits, increasing in ORDER BY
+ * position, that lie strictly between `lower` and `upper` (ORDER BY positions over the
+ * match's columns; absent at the pattern's ends) within the window, of `min` to `max`
+ * rows, each passing `rowCondition` (over the match's columns, the row's, then the
+ * `previous` cells of the row chosen before it: `LAST(B.x, 1)`). An extended match gets
+ * `columns`: the `outputs` over its chosen rows and their first and last ORDER BY
+ * positions. Without `upper` (a closure that ends the pattern) rows may come after the
+ * match until the window of its first row has passed, so the match waits until then. More
+ * than `maxBindings` subsets for one match fails the query.
+ */
+final case class TreeKleeneSpec(
+    leaf: TreeLeafSpec,
+    min: Int,
+    max: Option[Int],
+    lower: Option[Expression],
+    upper: Option[Expression],
+    rowCondition: Option[Expression],
+    previous: Seq[(Attribute, Attribute)],
+    outputs: Seq[KleeneOutput],
+    firstOrder: Attribute,
+    lastOrder: Attribute,
+    maxBindings: Long,
+    description: String) {
+  def columns: Seq[Attribute] = outputs.map(_.attribute) :+ firstOrder :+ lastOrder
+}
+
+/**
+ * One alternative of a one-pass evaluation: its leaves, tree, negations and Kleene
+ * closures (applied in their order, those without an upper neighbour last). Its matches
+ * have the columns `schema(keys)`: the keys, every leaf's columns (in leaf order), each
+ * closure's columns and the match's span `outLo` / `outHi`, the same columns the join
+ * operators of the tree produce; a match is kept when `postCondition` (the conditions that
+ * read closures) holds over them and, when the pattern starts with a closure, `keep` (the
+ * time slice owning its first row); `columns` computes the operator's output from them.
  */
 final case class TreeAlternative(
     leaves: Seq[TreeLeafSpec],
@@ -53,12 +84,19 @@ final case class TreeAlternative(
     outLo: Attribute,
     outHi: Attribute,
     description: String,
-    columns: Seq[NamedExpression]) {
+    columns: Seq[NamedExpression],
+    kleenes: Seq[TreeKleeneSpec] = Nil,
+    postCondition: Option[Expression] = None,
+    keep: Option[Expression] = None) {
 
-  def schema(keys: Seq[Attribute]): Seq[Attribute] =
-    keys ++ root.leafIndexes.flatMap(i => leaves(i).columns.map(_.toAttribute)) :+ outLo :+ outHi
+  /** The columns of a match before the keys and span: the leaves', then the closures'. */
+  def matchColumns: Seq[Attribute] =
+    root.leafIndexes.flatMap(i => leaves(i).columns.map(_.toAttribute)) ++ kleenes.flatMap(_.columns)
 
-  def produced: Seq[Attribute] = leaves.flatMap(_.columns.map(_.toAttribute)) :+ outLo :+ outHi
+  def schema(keys: Seq[Attribute]): Seq[Attribute] = keys ++ matchColumns :+ outLo :+ outHi
+
+  def produced: Seq[Attribute] =
+    leaves.flatMap(_.columns.map(_.toAttribute)) ++ kleenes.flatMap(_.columns) :+ outLo :+ outHi
 }
 
 /**

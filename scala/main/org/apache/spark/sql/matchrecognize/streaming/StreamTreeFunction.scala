@@ -3,6 +3,7 @@ package org.apache.spark.sql.matchrecognize.streaming
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
+import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.matchrecognize.compile.cep.{MatchNumbering, TreeStreamSpec}
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeEvaluator}
 import org.apache.spark.sql.streaming.GroupState
@@ -41,8 +42,7 @@ final class StreamTreeFunction(
     p
   }
   @transient private lazy val trees: Array[TreeEvaluator] = alternatives.map(a =>
-    new TreeEvaluator(a.leaves, a.root, a.negations, prepared, order, lo, hi, window,
-      narrowByOrder, maxBuffered)).toArray
+    TreeEvaluator.of(a, prepared, order, lo, hi, window, narrowByOrder, maxBuffered)).toArray
   // A match row ends with the columns of `StreamTreeFunction.statistics` (false: a match).
   @transient private lazy val writers: Array[UnsafeProjection] = alternatives.map(a =>
     UnsafeProjection.create(a.columns ++ Seq(Literal(false), Literal(0L), Literal(0L)),
@@ -67,6 +67,7 @@ final class StreamTreeFunction(
   // The batch query's order of matches for MATCH_NUMBER(): by the variables' positions.
   @transient private lazy val byPositions: Ordering[UnsafeRow] = new Ordering[UnsafeRow] {
     private val order = numbering.map(_.order.toArray).getOrElse(Array.emptyIntArray)
+    private val arrays = numbering.map(_.arrays.toArray).getOrElse(Array.emptyBooleanArray)
     override def compare(a: UnsafeRow, b: UnsafeRow): Int = {
       var c = 0
       var i = 0
@@ -74,10 +75,21 @@ final class StreamTreeFunction(
         val k = order(i)
         c = if (a.isNullAt(k)) { if (b.isNullAt(k)) 0 else 1 } // NULLs last
         else if (b.isNullAt(k)) -1
+        else if (arrays(i)) comparePositions(a.getArray(k), b.getArray(k))
         else java.lang.Long.compare(a.getLong(k), b.getLong(k))
         i += 1
       }
       c
+    }
+    // A closure's rows' positions (structs of one long), row by row; a prefix first.
+    private def comparePositions(x: ArrayData, y: ArrayData): Int = {
+      var c = 0
+      var j = 0
+      while (c == 0 && j < x.numElements() && j < y.numElements()) {
+        c = java.lang.Long.compare(x.getStruct(j, 1).getLong(0), y.getStruct(j, 1).getLong(0))
+        j += 1
+      }
+      if (c != 0) c else Integer.compare(x.numElements(), y.numElements())
     }
   }
   @transient private lazy val describeCurrent: () => String = () => describeKey()
@@ -112,7 +124,7 @@ final class StreamTreeFunction(
       val in = if (pending.isEmpty) watermark else math.min(watermark, pending.head.getLong(timeOrdinal) - 1)
       var t = 0
       while (t < trees.length) {
-        trees(t).close(saved.trees(t), in, emits(t))
+        trees(t).close(saved.trees(t), in, emits(t), describeCurrent)
         t += 1
       }
     }

@@ -29,9 +29,7 @@ private[cep] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeafInput
     def attachedKleenes(n: JoinTree): Set[String] =
       kleeneAt.filter { case (_, at) => at.variables.subsetOf(n.variables) }.map(_._1.variable).toSet
     val negationAt = s.negations.map(d => d -> JoinTree.lowestCovering(tree, negationNeeds(s, d)))
-    val postConditions = active.filter(c =>
-      kinds(c.owner) == VariableKind.SingleRow &&
-        c.required.exists(v => kinds(v) == VariableKind.KleeneRows))
+    val postConditions = readingClosures(active)
     val postAt = postConditions.map(c => c -> JoinTree.lowestCovering(tree, singleRowsNeeded(s, c.required)))
     val joinConditions = active.filter(c =>
       kinds(c.owner) == VariableKind.SingleRow &&
@@ -111,21 +109,14 @@ private[cep] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeafInput
     val v = k.variable
     val (rows, rowSpan) = leaf(v)
     val (before, after) = s.neighbours(s.elements.indexOf(k))
-    val rowConditions = active.filter(c => c.owner == v && (c.reads.nonEmpty || c.readsPrevious))
     val (first, last) = rewriter.kleeneBounds(v)
-    val outputs = rewriter.kleeneOutputs.getOrElse(v, Nil).toSeq ++
-      (if (allRows) Seq(KleeneOutput.Rows(kleeneRowsAttribute(v),
-           cells.of(v).map(_._1) :+
-             rewriter.positions(v).o))
-       else Nil) ++
-      (if (needsIds) Seq(KleeneOutput.Rows(kleeneIdsAttribute(v), Seq(cells.cell(v, rowId, 0))))
-       else Nil)
+    val outputs = kleeneOutputsOf(v)
     val outLo = AttributeReference("#lo", LongType, nullable = false)()
     val outHi = AttributeReference("#hi", LongType, nullable = false)()
     val desc = s"${m.description} + $v${Quantified(PatternVariable(v), k.min, k.max, greedy = true).quantifierSql}"
     Built(CepKleene(m.plan, rows, m.span, rowSpan, rewriter.positions(v).o,
         before.map(e => rewriter.positions(e.variable).o), after.map(e => rewriter.positions(e.variable).o),
-        rowConditions.map(_.expr).reduceOption(And), rewriter.previous.getOrElse(v, Nil).toSeq,
+        kleeneRowConditions(active, v), rewriter.previous.getOrElse(v, Nil).toSeq,
         k.min, k.max, outputs, first, last, window, outLo, outHi, settings.maxKleeneBindings, desc),
       MatchSpan(m.span.keys, outLo, outHi), desc)
   }

@@ -29,6 +29,7 @@ private[cep] final class CepMatchOutput(pattern: CepVariables) {
             cols ++= rewriter.kleeneOutputs.getOrElse(v, Nil).map(_.attribute)
             if (allRows) cols += kleeneRowsAttribute(v)
             if (needsIds) cols += kleeneIdsAttribute(v)
+            if (numbered) cols += kleeneOrdersAttribute(v)
             val (f, l) = rewriter.kleeneBounds(v)
             cols ++= Seq(f, l)
           case _ =>
@@ -54,13 +55,12 @@ private[cep] final class CepMatchOutput(pattern: CepVariables) {
         Alias(First(a, ignoreNulls = false).toAggregateExpression(), a.name)(a.exprId)), matches)
   }
 
-  /** MATCH_NUMBER(): matches numbered per key by their variables' positions in declaration order. */
+  /**
+   * MATCH_NUMBER(): matches numbered per key by their variables' positions in declaration
+   * order; a closure by its first row's (NULL, no row, last), then by all of its rows'.
+   */
   def withMatchNumbers(matches: LogicalPlan): LogicalPlan = {
-    val order = bound.map(v =>
-      SortOrder(kinds(v) match {
-          case VariableKind.KleeneRows => rewriter.kleeneBounds(v)._1
-          case _ => rewriter.positions(v).o
-        }, Ascending, NullsLast, Seq.empty))
+    val order = numberingOrder.map(SortOrder(_, Ascending, NullsLast, Seq.empty))
     val number = Alias(WindowExpression(RowNumber(),
         WindowSpecDefinition(partitionBy, order,
           SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow))),
@@ -70,6 +70,14 @@ private[cep] final class CepMatchOutput(pattern: CepVariables) {
       windowed.output.filterNot(_.exprId == rewriter.matchNumber.exprId) :+
         Alias(Cast(rewriter.matchNumber, LongType), rewriter.matchNumber.name)(rewriter.matchNumber.exprId),
       windowed)
+  }
+
+  /** The match columns MATCH_NUMBER() orders matches by, first to last. */
+  def numberingOrder: Seq[Attribute] = bound.flatMap { v =>
+    kinds(v) match {
+      case VariableKind.KleeneRows => Seq(rewriter.kleeneBounds(v)._1, kleeneOrdersAttribute(v))
+      case _ => Seq(rewriter.positions(v).o)
+    }
   }
 
   /** ONE ROW PER MATCH: the partition key and the measures of each match. */

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.ArrayType
 
 /** Limits and the choice of join trees for the plans of SKIP TILL ANY MATCH. */
 final case class CepSettings(
@@ -58,8 +59,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   def build(): LogicalPlan = {
     val picked = settings.chooser.choose(this)
-    val execution = TreeExecution.choose(settings.execution, alternatives,
-      pattern.readsPreviousOrSubquery)
+    val execution = TreeExecution.choose(settings.execution, pattern.onePassUnsupported)
     val chosen = picked.copy(report = picked.report.copy(
       summary = s"${execution.summary} ${picked.report.summary}"))
     val built = alternatives.zip(chosen.trees).map { case (s, t) =>
@@ -102,12 +102,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   def streamPlan(): CepStreamPlan = {
     def refuse(what: String): Nothing = throw MatchRecognizeErrors.unsupported(
       s"$what under SKIP TILL ANY MATCH over a streaming input")
-    TreeExecution.unsupportedConstruct(alternatives, pattern.readsPreviousOrSubquery).foreach(refuse)
+    pattern.onePassUnsupported.foreach(refuse)
     if (needsIds) refuse(s"alternatives that can bind the same rows (`${node.options.pattern.sql}`)")
     val bound = pattern.bound
     if (numbered && !alternatives.forall(_.bound.contains(bound.head))) {
       refuse(s"MATCH_NUMBER() with alternatives that do not all bind `${bound.head}` (the " +
         "first variable, which orders the matches)")
+    }
+    if (numbered && pattern.kinds(bound.head) == VariableKind.KleeneRows) {
+      refuse(s"MATCH_NUMBER() when the first variable, `${bound.head}`, is a Kleene closure")
     }
     // MATCH_NUMBER() is written by the stateful function (zero until then).
     val numberColumn = if (numbered) Seq(rewriter.matchNumber) else Nil
@@ -120,7 +123,8 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     }
     val numbering = if (!numbered) None
     else Some(MatchNumbering(
-        bound.map(v => columns.indexOf(rewriter.positions(v).o)),
+        output.numberingOrder.map(columns.indexOf),
+        output.numberingOrder.map(_.dataType.isInstanceOf[ArrayType]),
         columns.indexOf(rewriter.positions(bound.head).lo), columns.length - 1))
     val (o, lo, hi) = pattern.rowPositions
     CepStreamPlan(TreeStreamSpec(pattern.cells.windowColumns, node.orderBy.map(_.child),

@@ -42,9 +42,10 @@ final case class TreeStreamSpec(
 /**
  * How a stream numbers its matches (MATCH_NUMBER()) as the batch query does, by the ORDER BY
  * positions of the pattern's variables in declaration order (`order`, ordinals of match
- * columns, NULLs last), the first of which every alternative binds: a match is numbered once
+ * columns, NULLs last; `arrays` tells the columns that hold a closure's rows' positions,
+ * compared row by row), the first of which every alternative binds: a match is numbered once
  * no match that sorts before it can still come, which is when the key's events have passed
  * its first variable's window position (`firstLo`) by the window. `number` is the ordinal of
  * the MATCH_NUMBER() column.
  */
-final case class MatchNumbering(order: Seq[Int], firstLo: Int, number: Int)
+final case class MatchNumbering(order: Seq[Int], arrays: Seq[Boolean], firstLo: Int, number: Int)

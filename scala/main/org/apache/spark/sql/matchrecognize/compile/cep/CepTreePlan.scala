@@ -21,11 +21,17 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
   def alternative(s: CepSequence, tree: JoinTree): Built = {
     val (shared, flags, slice) = leaves.sharedLeafInput
     val (o, lo, hi) = rowPositions
-    val first = s.elements.head.variable
-    // A match is kept only by the slice that owns its first row.
-    val alternative = spec(s, tree,
+    // A match is kept only by the slice that owns its first row: a first single row enters
+    // only there; when a closure starts the pattern, a match's first row is known once its
+    // rows are chosen.
+    val firstSingle = s.elements.headOption.collect { case Single(v) => v }
+    val spec0 = spec(s, tree,
       v =>
-        if (v != first) flags(v) else And(flags(v), EqualTo(OwningSlice(lo, leaves.sliceLength), slice)))
+        if (!firstSingle.contains(v)) flags(v)
+        else And(flags(v), EqualTo(OwningSlice(lo, leaves.sliceLength), slice)))
+    val alternative =
+      if (firstSingle.isDefined) spec0
+      else spec0.copy(keep = Some(EqualTo(OwningSlice(spec0.outLo, leaves.sliceLength), slice)))
     Built(CepTreeMatch.single(shared, partitionBy :+ slice, alternative, o, lo, hi, window,
         positionsAreWindowPositions, settings.maxBufferedPartialMatches),
       MatchSpan(partitionBy :+ slice, alternative.outLo, alternative.outHi), alternative.description)
@@ -67,9 +73,22 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
         rewriter.positions(before.get.variable).o, after.map(e => rewriter.positions(e.variable).o),
         active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And))
     }
+    // Closures extend the tree's matches, those with an upper neighbour first: the others
+    // wait for the window to pass.
+    val closures = s.kleenes.sortBy(k => s.neighbours(s.elements.indexOf(k))._2.isEmpty).map { k =>
+      val v = k.variable
+      val (before, after) = s.neighbours(s.elements.indexOf(k))
+      val (first, last) = rewriter.kleeneBounds(v)
+      val outputs = kleeneOutputsOf(v)
+      TreeKleeneSpec(TreeLeafSpec(v, enter(v), columnsOf(v)), k.min, k.max,
+        before.map(e => rewriter.positions(e.variable).o), after.map(e => rewriter.positions(e.variable).o),
+        kleeneRowConditions(active, v), rewriter.previous.getOrElse(v, Nil).toSeq, outputs, first, last,
+        settings.maxKleeneBindings, CepSequence(Seq(k)).sql)
+    }
     val outLo = AttributeReference("#lo", LongType, nullable = false)()
     val outHi = AttributeReference("#hi", LongType, nullable = false)()
-    val desc = tree.sql + s.negations.map(d => s" !$d").mkString
-    TreeAlternative(leaves, node(tree), negations, outLo, outHi, desc, Nil)
+    val desc = tree.sql + closures.map(k => s" + ${k.description}").mkString + s.negations.map(d => s" !$d").mkString
+    TreeAlternative(leaves, node(tree), negations, outLo, outHi, desc, Nil, closures,
+      readingClosures(active).map(_.expr).reduceOption(And))
   }
 }

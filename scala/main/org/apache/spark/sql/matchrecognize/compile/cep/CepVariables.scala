@@ -246,14 +246,65 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
       AttributeReference(s"$v#rows", ArrayType(StructType(fields), containsNull = false))()
     })
 
+  private val kleeneOrderAttributes = mutable.HashMap.empty[String, Attribute]
+
+  /**
+   * The ORDER BY positions of the rows Kleene variable `v` binds, in order: MATCH_NUMBER()
+   * orders by them the matches whose closures start at the same row.
+   */
+  def kleeneOrdersAttribute(v: String): Attribute = kleeneOrderAttributes.getOrElseUpdate(v,
+    AttributeReference(s"$v#orders",
+      ArrayType(StructType(Seq(StructField("o", LongType, nullable = false))), containsNull = false))())
+
   /** The ids' columns of every Kleene variable that has them, by name. */
   def kleeneIdColumns: Seq[Attribute] = kleeneIdAttributes.values.toSeq.sortBy(_.name)
 
-  /** Whether a condition reads PREV of a closure or has a subquery (the one pass cannot yet). */
-  def readsPreviousOrSubquery: Boolean =
-    conditions.exists(c => c.readsPrevious || SubqueryExpression.hasSubquery(c.expr))
+  /**
+   * What a match carries about Kleene variable `v`'s chosen rows: the values and aggregates
+   * the expressions read, the rows themselves under ALL ROWS PER MATCH, and their ids when
+   * alternatives can bind the same rows.
+   */
+  def kleeneOutputsOf(v: String): Seq[KleeneOutput] =
+    rewriter.kleeneOutputs.getOrElse(v, Nil).toSeq ++
+      (if (allRows) Seq(KleeneOutput.Rows(kleeneRowsAttribute(v), cells.of(v).map(_._1) :+ rewriter.positions(v).o))
+       else Nil) ++
+      (if (needsIds) Seq(KleeneOutput.Rows(kleeneIdsAttribute(v), Seq(cells.cell(v, rowId, 0)))) else Nil) ++
+      (if (numbered) Seq(KleeneOutput.Rows(kleeneOrdersAttribute(v), Seq(rewriter.positions(v).o))) else Nil)
 
-  def numbered: Boolean = node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))
+  /** The conditions of Kleene variable `v` checked per chosen row (they read other rows). */
+  def kleeneRowConditions(active: Seq[CepCondition], v: String): Option[Expression] =
+    active.filter(c => c.owner == v && (c.reads.nonEmpty || c.readsPrevious)).map(_.expr).reduceOption(And)
+
+  /**
+   * The conditions of single-row variables that read a Kleene closure: they hold once the
+   * closure's rows are chosen, on the extended match.
+   */
+  def readingClosures(active: Seq[CepCondition]): Seq[CepCondition] =
+    active.filter(c =>
+      kinds(c.owner) == VariableKind.SingleRow && c.required.exists(v => kinds(v) == VariableKind.KleeneRows))
+
+  /** The first construct of the pattern the one-pass tree cannot evaluate yet, named for users. */
+  def onePassUnsupported: Option[String] = {
+    def isKleene(v: String) = kinds.get(v).contains(VariableKind.KleeneRows)
+    val subquery = conditions.find(c => SubqueryExpression.hasSubquery(c.expr)).map(c =>
+      s"the subquery in the DEFINE of `${c.owner}`")
+    val closureReadsClosure = conditions.find(c =>
+      (isKleene(c.owner) || kinds(c.owner) == VariableKind.NegatedRows) && c.reads.exists(isKleene)).map(c =>
+      s"the DEFINE of `${c.owner}` reading the Kleene closure `${c.reads.filter(isKleene).head}`")
+    val negationByClosure = alternatives.iterator.flatMap { s =>
+      s.elements.indices.collect {
+        case i if s.elements(i).isInstanceOf[Negated] && s.kleenes.nonEmpty && {
+              val (before, after) = s.neighbours(i)
+              after.isEmpty || (before ++ after).exists(_.isInstanceOf[Kleene])
+            } =>
+          s"the negation !${s.elements(i).variable} with a Kleene closure next to it or in a pattern " +
+          s"it ends (`${s.sql}`)"
+      }
+    }.toSeq.headOption
+    negationByClosure.orElse(closureReadsClosure).orElse(subquery)
+  }
+
+  val numbered: Boolean = node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))
 
   /** The variables a match binds rows to, in declaration order. */
   def bound: Seq[String] =

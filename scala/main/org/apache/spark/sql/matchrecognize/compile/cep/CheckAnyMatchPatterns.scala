@@ -27,6 +27,6 @@ object CheckAnyMatchPatterns extends Rule[LogicalPlan] {
   def check(node: MatchRecognize, execution: String): Unit = {
     val pattern = new CepVariables(node)
     pattern.alternatives.foreach(pattern.activeConditions)
-    TreeExecution.choose(execution, pattern.alternatives, pattern.readsPreviousOrSubquery)
+    TreeExecution.choose(execution, pattern.onePassUnsupported)
   }
 }

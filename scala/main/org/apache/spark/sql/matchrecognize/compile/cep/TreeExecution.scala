@@ -15,9 +15,8 @@ final case class TreeExecutionChoice(onePass: Boolean, summary: String)
  */
 object TreeExecution {
 
-  def choose(requested: String, alternatives: Seq[CepSequence],
-      readsPreviousOrSubquery: Boolean): TreeExecutionChoice = {
-    lazy val unsupported = unsupportedConstruct(alternatives, readsPreviousOrSubquery)
+  /** `unsupported`: the first construct the one pass cannot evaluate yet, if any. */
+  def choose(requested: String, unsupported: Option[String]): TreeExecutionChoice =
     requested match {
       case "joins" => TreeExecutionChoice(onePass = false, "cepExecution=joins (requested)")
       case "tree" =>
@@ -34,16 +33,4 @@ object TreeExecution {
               "cepExecution=tree (auto: one pass over each partition key)")
         }
     }
-  }
-
-  /** The first construct of the pattern the one-pass tree cannot evaluate, named for users. */
-  def unsupportedConstruct(alternatives: Seq[CepSequence],
-      readsPreviousOrSubquery: Boolean): Option[String] = {
-    val elements = alternatives.flatMap(s => s.elements.map(e => (s, e)))
-    elements.collectFirst {
-      case (s, k: Kleene) => s"the Kleene closure in `${s.sql}`"
-    }.orElse(if (readsPreviousOrSubquery) {
-      Some("a DEFINE condition with a subquery or reading the previous row of a closure")
-    } else None)
-  }
 }

@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, Literal, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
-import org.apache.spark.sql.matchrecognize.plans.{TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
+import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode, TreeKleeneSpec, TreeLeafNode, TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
 
 /**
  * The code of a one-pass tree, compiled once per task: it moves a [[TreeState]] forward
@@ -14,10 +14,11 @@ import org.apache.spark.sql.matchrecognize.plans.{TreeJoinNode, TreeLeafNode, Tr
  * part of it the window and the pattern order allow), and each combination that passes
  * the parent's condition is a new partial match of the parent, up to the root, whose
  * partial matches are the matches. Negations are checked where their neighbours are bound
- * (see [[TreeNegations]]).
+ * (see [[TreeNegations]]); the root's matches are extended by the Kleene closures (see
+ * [[TreeKleenes]]), and kept when the conditions that read closures hold.
  *
  * Nodes are numbered in post order (children before parents; the root is last); negation
- * `j`'s rows are buffered after them, at `nodeCount + j`.
+ * `j`'s rows are buffered after them, at `nodeCount + j`, then closure `k`'s rows.
  */
 final class TreeEvaluator(
     leaves: Seq[TreeLeafSpec],
@@ -29,7 +30,9 @@ final class TreeEvaluator(
     hi: Expression,
     window: Long,
     narrowByOrder: Boolean,
-    maxBuffered: Long) {
+    maxBuffered: Long,
+    kleeneSpecs: Seq[TreeKleeneSpec] = Nil,
+    postCondition: Option[Expression] = None) {
 
   private val nodes: IndexedSeq[TreeNodeSpec] = {
     val out = mutable.ArrayBuffer.empty[TreeNodeSpec]
@@ -120,10 +123,17 @@ final class TreeEvaluator(
   private val negations = new TreeNegations(negationSpecs, leaves,
     n => nodes.indexWhere(_ == n), schemaOf, input, window)
 
-  def newState(): TreeState = new TreeState(nodeCount + negations.count)
+  private val kleenes = new TreeKleenes(kleeneSpecs, leaves, root.leafIndexes, postCondition, input, window)
+  private val kleeneBase = nodeCount + negations.count
+  private val kleeneRows: TreeState => Int => NodeBuffer = state => k => state.buffers(kleeneBase + k)
 
-  /** The root's columns (every leaf's, in leaf order) of a match; valid until the next call. */
-  def rowOf(m: PartialMatch): InternalRow = views(rootIndex).of(m.rows)
+  def newState(): TreeState = new TreeState(kleeneBase + kleenes.count)
+
+  /**
+   * A match's columns (every leaf's, in leaf order, then every closure's); valid until the
+   * next call.
+   */
+  def rowOf(m: PartialMatch): InternalRow = kleenes.outputView.of(m.rows)
 
   /**
    * Adds one event (an input row, not older than the state's last one): first drops what
@@ -138,7 +148,7 @@ final class TreeEvaluator(
     val eventHi = p.getLong(2)
     if (eventHi > state.lastPosition) {
       // No row from here on can negate a held match whose window ends before it.
-      release(state, eventHi - 1, emit)
+      release(state, eventHi - 1, emit, describeKey)
       purge(state, eventHi - window)
       state.lastPosition = eventHi
     }
@@ -149,6 +159,14 @@ final class TreeEvaluator(
         if (negations.isTrailing(j)) forbidHeld(state, j, d)
         state.created(nodeCount + j) += 1
         buffer(state, nodeCount + j, d, describeKey)
+      }
+      j += 1
+    }
+    j = 0
+    while (j < kleenes.count) {
+      if (kleenes.enters(j, event)) {
+        state.created(kleeneBase + j) += 1
+        buffer(state, kleeneBase + j, kleenes.rowOf(j, event, eventLo, eventHi, o), describeKey)
       }
       j += 1
     }
@@ -167,8 +185,9 @@ final class TreeEvaluator(
    * Every event up to window position `watermark` has been added: emits the held matches
    * no later event can negate and drops the partial matches no later event can complete.
    */
-  def close(state: TreeState, watermark: Long, emit: PartialMatch => Unit): Unit = {
-    release(state, watermark, emit)
+  def close(state: TreeState, watermark: Long, emit: PartialMatch => Unit,
+      describeKey: () => String): Unit = {
+    release(state, watermark, emit, describeKey)
     purge(state, watermark - window + 1)
     state.lastPosition = math.max(state.lastPosition, watermark)
   }
@@ -190,7 +209,8 @@ final class TreeEvaluator(
   }
 
   /** The group has no more events: emits every held match. */
-  def finish(state: TreeState, emit: PartialMatch => Unit): Unit = release(state, Long.MaxValue, emit)
+  def finish(state: TreeState, emit: PartialMatch => Unit, describeKey: () => String): Unit =
+    release(state, Long.MaxValue, emit, describeKey)
 
   private def purge(state: TreeState, before: Long): Unit = {
     var i = 0
@@ -200,16 +220,20 @@ final class TreeEvaluator(
     }
   }
 
-  /** Emits the held matches whose window ends at or before `position`. */
-  private def release(state: TreeState, position: Long, emit: PartialMatch => Unit): Unit =
+  /**
+   * Emits the held matches whose window ends at or before `position`, extended by the
+   * closures that end the pattern (all their rows have come).
+   */
+  private def release(state: TreeState, position: Long, emit: PartialMatch => Unit,
+      describeKey: () => String): Unit =
     if (state.heldUntil <= position) {
       val kept = new java.util.ArrayList[PartialMatch]()
       var until = Long.MaxValue
       state.held.forEach { m =>
         val end = m.lo + window
         if (end <= position) {
-          state.matches += 1
-          emit(m)
+          kleenes.extend(m, kleenes.firstTrailing, kleenes.count, kleeneRows(state), describeKey)(
+            complete(state, _, emit))
         } else {
           kept.add(m)
           until = math.min(until, end)
@@ -227,6 +251,19 @@ final class TreeEvaluator(
       val before = state.held.size
       state.held.removeIf(m => negations.negates(j, m, d))
       state.buffered -= before - state.held.size
+    }
+
+  private def hold(state: TreeState, m: PartialMatch, describeKey: () => String): Unit = {
+    state.held.add(m)
+    state.heldUntil = math.min(state.heldUntil, m.lo + window)
+    countBuffered(state, describeKey)
+  }
+
+  /** A match the closures have extended: emitted when the conditions that read them hold. */
+  private def complete(state: TreeState, m: PartialMatch, emit: PartialMatch => Unit): Unit =
+    if (kleenes.passes(m)) {
+      state.matches += 1
+      emit(m)
     }
 
   private def buffer(state: TreeState, node: Int, m: PartialMatch, describeKey: () => String): Unit = {
@@ -258,14 +295,14 @@ final class TreeEvaluator(
     if (negated(state, node, m)) return
     if (node == rootIndex) {
       if (negations.trailing.isEmpty) {
-        state.matches += 1
-        emit(m)
+        kleenes.extend(m, 0, kleenes.firstTrailing, kleeneRows(state), describeKey) { e =>
+          // A closure that ends the pattern may still get rows: held until the window has passed.
+          if (kleenes.holdsMatches) hold(state, e, describeKey) else complete(state, e, emit)
+        }
       } else if (!negations.trailing.exists(j =>
             negations.negatedBy(j, m, state.buffers(nodeCount + j)))) {
         // Rows that would negate it may still come: held until its window has passed.
-        state.held.add(m)
-        state.heldUntil = math.min(state.heldUntil, m.lo + window)
-        countBuffered(state, describeKey)
+        hold(state, m, describeKey)
       }
       return
     }
@@ -305,6 +342,13 @@ final class TreeEvaluator(
 }
 
 object TreeEvaluator {
+
+  /** The evaluator of one alternative over `input` rows. */
+  def of(a: TreeAlternative, input: Seq[Attribute], order: Expression, lo: Expression,
+      hi: Expression, window: Long, narrowByOrder: Boolean, maxBuffered: Long): TreeEvaluator =
+    new TreeEvaluator(a.leaves, a.root, a.negations, input, order, lo, hi, window, narrowByOrder,
+      maxBuffered, a.kleenes, a.postCondition)
+
   def tooManyBuffered(limit: Long, key: String): MatchRecognizeLimitException =
     new MatchRecognizeLimitException(
       s"SKIP TILL ANY MATCH buffered more than $limit partial matches for $key; raise " +

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.execution.tree
 import org.apache.spark.TaskContext
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeSet, Expression, GenericInternalRow, JoinedRow, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeSet, Expression, GenericInternalRow, JoinedRow, NamedExpression, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -76,7 +76,8 @@ case class TreeMatchExec(
         case TreeLeafNode(k) => Seq(alt.leaves(k).variable)
         case j: TreeJoinNode => walk(j.left) ++ walk(j.right) :+ j.description
       }
-      val names = walk(alt.root) ++ alt.negations.map("!" + _.leaf.variable)
+      val names = walk(alt.root) ++ alt.negations.map("!" + _.leaf.variable) ++
+        alt.kleenes.map(_.description)
       if (alternatives.size == 1) names else names.map(name => s"[${i + 1}] $name")
   }
 
@@ -105,12 +106,18 @@ case class TreeMatchExec(
     val offsets = sizes.scanLeft(0)(_ + _)
     val n = offsets.last
     child.execute().mapPartitionsInternal { rows =>
-      val trees = alts.map(a =>
-        new TreeEvaluator(a.leaves, a.root, a.negations, input, o, l, h,
-          w, narrow, limit)).toArray
+      val trees = alts.map(a => TreeEvaluator.of(a, input, o, l, h, w, narrow, limit)).toArray
       val keyOf = UnsafeProjection.create(keyAttrs, input)
       val projects = alts.indices.map { i =>
         UnsafeProjection.create(projectionLists(i), alts(i).schema(keyAttrs))
+      }.toArray
+      // Whether a match is the time slice's to keep (when a closure starts the pattern).
+      val keeps = alts.indices.map { i =>
+        alts(i).keep.map { e =>
+          val p = Predicate.create(e, alts(i).schema(keyAttrs))
+          p.initialize(0)
+          p
+        }.orNull
       }.toArray
       val inRows = m("numInputRows")
       val outRows = m("numOutputRows")
@@ -128,17 +135,19 @@ case class TreeMatchExec(
         else "partition key (" + partitionNames.indices.map { i =>
           s"${partitionNames(i)}=${key.get(i, keyTypes(i))}"
         }.mkString(", ") + ") in one time slice"
+      val describe = () => describeKey()
       val emits: Array[PartialMatch => Unit] = trees.indices.map { t => (pm: PartialMatch) =>
         span.setLong(0, pm.lo)
         span.setLong(1, pm.hi)
-        pending.add(projects(t)(outer(key, inner(trees(t).rowOf(pm), span))).copy())
+        val row = outer(key, inner(trees(t).rowOf(pm), span))
+        if (keeps(t) == null || keeps(t).eval(row)) pending.add(projects(t)(row).copy())
         ()
       }.toArray
       def finishGroup(): Unit = if (states != null) {
         var total = 0L
         for (t <- trees.indices) {
           val state = states(t)
-          trees(t).finish(state, emits(t))
+          trees(t).finish(state, emits(t), describe)
           var i = 0
           while (i < sizes(t)) {
             created(offsets(t) + i) += state.created(i)
@@ -156,7 +165,6 @@ case class TreeMatchExec(
         m("peakBuffered").set(taskPeakTotal.toDouble)
         (0 until n).foreach(i => m(s"peak$i").set(taskPeak(i).toDouble))
       }
-      val describe = () => describeKey()
       new Iterator[InternalRow] {
         private def fill(): Unit = {
           while (pending.isEmpty && rows.hasNext) {

@@ -122,7 +122,7 @@ class TreeEvaluatorSuite extends AnyFunSuite {
     assert(s.buffered == 2)
     e.add(s, event("x", 14L, 0), noEmit, () => "k") // (A@0, B@3) ends at 3 < 14 - 10
     assert(s.buffered == 1)
-    e.close(s, 20L, noEmit) // nothing that starts at or before 10 can match after 20
+    e.close(s, 20L, noEmit, () => "k") // nothing that starts at or before 10 can match after 20
     assert(s.buffered == 0)
     assert(s.created.last == 0)
   }

@@ -23,6 +23,11 @@ PNG plots in --plots.
 
     .venv/bin/python bench/jqpg_patterns.py --quick     # 1M events, sizes 3-5, 1 pattern each
     .venv/bin/python bench/jqpg_patterns.py             # 10M events, sizes 3-7, 20 patterns each
+    .venv/bin/python bench/jqpg_patterns.py --quick --execution joins   # one operator per node
+
+--execution sets spark.sql.matchRecognize.cepExecution (default `auto`: the one-pass tree
+wherever it applies); partial matches are those the tree's join nodes created (one pass) or
+the join operators produced (joins).
 
 Patterns that trip a guard (maxKleeneBindings, maxMatchesPerPartition) are listed, never
 dropped silently. PERMUTE expands into n! sequences, so conjunctions stop at --max-conj.
@@ -148,8 +153,9 @@ def plan_all(spark, p: Pattern) -> None:
 
 
 def probe_tree(spark, p: Pattern, tree: str) -> dict:
-    """Rows, partial matches produced by the joins and candidate pairs they tested, of one
-    forced tree (a counting run, which also warms the tree's code up)."""
+    """Rows, partial matches produced by the joins (or the one pass's join nodes) and
+    candidate pairs the joins tested, of one forced tree (a counting run, which also warms
+    the tree's code up)."""
     from spark_match_recognize import operator_metrics
 
     spark.conf.set(TREE_CONF, tree)
@@ -161,7 +167,15 @@ def probe_tree(spark, p: Pattern, tree: str) -> dict:
 
         def total(metric: str) -> int:
             return sum(op.metrics.get(metric, 0) for op in joins)
-        return {"rows": rows, "partial_matches": total("numOutputRows"),
+        per_node = str(spark.sparkContext._jvm.org.apache.spark.sql.matchrecognize.execution
+                       .tree.TreeMetrics.perNode(df._jdf.queryExecution().executedPlan()))
+        # The one pass's join nodes, named by their subtrees (the join operators' lines
+        # start with the operator's name and are counted above).
+        operators = ("SequenceJoin", "KleeneClosure", "Negation")
+        lines = [line.split("\t") for line in per_node.splitlines()]
+        one_pass = sum(int(cells[1]) for cells in lines
+                       if "⋈" in cells[0] and not cells[0].startswith(operators))
+        return {"rows": rows, "partial_matches": total("numOutputRows") + one_pass,
                 "candidates_tested": total("numCandidatesTested")}
     except Exception as e:  # noqa: BLE001 - a guard hit is a result to report
         return {"error": str(e).split("\n", 1)[0][:200]}
@@ -314,13 +328,17 @@ def main() -> None:
     ap.add_argument("--quality-instances", type=int, default=20)
     ap.add_argument("--json", help="write every measurement here")
     ap.add_argument("--plots", default=str(ROOT / "docs" / "img"))
+    ap.add_argument("--execution", choices=("auto", "tree", "joins"), default="auto",
+                    help="spark.sql.matchRecognize.cepExecution")
     a = ap.parse_args()
     if a.quick:
         a.events, a.sizes, a.per_set = 1_000_000, "3,4,5", 1
         a.quality_instances = 5
     sizes = [int(s) for s in a.sizes.split(",")]
 
-    spark = session("jqpg-patterns", extra={"spark.sql.shuffle.partitions": "8"})
+    spark = session("jqpg-patterns", extra={"spark.sql.shuffle.partitions": "8",
+                                            "spark.sql.matchRecognize.cepExecution": a.execution})
+    print(f"[jqpg] cepExecution={a.execution}", flush=True)
     ticks = cached_parquet(spark, f"ticks-v2-{a.events}-{a.seed}", events_sql(a.events, a.seed))
     patterns = workload(spark, ticks, a.seed, a.sets.split(","), sizes, a.per_set, a.max_conj)
     print(f"[jqpg] {len(patterns)} patterns over {a.events:,} events, {a.runs} run(s) each",

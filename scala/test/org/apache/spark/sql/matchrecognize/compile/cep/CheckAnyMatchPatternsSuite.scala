@@ -26,12 +26,13 @@ class CheckAnyMatchPatternsSuite extends AnyFunSuite with SparkSessionFixture {
   }
 
   test("the one-pass tree's limits depend on the execution asked for") {
-    val kleene = node("A B+ C")
+    CheckAnyMatchPatterns.check(node("A B+ C"), "tree")
+    val kleene = node("A B+ !D")
     CheckAnyMatchPatterns.check(kleene, "auto")
     CheckAnyMatchPatterns.check(kleene, "joins")
     val e = intercept[AnalysisException](CheckAnyMatchPatterns.check(kleene, "tree"))
     assert(e.getMessage.contains("CEP_EXECUTION_UNSUPPORTED"), e.getMessage)
-    assert(e.getMessage.contains("the Kleene closure in `A B+ C`"), e.getMessage)
+    assert(e.getMessage.contains("the negation !D with a Kleene closure"), e.getMessage)
   }
 
   test("a condition reading another alternative's variable fails analysis") {

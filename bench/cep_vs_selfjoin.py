@@ -15,7 +15,9 @@ All three must return the same row count, or the run fails.
 
 `--spark-sort` adds MATCH_RECOGNIZE once more with Spark's Sort operator below its joins in
 place of their own sort of each input (`spark.sql.matchRecognize.internal.ownSort=false`),
-as one more side of the same rounds.
+as one more side of the same rounds; `--joins` adds it under
+`spark.sql.matchRecognize.cepExecution=joins` (one operator per tree node; the first side
+runs the default, `auto`, which is the one pass here).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ SIDES = (
 )
 NAIVE = "naive self-join"
 SPARK_SORT = "match_recognize (Spark's sort)"
+JOINS = "match_recognize (joins)"
 OWN_SORT = "spark.sql.matchRecognize.internal.ownSort"
+EXECUTION = "spark.sql.matchRecognize.cepExecution"
 
 
 def side_sql(file: str, ticks: str, symbols: list[str]) -> str:
@@ -60,6 +64,9 @@ def main() -> None:
     p.add_argument(
         "--spark-sort", action="store_true", help="also time MATCH_RECOGNIZE with Spark's sort"
     )
+    p.add_argument(
+        "--joins", action="store_true", help="also time MATCH_RECOGNIZE under cepExecution=joins"
+    )
     a = p.parse_args()
     spark = session("bench-cep-selfjoin")
     ticks = cached_parquet(spark, f"ticks-v2-{a.events}-{a.seed}", events_sql(a.events, a.seed))
@@ -75,9 +82,12 @@ def main() -> None:
     fast = {name: sql for name, sql in sqls.items() if name != NAIVE}
     if a.spark_sort:
         sqls[SPARK_SORT] = fast[SPARK_SORT] = sqls[SIDES[0][0]]
+    if a.joins:
+        sqls[JOINS] = fast[JOINS] = sqls[SIDES[0][0]]
 
     def before(name: str) -> None:
         spark.conf.set(OWN_SORT, "false" if name == SPARK_SORT else "true")
+        spark.conf.set(EXECUTION, "joins" if name in (JOINS, SPARK_SORT) else "auto")
     counts = {}
     for name, sql in fast.items():
         print(f"[bench] counting the rows of {name} ...", flush=True)
@@ -86,6 +96,7 @@ def main() -> None:
     print(f"[bench] timing {', '.join(fast)} in {a.rounds} interleaved rounds ...", flush=True)
     timings = timed_rounds(spark, fast, runs=a.rounds, warmups=2, before=before)
     spark.conf.unset(OWN_SORT)
+    spark.conf.unset(EXECUTION)
     if NAIVE in sqls:
         print(f"[bench] running {NAIVE} ...", flush=True)
         t, runs, counts[NAIVE] = timed_count(spark, sqls[NAIVE])

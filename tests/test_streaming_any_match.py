@@ -113,6 +113,9 @@ def test_a_sequence_stream_equals_batch_and_reports_its_work(spark, tmp_path):
                    "C AS y > 5"),
         ("A C B{1,3}", "A AS x > 6, C AS y > 5, B AS x < A.x"),
         ("B* A C", "B AS x < 3, A AS x > 6, C AS y > 5"),
+        # Alternatives that bind the same rows: each binding written once.
+        ("A B !N C | A B C", "A AS x > 6, B AS x < A.x, N AS x = 0, C AS y > 5"),
+        ("A B+ | A B{2,3}", "A AS x > 6, B AS x < A.x"),
     ],
 )
 def test_pattern_forms_stream_equals_batch(spark, tmp_path, pattern, define):

@@ -58,15 +58,21 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
               "reason" -> Json.str("the statistics sample has no rows"),
               "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t.sql)))))))
       case Some(e) =>
+        val onePass = builder.execution.onePass
         val planned = builder.alternatives.zip(e.perAlternative).map { case (s, st) =>
+          val stats = st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
+            bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
+            kleeneBounds = if (paperCost) Map.empty
+            else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,
+            negations = if (paperCost) Map.empty else st.negations,
+            sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight,
+            spanAware = !paperCost)
+          // The one pass sorts nothing between nodes, and extends only the tree's complete
+          // matches by the closures: the same work under every tree, so no term of the choice.
           plan(s,
-            st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
-              bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
-              kleeneBounds = if (paperCost) Map.empty
-              else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,
-              negations = if (paperCost) Map.empty else st.negations,
-              sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight,
-              spanAware = !paperCost))
+            if (!onePass || paperCost) stats
+            else stats.copy(sortWeight = 0.0, kleene = Map.empty, kleeneBounds = Map.empty,
+              kleeneBindings = Map.empty, openingKleene = Set.empty))
         }
         ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned))
     }

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.matchrecognize.compile.cep.{MatchNumbering, TreeStreamSpec}
@@ -55,12 +55,21 @@ final class StreamTreeFunction(
   @transient private lazy val span = new GenericInternalRow(2)
   @transient private lazy val noKey = new GenericInternalRow(0)
   @transient private var currentKey: InternalRow = _
+  // Alternatives that can bind the same rows: a binding is written once, told by the ids of
+  // its rows. A duplicate comes by the time the window of the first one's first row has
+  // passed (when a held match of another alternative is released), not later.
+  @transient private lazy val idsOf: UnsafeProjection =
+    if (distinctBy.isEmpty) null
+    else UnsafeProjection.create(distinctBy.map(i =>
+        BoundReference(i, alternatives.head.columns(i).dataType, nullable = true)))
+  @transient private lazy val written = new java.util.HashMap[UnsafeRow, java.lang.Long]()
   @transient private lazy val emits: Array[PartialMatch => Unit] = trees.indices.map { t => (m: PartialMatch) =>
     {
       span.setLong(0, m.lo)
       span.setLong(1, m.hi)
       val row = writers(t)(keyed(currentKey, spanned(trees(t).rowOf(m), span))).copy()
-      if (numbering.isEmpty) out.add(row) else unnumbered.add(row)
+      val first = idsOf == null || written.putIfAbsent(idsOf(row).copy(), m.lo + window) == null
+      if (first) { if (numbering.isEmpty) out.add(row) else unnumbered.add(row) }
       ()
     }
   }.toArray
@@ -106,6 +115,8 @@ final class StreamTreeFunction(
     out.clear()
     unnumbered.clear()
     unnumbered.addAll(java.util.Arrays.asList(saved.unnumbered: _*))
+    written.clear()
+    saved.written.indices.foreach(i => written.put(saved.written(i), saved.writtenUntil(i)))
     val createdBefore = saved.trees.iterator.map(_.created.sum).sum
     windows.foreach(saved.window, ready.sorted(rowOrdering)) { row =>
       if (keysPresent.eval(row)) {
@@ -129,6 +140,7 @@ final class StreamTreeFunction(
       }
     }
     numbering.foreach(number(saved, _))
+    if (idsOf != null) keepWritten(saved)
     saved.waiting = waiting.toArray
     state.update(TreeKeyState.encode(saved))
     val changes = if (rowsWindow) Iterator.empty
@@ -160,6 +172,15 @@ final class StreamTreeFunction(
       out.add(row)
     }
     saved.unnumbered = later
+  }
+
+  /** Keeps the ids of the bindings written whose duplicates may still come. */
+  private def keepWritten(saved: TreeKeyState): Unit = {
+    val reached = saved.trees.iterator.map(_.lastPosition).min
+    val kept = new java.util.ArrayList[java.util.Map.Entry[UnsafeRow, java.lang.Long]]()
+    written.entrySet().forEach(e => if (e.getValue >= reached) kept.add(e))
+    saved.written = Array.tabulate(kept.size)(i => kept.get(i).getKey)
+    saved.writtenUntil = Array.tabulate(kept.size)(i => kept.get(i).getValue.longValue)
   }
 
   private def describeKey(): String =

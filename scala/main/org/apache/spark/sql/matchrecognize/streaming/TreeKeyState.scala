@@ -12,7 +12,9 @@ import org.apache.spark.sql.matchrecognize.execution.tree.TreeState
  * micro-batches, in Spark's state store: the rows the watermark has not passed yet
  * (`waiting`, unordered), how far the window columns have got, each alternative's
  * one-pass [[TreeState]] (its partial matches, and matches held for a trailing negation),
- * and the matches waiting for their MATCH_NUMBER().
+ * the matches waiting for their MATCH_NUMBER(), and, when alternatives can bind the same
+ * rows, the ids of the bindings written whose duplicates may still come (until the window
+ * position in `writtenUntil`).
  */
 final class TreeKeyState(
     var waiting: Array[UnsafeRow],
@@ -20,12 +22,14 @@ final class TreeKeyState(
     val trees: Array[TreeState],
     /** Matches written but not numbered yet (MATCH_NUMBER()), and how many were numbered. */
     var unnumbered: Array[UnsafeRow] = Array.empty,
-    var numbered: Long = 0L) extends Serializable
+    var numbered: Long = 0L,
+    var written: Array[UnsafeRow] = Array.empty,
+    var writtenUntil: Array[Long] = Array.empty) extends Serializable
 
 object TreeKeyState {
 
   // Bumped when the layout changes, so that a checkpoint of another layout is refused.
-  private val FormatVersion = 2
+  private val FormatVersion = 3
   // Java serialization keeps a row shared by several partial matches one object.
   private lazy val serializer = new JavaSerializer(new SparkConf(false))
 

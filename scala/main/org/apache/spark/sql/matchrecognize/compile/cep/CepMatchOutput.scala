@@ -43,12 +43,14 @@ private[cep] final class CepMatchOutput(pattern: CepVariables) {
     if (available.contains(a)) a else Alias(Literal.create(null, a.dataType), a.name)(a.exprId)
   }
 
+  /** The match columns that tell bindings apart (within a key): the ids of the rows bound. */
+  def idColumns: Seq[Attribute] =
+    matchColumns.filter(a =>
+      cells.of(a.name.takeWhile(_ != '#')).exists(c => c._1 == a && c._2 == rowId)) ++ kleeneIdColumns
+
   /** A binding two alternatives both produce is one match: grouped by the rows bound. */
   def deduplicated(matches: LogicalPlan): LogicalPlan = {
-    val ids = matchColumns.filter(a =>
-      cells.of(a.name.takeWhile(_ != '#')).exists(c =>
-        c._1 == a && c._2 == rowId)) ++ kleeneIdColumns
-    val keys = partitionBy ++ ids
+    val keys = partitionBy ++ idColumns
     val others = matches.output.filterNot(a => keys.exists(_.semanticEquals(a)))
     Aggregate(keys,
       keys.map(_.asInstanceOf[NamedExpression]) ++ others.map(a =>

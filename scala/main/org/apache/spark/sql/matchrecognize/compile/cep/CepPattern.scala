@@ -85,6 +85,50 @@ object CepPattern {
   }
 
   /**
+   * The alternatives that are the orders of one conjunction, such as the 24 of `PERMUTE(A,
+   * B, C, D)` or the 2 of `X PERMUTE(A, B) Y`: single rows only, the same variables, and
+   * together exactly the orders that keep every pair all of them order alike (their common
+   * partial order, [[precedence]]). A group's matches are the bindings whose rows follow
+   * that partial order with distinct ORDER BY positions, which one tree evaluates without
+   * expanding the orders. Indexes into `alternatives`, each group in order, the groups by
+   * their first; every other alternative is a group of its own.
+   */
+  def conjunctions(alternatives: Seq[CepSequence]): Seq[Seq[Int]] = {
+    val singleRows = alternatives.indices.filter(i => alternatives(i).elements.forall(_.isInstanceOf[Single]))
+    val grouped = singleRows.groupBy(i => alternatives(i).singles.toSet).values
+      .filter(g => g.size > 1 && ordersOfOnePartialOrder(g.map(alternatives))).map(_.sorted).toSeq
+    val inGroup = grouped.flatten.toSet
+    (grouped ++ alternatives.indices.filterNot(inGroup).map(Seq(_))).sortBy(_.head)
+  }
+
+  /** Whether every sequence of `orders` puts `x` before `y`. */
+  def precedence(orders: Seq[CepSequence]): (String, String) => Boolean = {
+    val positions = orders.map(_.singles.zipWithIndex.toMap)
+    (x, y) => positions.forall(p => p(x) < p(y))
+  }
+
+  /**
+   * Whether the distinct `orders` (of the same variables) are every order that keeps their
+   * common partial order: they are some of those orders, so it suffices that there are as
+   * many (the orders are counted over subsets of placed variables).
+   */
+  private def ordersOfOnePartialOrder(orders: Seq[CepSequence]): Boolean = {
+    val vars = orders.head.singles
+    val n = vars.size
+    n <= 20 && {
+      val before = precedence(orders)
+      val predecessors = vars.map(y => vars.indices.filter(i => before(vars(i), y)).map(1 << _).sum)
+      val count = new Array[Long](1 << n)
+      count(0) = 1
+      for (mask <- 0 until (1 << n) if count(mask) > 0; v <- 0 until n
+          if (mask & (1 << v)) == 0 && (predecessors(v) & ~mask) == 0) {
+        count(mask | (1 << v)) += count(mask)
+      }
+      count((1 << n) - 1) == orders.distinct.size
+    }
+  }
+
+  /**
    * Whether no binding can be a match of both `a` and `b`: some two single-row variables
    * come in opposite orders in them (single rows are bound in strictly increasing ORDER BY
    * order).

@@ -48,6 +48,10 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   /** The tasks of the plan's shuffle and the length of its time slices, from the input's size. */
   def taskCount: CepTaskCount = leaves.taskCount
 
+  /** Whether the plan runs as one pass per key (`cepExecution`), and why. */
+  lazy val execution: TreeExecutionChoice =
+    TreeExecution.choose(settings.execution, pattern.onePassUnsupported)
+
   /** The sequence joins narrow their bands by the pattern order (see `CepJoinPlan`). */
   def bandNarrowsByOrder: Boolean = pattern.positionsAreWindowPositions
   def samplePlan: SampleLayout = leaves.samplePlan
@@ -59,12 +63,19 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   def build(): LogicalPlan = {
     val picked = settings.chooser.choose(this)
-    val execution = TreeExecution.choose(settings.execution, pattern.onePassUnsupported)
+    // One pass evaluates the orders of a conjunction (PERMUTE) as one tree: the first's.
+    val groups =
+      if (execution.onePass) CepPattern.conjunctions(alternatives) else alternatives.indices.map(Seq(_))
+    val merged = groups.filter(_.size > 1).map(g =>
+      s" | alternatives ${g.map(_ + 1).mkString(", ")}: one conjunction, alternative ${g.head + 1}'s tree")
     val chosen = picked.copy(report = picked.report.copy(
-      summary = s"${execution.summary} ${picked.report.summary}"))
-    val built = alternatives.zip(chosen.trees).map { case (s, t) =>
-      if (execution.onePass) trees.alternative(s, t) else joins.alternative(s, t)
-    }
+      summary = s"${execution.summary} ${picked.report.summary}${merged.mkString}"))
+    val built =
+      if (!execution.onePass) alternatives.zip(chosen.trees).map { case (s, t) => joins.alternative(s, t) }
+      else groups.map {
+        case Seq(i) => trees.alternative(alternatives(i), chosen.trees(i))
+        case group => trees.conjunction(group.map(alternatives), chosen.trees(group.head))
+      }
     // Alternatives line up their columns for the union (absent variables are NULL). One
     // alternative with ONE ROW PER MATCH needs no such projection: the measures' projection
     // reads what it needs, and the rows are not copied once more on their way there.
@@ -103,7 +114,6 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     def refuse(what: String): Nothing = throw MatchRecognizeErrors.unsupported(
       s"$what under SKIP TILL ANY MATCH over a streaming input")
     pattern.onePassUnsupported.foreach(refuse)
-    if (needsIds) refuse(s"alternatives that can bind the same rows (`${node.options.pattern.sql}`)")
     val bound = pattern.bound
     if (numbered && !alternatives.forall(_.bound.contains(bound.head))) {
       refuse(s"MATCH_NUMBER() with alternatives that do not all bind `${bound.head}` (the " +
@@ -116,8 +126,11 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val numberColumn = if (numbered) Seq(rewriter.matchNumber) else Nil
     val columns = partitionBy ++ matchColumns ++ numberColumn
     val chosen = settings.chooser.choose(this).trees
-    val specs = alternatives.zip(chosen).map { case (s, t) =>
-      val spec = trees.spec(s, t, pattern.ownConditions)
+    val specs = CepPattern.conjunctions(alternatives).map { group =>
+      val t = chosen(group.head)
+      val spec =
+        if (group.size == 1) trees.spec(alternatives(group.head), t, pattern.ownConditions)
+        else trees.conjunctionSpec(group.map(alternatives), t, pattern.ownConditions)
       spec.copy(columns = aligned(AttributeSet(spec.schema(partitionBy))) ++
         numberColumn.map(a => Alias(Literal(0L), a.name)(a.exprId)))
     }
@@ -129,7 +142,8 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val (o, lo, hi) = pattern.rowPositions
     CepStreamPlan(TreeStreamSpec(pattern.cells.windowColumns, node.orderBy.map(_.child),
         pattern.cells.physicalOrder, specs, o, lo, hi, window, rowsWindow,
-        pattern.positionsAreWindowPositions, settings.maxBufferedPartialMatches, numbering),
+        pattern.positionsAreWindowPositions, settings.maxBufferedPartialMatches, numbering,
+        if (needsIds) output.idColumns.map(columns.indexOf) else Nil),
       columns, matches => if (allRows) output.allRowsOutput(matches) else output.measuresOf(matches))
   }
 }

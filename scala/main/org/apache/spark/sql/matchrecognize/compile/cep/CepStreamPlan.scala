@@ -23,7 +23,9 @@ final case class CepStreamPlan(
  *    PREV / NEXT neighbours); the "prepared" row is the input row followed by them;
  *  - a prepared row with every `orderKeys` value present is offered to each alternative's
  *    one-pass tree, whose expressions (and `order`, `lo`, `hi`) read the prepared row;
- *  - each match is written by its alternative's `columns`, and numbered by `numbering`.
+ *  - each match is written by its alternative's `columns`, once per binding when
+ *    alternatives can bind the same rows (`distinctBy`: the ordinals of the columns of the
+ *    rows' ids), and numbered by `numbering`.
  */
 final case class TreeStreamSpec(
     windowColumns: Seq[Alias],
@@ -37,7 +39,8 @@ final case class TreeStreamSpec(
     rowsWindow: Boolean,
     narrowByOrder: Boolean,
     maxBuffered: Long,
-    numbering: Option[MatchNumbering])
+    numbering: Option[MatchNumbering],
+    distinctBy: Seq[Int] = Nil)
 
 /**
  * How a stream numbers its matches (MATCH_NUMBER()) as the batch query does, by the ORDER BY

@@ -5,10 +5,11 @@ import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types._
 
 /**
- * One alternative of a SKIP TILL ANY MATCH pattern evaluated in one pass over each key's
- * rows: the tree's nodes with the join conditions placed at them, the leaves' own
- * conditions as entry filters, the negations where their neighbours are bound. The same
- * spec serves a batch query ([[CepTreeMatch]]) and a stream ([[CepStreamPlan]]).
+ * One alternative of a SKIP TILL ANY MATCH pattern (or the orders of one conjunction)
+ * evaluated in one pass over each key's rows: the tree's nodes with the join conditions
+ * placed at them, the leaves' own conditions as entry filters, the negations where their
+ * neighbours are bound, the Kleene closures extending the tree's matches. The same spec
+ * serves a batch query ([[CepTreeMatch]]) and a stream ([[CepStreamPlan]]).
  */
 private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput,
     settings: CepSettings) {
@@ -32,6 +33,39 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
     val alternative =
       if (firstSingle.isDefined) spec0
       else spec0.copy(keep = Some(EqualTo(OwningSlice(spec0.outLo, leaves.sliceLength), slice)))
+    built(alternative)
+  }
+
+  /**
+   * The orders of one conjunction (see [[CepPattern.conjunctions]]) as one [[CepTreeMatch]]
+   * evaluating `tree` once: a pair of variables the orders all put one way is ordered so,
+   * any other pair only needs distinct ORDER BY positions.
+   */
+  def conjunction(group: Seq[CepSequence], tree: JoinTree): Built = {
+    val (_, flags, slice) = leaves.sharedLeafInput
+    val (_, lo, _) = rowPositions
+    val before = CepPattern.precedence(group)
+    val vars = group.head.singles
+    // A variable every order starts with binds a match's first row and enters only in the
+    // slice that owns it; otherwise the slice keeps a match by its span.
+    val first = vars.find(v => vars.forall(w => w == v || before(v, w)))
+    val spec0 = conjunctionSpec(group, tree,
+      v =>
+        if (!first.contains(v)) flags(v)
+        else And(flags(v), EqualTo(OwningSlice(lo, leaves.sliceLength), slice)))
+    built(if (first.isDefined) spec0
+      else spec0.copy(keep = Some(EqualTo(OwningSlice(spec0.outLo, leaves.sliceLength), slice))))
+  }
+
+  /** The orders of one conjunction evaluated as `tree`, over rows `enter(v)` admits as `v`'s. */
+  def conjunctionSpec(group: Seq[CepSequence], tree: JoinTree, enter: String => Expression): TreeAlternative = {
+    val s = spec(group.head, tree, enter, CepPattern.precedence(group))
+    s.copy(description = s"${s.description} (${group.size} orders)")
+  }
+
+  private def built(alternative: TreeAlternative): Built = {
+    val (shared, _, slice) = leaves.sharedLeafInput
+    val (o, lo, hi) = rowPositions
     Built(CepTreeMatch.single(shared, partitionBy :+ slice, alternative, o, lo, hi, window,
         positionsAreWindowPositions, settings.maxBufferedPartialMatches),
       MatchSpan(partitionBy :+ slice, alternative.outLo, alternative.outHi), alternative.description)
@@ -39,27 +73,34 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
 
   /**
    * The leaves, tree and negations of alternative `s` evaluated as `tree` in one pass, over
-   * rows that `enter(v)` admits as rows of `v`.
+   * rows that `enter(v)` admits as rows of `v`. `before(x, y)`: whether single-row variable
+   * x's row must come before y's (by default, the order of `s`); two rows neither way only
+   * need distinct ORDER BY positions.
    */
-  def spec(s: CepSequence, tree: JoinTree, enter: String => Expression): TreeAlternative = {
+  def spec(s: CepSequence, tree: JoinTree, enter: String => Expression,
+      before: (String, String) => Boolean = null): TreeAlternative = {
     requireJoinsExactly(s, tree)
     val active = activeConditions(s)
     val position = s.elements.map(_.variable).zipWithIndex.toMap
+    val precedes: (String, String) => Boolean =
+      if (before != null) before else (x, y) => position(x) < position(y)
     val leaves = tree.leaves.map(v => TreeLeafSpec(v, enter(v), columnsOf(v)))
     def node(t: JoinTree): TreeNodeSpec = t match {
       case JoinLeaf(v) => TreeLeafNode(tree.leaves.indexOf(v))
       case JoinNode(l, r) =>
         val ordering = for (x <- l.leaves; y <- r.leaves) yield {
-          val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
-          LessThan(rewriter.positions(a).o, rewriter.positions(b).o): Expression
+          val (ox, oy) = (rewriter.positions(x).o, rewriter.positions(y).o)
+          if (precedes(x, y)) LessThan(ox, oy)
+          else if (precedes(y, x)) LessThan(oy, ox)
+          else Not(EqualTo(ox, oy)): Expression
         }
         val placed = active.filter(c =>
           kinds(c.owner) == VariableKind.SingleRow &&
             c.reads.nonEmpty && c.required.subsetOf(t.variables) &&
             !c.required.subsetOf(l.variables) && !c.required.subsetOf(r.variables)).map(_.expr)
         val order =
-          if (l.leaves.forall(x => r.leaves.forall(y => position(x) < position(y)))) 1
-          else if (r.leaves.forall(y => l.leaves.forall(x => position(y) < position(x)))) -1
+          if (l.leaves.forall(x => r.leaves.forall(y => precedes(x, y)))) 1
+          else if (r.leaves.forall(y => l.leaves.forall(x => precedes(y, x)))) -1
           else 0
         TreeJoinNode(node(l), node(r), (ordering ++ placed).reduceOption(And).getOrElse(Literal(true)),
           order, t.sql)

@@ -34,6 +34,27 @@ class CepPatternSuite extends AnyFunSuite {
     assert(sequences("(A | B) PERMUTE(C, D)") == Seq("A C D", "A D C", "B C D", "B D C"))
   }
 
+  test("the orders of a conjunction are grouped, and only those") {
+    def groups(text: String): Seq[Seq[String]] = {
+      val alternatives = CepPattern.normalize(pattern(text))
+      CepPattern.conjunctions(alternatives).map(_.map(alternatives(_).sql))
+    }
+    assert(groups("PERMUTE(A, B, C)") ==
+      Seq(Seq("A B C", "A C B", "B A C", "B C A", "C A B", "C B A")))
+    assert(groups("X PERMUTE(A, B) Y") == Seq(Seq("X A B Y", "X B A Y")))
+    // Every order that puts A and B before C; but two of the six orders of A, B, C that
+    // agree on no pair are not a conjunction.
+    assert(groups("A B C | B A C") == Seq(Seq("A B C", "B A C")))
+    assert(groups("A B C | C B A") == Seq(Seq("A B C"), Seq("C B A")))
+    // Different variables, a closure or a negation: each order evaluated on its own.
+    assert(groups("(A | B) PERMUTE(C, D)") == Seq(Seq("A C D", "A D C"), Seq("B C D", "B D C")))
+    assert(groups("PERMUTE(A, B) C+").map(_.size) == Seq(1, 1))
+    assert(groups("PERMUTE(A, B) !D C").map(_.size) == Seq(1, 1))
+    val orders = CepPattern.normalize(pattern("X PERMUTE(A, B) Y"))
+    val before = CepPattern.precedence(orders)
+    assert(before("X", "A") && before("B", "Y") && !before("A", "B") && !before("B", "A"))
+  }
+
   test("the same sequence produced twice is planned once") {
     assert(sequences("(A B | A B)") == Seq("A B"))
   }

@@ -6,30 +6,17 @@ import scala.collection.mutable
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
 import org.apache.spark.sql.matchrecognize.plans.{TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNodeSpec}
-import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
-import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * The one-pass evaluation of `A B C WITHIN 10` (`B.v > A.v`) on its own, against a brute
  * force over the same events, under every tree shape; and its state between events.
  */
-class TreeEvaluatorSuite extends AnyFunSuite {
+class TreeEvaluatorSuite extends AnyFunSuite with TreeEvents {
 
-  private val kind = AttributeReference("e", StringType)()
-  private val time = AttributeReference("t", LongType, nullable = false)()
-  private val value = AttributeReference("v", IntegerType)()
-  private val input = Seq(kind, time, value)
-  private val window = 10L
-
-  private def columns(v: String): Seq[NamedExpression] =
-    Seq(Alias(time, s"$v#o")(), Alias(value, s"$v#v")())
-  private val cols: Map[String, Seq[NamedExpression]] = Seq("A", "B", "C").map(v => v -> columns(v)).toMap
-  private def o(v: String): Attribute = cols(v).head.toAttribute
-  private def v(v: String): Attribute = cols(v)(1).toAttribute
+  override protected def variables: Seq[String] = Seq("A", "B", "C")
   private val position = Map("A" -> 0, "B" -> 1, "C" -> 2)
 
   /** The evaluator of the tree given as nested pairs of variable names. */
@@ -62,9 +49,6 @@ class TreeEvaluatorSuite extends AnyFunSuite {
     (new TreeEvaluator(leaves, node(tree), Nil, input, time, time, time, window, narrowByOrder = true,
         maxBuffered), order)
   }
-
-  private def event(e: String, t: Long, value: Int): InternalRow =
-    InternalRow(UTF8String.fromString(e), t, value)
 
   private val rng = new scala.util.Random(7)
   private val events: Seq[(String, Long, Int)] = {

@@ -4,12 +4,10 @@ import scala.collection.mutable
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
 import org.apache.spark.sql.matchrecognize.plans.{KleeneOutput, TreeJoinNode, TreeKleeneSpec, TreeLeafNode, TreeLeafSpec}
-import org.apache.spark.sql.types.{ArrayType, IntegerType, LongType, StringType, StructField, StructType}
-import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.types.{ArrayType, IntegerType, LongType, StructField, StructType}
 
 /**
  * Kleene closures in the one-pass tree, on their own: `A X{min,max} C` (a closure between
@@ -17,19 +15,9 @@ import org.apache.spark.unsafe.types.UTF8String
  * ending the pattern, whose matches wait for the window), WITHIN 10, against a brute force
  * over the subsets of the same events; and the guard on bindings per match.
  */
-class TreeKleenesSuite extends AnyFunSuite {
+class TreeKleenesSuite extends AnyFunSuite with TreeEvents {
 
-  private val kind = AttributeReference("e", StringType)()
-  private val time = AttributeReference("t", LongType, nullable = false)()
-  private val value = AttributeReference("v", IntegerType)()
-  private val input = Seq(kind, time, value)
-  private val window = 10L
-
-  private def columns(v: String): Seq[NamedExpression] =
-    Seq(Alias(time, s"$v#o")(), Alias(value, s"$v#v")())
-  private val cols = Seq("A", "C", "X").map(v => v -> columns(v)).toMap
-  private def o(v: String): Attribute = cols(v).head.toAttribute
-  private def v(v: String): Attribute = cols(v)(1).toAttribute
+  override protected def variables: Seq[String] = Seq("A", "C", "X")
   private def leaf(x: String) = TreeLeafSpec(x, EqualTo(kind, Literal(x.toLowerCase)), cols(x))
 
   private val previous = AttributeReference("X#prev_v", IntegerType)()
@@ -48,8 +36,6 @@ class TreeKleenesSuite extends AnyFunSuite {
     new TreeEvaluator(Seq(leaf("A"), leaf("C")), root, Nil, input, time, time, time, window,
       narrowByOrder = true, maxBuffered = Long.MaxValue, kleeneSpecs = Seq(closure))
   }
-
-  private def event(e: String, t: Long, x: Int): InternalRow = InternalRow(UTF8String.fromString(e), t, x)
 
   private val rng = new scala.util.Random(11)
   private val events: Seq[(String, Long, Int)] = {

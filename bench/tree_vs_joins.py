@@ -82,18 +82,20 @@ def main() -> None:
             df._jdf.queryExecution().executedPlan()))
         print(f"\n[{name}] {counts[name]:,} matches; partial matches per node "
               "(created, peak buffered summed over tasks):")
-        total = 0
+        total = peaks = 0
         for line in per_node.splitlines():
             node, created, peak = line.split("\t")
             total += int(created)
+            peaks += int(float(peak))
             print(f"    {node:40s} {int(created):>14,} {int(float(peak)):>12,}")
-        print(f"    {'total':40s} {total:>14,}")
+        print(f"    {'total':40s} {total:>14,} {peaks:>12,}")
     assert len(set(counts.values())) == 1, counts
 
     times = timed_rounds(spark, {name: sql for name in sides}, runs=args.runs, before=configure)
-    print("\nside                   median s   events/s")
+    cores = spark.sparkContext.defaultParallelism
+    print(f"\nside                   median s   events/s   per core ({cores} cores)")
     for name, (t, _) in times.items():
-        print(f"{name:22s} {t:9.2f} {args.events / t:12,.0f}")
+        print(f"{name:22s} {t:9.2f} {args.events / t:12,.0f} {args.events / t / cores:12,.0f}")
     t = {name: v[0] for name, v in times.items()}
     print(f"\njoins/tree (auto): {t['joins / auto'] / t['tree / auto']:.2f}x; "
           f"joins/tree (trivial): {t['joins / trivial'] / t['tree / trivial']:.2f}x")

@@ -59,7 +59,7 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
 
   /** The orders of one conjunction evaluated as `tree`, over rows `enter(v)` admits as `v`'s. */
   def conjunctionSpec(group: Seq[CepSequence], tree: JoinTree, enter: String => Expression): TreeAlternative = {
-    val s = spec(group.head, tree, enter, CepPattern.precedence(group))
+    val s = spec(group.head, tree, enter, Some(CepPattern.precedence(group)))
     s.copy(description = s"${s.description} (${group.size} orders)")
   }
 
@@ -78,12 +78,12 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
    * need distinct ORDER BY positions.
    */
   def spec(s: CepSequence, tree: JoinTree, enter: String => Expression,
-      before: (String, String) => Boolean = null): TreeAlternative = {
+      before: Option[(String, String) => Boolean] = None): TreeAlternative = {
     requireJoinsExactly(s, tree)
     val active = activeConditions(s)
     val position = s.elements.map(_.variable).zipWithIndex.toMap
     val precedes: (String, String) => Boolean =
-      if (before != null) before else (x, y) => position(x) < position(y)
+      before.getOrElse((x, y) => position(x) < position(y))
     val leaves = tree.leaves.map(v => TreeLeafSpec(v, enter(v), columnsOf(v)))
     def node(t: JoinTree): TreeNodeSpec = t match {
       case JoinLeaf(v) => TreeLeafNode(tree.leaves.indexOf(v))

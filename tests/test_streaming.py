@@ -485,6 +485,28 @@ def test_what_a_stream_cannot_do_is_an_analysis_error(spark, tmp_path, sql, wate
     assert phrase in str(info.value).lower(), str(info.value)
 
 
+@pytest.mark.smoke
+@pytest.mark.parametrize("mode", ["update", "complete"])
+def test_an_output_mode_other_than_append_is_refused_when_the_query_starts(
+    spark, tmp_path, mode
+):
+    stream = _analyze_over_stream(spark, tmp_path, V_SHAPE)
+    writer = (
+        stream.writeStream.format("memory")
+        .queryName(f"refused_{mode}")
+        .outputMode(mode)
+        .option("checkpointLocation", str(tmp_path / f"chk-{mode}"))
+    )
+    with pytest.raises(AnalysisException) as info:
+        writer.start().stop()
+    message = str(info.value)
+    assert "MATCH_RECOGNIZE.STREAMING_OUTPUT_MODE" in message, message
+    assert f"not {mode}" in message.lower() and 'outputmode("append")' in message.lower(), message
+    # Append (the default) starts.
+    query = writer.outputMode("append").start()
+    query.stop()
+
+
 def test_the_dataframe_helper_takes_a_streaming_dataframe(spark, tmp_path):
     from spark_match_recognize import match_recognize
     from streaming_harness import write_batches

@@ -9,7 +9,7 @@ import org.apache.spark.sql.matchrecognize.execution.cep.ShareCachedInputScans
 import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
-import org.apache.spark.sql.matchrecognize.streaming.PlanStreamingMatchRecognize
+import org.apache.spark.sql.matchrecognize.streaming.{CheckStreamingOutputMode, PlanStreamingMatchRecognize}
 
 /**
  * Entry point: `spark.sql.extensions=org.apache.spark.sql.matchrecognize.MatchRecognizeExtensions`.
@@ -29,6 +29,8 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     // Over a streaming input the resolved node becomes Spark's stateful operator, before
     // Spark's streaming checks read the plan.
     extensions.injectPostHocResolutionRule(_ => PlanStreamingMatchRecognize)
+    // writeStream.start() with another output mode than append: our error, before Spark's.
+    extensions.injectHintResolutionRule(_ => CheckStreamingOutputMode)
     // SKIP TILL ANY MATCH becomes a join-tree plan while the optimizer can still prune and
     // push down around it; the rule fires once per node (the node disappears).
     extensions.injectOptimizerRule(session => PlanAnyMatchPatterns(session))

@@ -149,11 +149,12 @@ def ensure_venv() -> float | None:
     return seconds
 
 
-def reexec_in_venv() -> None:
+def reexec_in_venv(script: str = __file__) -> None:
+    """Runs `script` (this file by default) again, with the same arguments, in the venv."""
     seconds = ensure_venv()
     env = dict(os.environ)
     env[SETUP_ENV] = "" if seconds is None else f"{seconds:.3f}"
-    script = str(Path(__file__).resolve())
+    script = str(Path(script).resolve())
     os.execve(str(VENV_PYTHON), [str(VENV_PYTHON), script, *sys.argv[1:]], env)
 
 

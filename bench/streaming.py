@@ -26,7 +26,7 @@ ANY MATCH match is complete with its last row: it waits only for the watermark.
 
     .venv/bin/python bench/streaming.py                          # throughput, 1M events
     .venv/bin/python bench/streaming.py --events 200000 --latency 1000,5000
-    .venv/bin/python bench/streaming.py --flink                  # also Flink (bench/flink_peer.py)
+    .venv/bin/python bench/streaming.py --flink   # also Flink (flink_peer.py, flink_latency.py)
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 from common import DATA, ROOT, session
-from streaming_events import generate, write_csv
+from streaming_events import deliver_seconds, generate, write_csv
 
 SCHEMA = "symbol STRING, ts TIMESTAMP, price DOUBLE"
 QUERY = """
@@ -160,19 +160,7 @@ def latency(spark, rate: int, seconds: int, work: Path, name: str = "standard",
     stop = threading.Event()
 
     def deliver():
-        for k in range(seconds):
-            if stop.is_set():
-                return
-            # The ticks of second T, stamped T, are delivered when T ends.
-            second = int(time.time()) + 1
-            time.sleep(max(0.0, second - time.time()))
-            stamp = datetime.datetime.fromtimestamp(second, datetime.timezone.utc)
-            stamp = stamp.replace(tzinfo=None)
-            rows = [(sym, stamp, price) for sym, _, price in walk[k * symbols : (k + 1) * symbols]]
-            time.sleep(max(0.0, second + 1 - time.time()))
-            tmp = source / f".second-{k:05d}.tmp"
-            write_csv(rows, tmp)
-            tmp.rename(source / f"second-{k:05d}.csv")
+        deliver_seconds(walk, symbols, seconds, source, stop)
 
     delays: list[float] = []
 
@@ -240,6 +228,18 @@ def flink(events_file: Path) -> dict | None:
     return json.loads(lines[-1])
 
 
+def flink_latency(rate: int, seconds: int) -> dict | None:
+    """bench/flink_latency.py on the same live delivery (its own process and venv)."""
+    peer = ROOT / "bench" / "flink_latency.py"
+    args = [sys.executable, str(peer), "--rate", str(rate), "--seconds", str(seconds)]
+    result = subprocess.run(args, capture_output=True, text=True)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    if result.returncode != 0 or not lines:
+        print(result.stdout[-2000:] + result.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(lines[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=1_000_000)
@@ -286,13 +286,27 @@ def main() -> None:
                         f"matches {row['stream_matches']} / {peer['matches']}"
                     )
     rates = [int(r) for r in args.latency.split(",") if r]
-    result["latency"] = [
-        latency(spark, r, args.latency_seconds, work, name, sql)
-        for name, sql in (("standard", QUERY), ("any_match_negation", ANY_MATCH))
-        for r in rates
-    ]
-    for row in result["latency"]:
-        print(json.dumps(row), flush=True)
+    latency_queries = [("standard", QUERY), ("any_match_negation", ANY_MATCH)]
+    if args.flink:
+        latency_queries.insert(1, ("flink_form", flink_form("logical-terminated")))
+    result["latency"] = []
+    for name, sql in latency_queries:
+        for r in rates:
+            row = latency(spark, r, args.latency_seconds, work, name, sql)
+            result["latency"].append(row)
+            print(json.dumps(row), flush=True)
+            if args.flink and name == "flink_form":
+                peer = flink_latency(r, args.latency_seconds)
+                result["latency"].append(peer)
+                print(json.dumps(peer), flush=True)
+                if peer and peer["latency_p99"] is not None:
+                    print(
+                        f"{r} events/s, flink_form: latency p50 ours {row['latency_p50']} s / "
+                        f"Flink {peer['latency_p50']} s, p99 ours {row['latency_p99']} s / "
+                        f"Flink {peer['latency_p99']} s, matches {row['matches']} / "
+                        f"{peer['matches']}",
+                        flush=True,
+                    )
     spark.stop()
 
 

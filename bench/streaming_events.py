@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import random
-from datetime import datetime, timedelta
+import threading
+import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 START = datetime(2024, 1, 1, 0, 0, 0)
@@ -60,6 +62,29 @@ def write_csv(events: list[tuple[str, datetime, float]], path: str | Path) -> No
             if ts != last_ts:  # format each second once, not each tick
                 last_ts, ts_text = ts, ts.strftime("%Y-%m-%d %H:%M:%S")
             f.write(f"{symbol},{ts_text},{price:.2f}\n")
+
+
+def deliver_seconds(
+    ticks: list[tuple[str, datetime, float]],
+    symbols: int,
+    seconds: int,
+    folder: Path,
+    stop: threading.Event | None = None,
+) -> None:
+    """Live delivery for the latency runs: round k of `ticks` (one tick per symbol), stamped
+    with the wall-clock second T it stands for (UTC, naive), is written to `folder` as a CSV
+    file when T ends; a hidden file renamed into place, so a reader never sees half of it."""
+    for k in range(seconds):
+        if stop is not None and stop.is_set():
+            return
+        second = int(time.time()) + 1
+        time.sleep(max(0.0, second - time.time()))
+        stamp = datetime.fromtimestamp(second, timezone.utc).replace(tzinfo=None)
+        rows = [(sym, stamp, price) for sym, _, price in ticks[k * symbols : (k + 1) * symbols]]
+        time.sleep(max(0.0, second + 1 - time.time()))
+        tmp = folder / f".second-{k:05d}.tmp"
+        write_csv(rows, tmp)
+        tmp.rename(folder / f"second-{k:05d}.csv")
 
 
 def main(argv: list[str] | None = None) -> None:

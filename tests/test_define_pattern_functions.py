@@ -8,8 +8,15 @@ from pyspark.errors import AnalysisException
 SERIES = "VALUES (1, 1), (2, 3), (3, 1), (4, 2), (5, 0), (6, 1) AS v(ts, value)"
 
 
-def rows(spark, sql):
-    return [tuple(r) for r in spark.sql(sql).collect()]
+def rows(spark, sql, execution=None):
+    """The query's rows; under SKIP TILL ANY MATCH, `execution` sets cepExecution."""
+    if execution is None:
+        return [tuple(r) for r in spark.sql(sql).collect()]
+    spark.conf.set("spark.sql.matchRecognize.cepExecution", execution)
+    try:
+        return [tuple(r) for r in spark.sql(sql).collect()]
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.cepExecution")
 
 
 def test_match_number_inside_an_aggregate_in_define(spark):
@@ -131,7 +138,8 @@ def test_in_and_exists_subqueries_in_define(spark, allowed, condition, expected)
     assert got == [(t,) for t in expected]
 
 
-def test_in_and_exists_subqueries_in_define_under_any_match(spark, allowed):
+@pytest.mark.parametrize("execution", ["tree", "joins"])
+def test_in_and_exists_subqueries_in_define_under_any_match(spark, allowed, execution):
     # A: value in (3, 2) -> ts 2, 4; B right after A with value in (1, 0) and a smaller
     # value plus the largest allowed value above A's: (2, 3) and (4, 5).
     got = rows(spark, f"""
@@ -145,11 +153,12 @@ def test_in_and_exists_subqueries_in_define_under_any_match(spark, allowed):
           DEFINE A AS A.value IN (SELECT p FROM allowed),
                  B AS B.value IN (SELECT p - 2 FROM allowed)
                       AND EXISTS (SELECT 1 FROM allowed WHERE p = 3)
-                      AND B.value + (SELECT max(p) FROM allowed) > A.value)""")
+                      AND B.value + (SELECT max(p) FROM allowed) > A.value)""", execution)
     assert sorted(got) == [(2, 3), (4, 5)]
 
 
-def test_in_subquery_over_a_kleene_variable_under_any_match(spark, allowed):
+@pytest.mark.parametrize("execution", ["tree", "joins"])
+def test_in_subquery_over_a_kleene_variable_under_any_match(spark, allowed, execution):
     # A = ts 2 (value 3); B+ within 3 rows over rows whose value is in (1, 0): ts 3 only
     # (ts 4 has value 2).
     got = rows(spark, f"""
@@ -160,7 +169,7 @@ def test_in_subquery_over_a_kleene_variable_under_any_match(spark, allowed):
           MEASURES A.ts AS a_ts, count(B.*) AS nb, LAST(B.ts) AS b_ts
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B+) WITHIN 3 ROWS
-          DEFINE A AS A.value = 3, B AS B.value IN (SELECT p - 2 FROM allowed))""")
+          DEFINE A AS A.value = 3, B AS B.value IN (SELECT p - 2 FROM allowed))""", execution)
     assert got == [(2, 1, 3)]
 
 
@@ -201,3 +210,31 @@ def test_hand_worked_matches_agree_with_the_reference_matcher():
     two_a_before_b = find_matches(data, "A+ B", {
         "A": lambda ctx: ctx.col("value") < 3, "B": lambda ctx: labels(ctx).count("A") >= 2})
     assert summary(two_a_before_b) == [(1, [3, 4, 5, 6], ["A", "A", "A", "B"])]
+
+
+@pytest.mark.parametrize(
+    "pattern, define",
+    [
+        # a closure's row condition reading another variable, with a subquery (min p = 2)
+        ("A B+ C", "A AS A.value >= 1, B AS B.value + (SELECT min(p) FROM allowed) > A.value, "
+         "C AS C.value < A.value"),
+        # a negation's condition reading its neighbour, with a subquery (max p = 3)
+        ("A !N C", "A AS A.value >= 1, N AS N.value + (SELECT max(p) FROM allowed) > A.value + 3, "
+         "C AS C.value <= A.value"),
+    ],
+)
+def test_subqueries_in_conditions_the_one_pass_evaluates_itself(spark, allowed, pattern, define):
+    sql = f"""
+        SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
+                              ts, value FROM {SERIES})
+        MATCH_RECOGNIZE (
+          ORDER BY t
+          MEASURES A.ts AS a_ts, LAST(C.ts) AS c_ts
+          ONE ROW PER MATCH SKIP TILL ANY MATCH
+          PATTERN ({pattern}) WITHIN 4 ROWS
+          DEFINE {define})"""
+    one_pass = sorted(rows(spark, sql, "tree"))
+    joins = sorted(rows(spark, sql, "joins"))
+    assert one_pass == joins and one_pass, (one_pass, joins)
+    explained = "\n".join(r[0] for r in spark.sql("EXPLAIN " + sql).collect())
+    assert "cepExecution=tree (auto" in explained, explained

@@ -7,6 +7,8 @@ stream cannot evaluate yet is refused at analysis, naming the construct.
 
 Every stream ends with a *flush* row far in the future, in a partition of its own, that
 moves the watermark past every other row (see streaming_harness); it is never released.
+
+Over 400 lines: the forms, random cases and refusals share the flush convention above.
 """
 
 from __future__ import annotations
@@ -382,6 +384,7 @@ def _analyze_over_stream(spark, tmp_path, sql):
             "A AS x > 5",
             "match_number() with alternatives that do not all bind `a`",
         ),
+        ("A C", "A.id AS a", "C AS C.x > A.x + (SELECT 1)", "the subquery in the define of `c`"),
     ],
 )
 def test_what_a_stream_cannot_evaluate_yet_is_named(

@@ -1,17 +1,24 @@
 package org.apache.spark.sql.matchrecognize.plans
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, NamedExpression, ScalarSubquery}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
 
 /**
  * A leaf of a one-pass tree: the input rows `enter` admits as rows of `variable`, each
  * projected to `columns` (the variable's cells and its ORDER BY and window positions).
  */
-final case class TreeLeafSpec(variable: String, enter: Expression, columns: Seq[NamedExpression])
+final case class TreeLeafSpec(variable: String, enter: Expression, columns: Seq[NamedExpression]) {
+  def map(f: Expression => Expression): TreeLeafSpec =
+    copy(enter = f(enter), columns = columns.map(f(_).asInstanceOf[NamedExpression]))
+}
 
 /** A node of a one-pass tree: a leaf (by index into the leaves) or the join of two subtrees. */
 sealed trait TreeNodeSpec extends Serializable {
   def leafIndexes: Seq[Int]
+  def map(f: Expression => Expression): TreeNodeSpec = this match {
+    case j: TreeJoinNode => j.copy(left = j.left.map(f), right = j.right.map(f), condition = f(j.condition))
+    case leaf => leaf
+  }
 }
 
 final case class TreeLeafNode(leaf: Int) extends TreeNodeSpec {
@@ -38,7 +45,10 @@ final case class TreeJoinNode(left: TreeNodeSpec, right: TreeNodeSpec, condition
  * first row, so a match is held until that window has passed.
  */
 final case class TreeNegationSpec(leaf: TreeLeafSpec, at: TreeNodeSpec, lower: Expression,
-    upper: Option[Expression], condition: Option[Expression])
+    upper: Option[Expression], condition: Option[Expression]) {
+  def map(f: Expression => Expression): TreeNegationSpec = copy(leaf = leaf.map(f), at = at.map(f),
+    lower = f(lower), upper = upper.map(f), condition = condition.map(f))
+}
 
 /**
  * A Kleene closure `B{min,max}` of a one-pass tree, applied to the tree's complete matches:
@@ -66,6 +76,10 @@ final case class TreeKleeneSpec(
     maxBindings: Long,
     description: String) {
   def columns: Seq[Attribute] = outputs.map(_.attribute) :+ firstOrder :+ lastOrder
+
+  /** The same closure with its expressions rewritten by `f` (its outputs read cells only). */
+  def map(f: Expression => Expression): TreeKleeneSpec = copy(leaf = leaf.map(f),
+    lower = lower.map(f), upper = upper.map(f), rowCondition = rowCondition.map(f))
 }
 
 /**
@@ -97,6 +111,27 @@ final case class TreeAlternative(
 
   def produced: Seq[Attribute] =
     leaves.flatMap(_.columns.map(_.toAttribute)) ++ kleenes.flatMap(_.columns) :+ outLo :+ outHi
+
+  /** The same alternative with every expression rewritten by `f`. */
+  def map(f: Expression => Expression): TreeAlternative = copy(
+    leaves = leaves.map(_.map(f)),
+    root = root.map(f),
+    negations = negations.map(_.map(f)),
+    columns = columns.map(f(_).asInstanceOf[NamedExpression]),
+    kleenes = kleenes.map(_.map(f)),
+    postCondition = postCondition.map(f),
+    keep = keep.map(f))
+
+  /**
+   * The (uncorrelated) scalar subqueries of the conditions the tree evaluates itself (an IN
+   * or EXISTS subquery of DEFINE is one by then): the operator runs them before its tasks
+   * start and gives the tasks their values.
+   */
+  def subqueries: Seq[ScalarSubquery] = {
+    val found = Seq.newBuilder[ScalarSubquery]
+    map { e => e.foreach { case s: ScalarSubquery => found += s; case _ => }; e }
+    found.result()
+  }
 }
 
 /**

@@ -113,7 +113,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   def streamPlan(): CepStreamPlan = {
     def refuse(what: String): Nothing = throw MatchRecognizeErrors.unsupported(
       s"$what under SKIP TILL ANY MATCH over a streaming input")
-    pattern.onePassUnsupported.foreach(refuse)
+    pattern.onePassUnsupported.orElse(pattern.subqueryInDefine).foreach(refuse)
     val bound = pattern.bound
     if (numbered && !alternatives.forall(_.bound.contains(bound.head))) {
       refuse(s"MATCH_NUMBER() with alternatives that do not all bind `${bound.head}` (the " +

@@ -286,8 +286,6 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
   /** The first construct of the pattern the one-pass tree cannot evaluate yet, named for users. */
   def onePassUnsupported: Option[String] = {
     def isKleene(v: String) = kinds.get(v).contains(VariableKind.KleeneRows)
-    val subquery = conditions.find(c => SubqueryExpression.hasSubquery(c.expr)).map(c =>
-      s"the subquery in the DEFINE of `${c.owner}`")
     val closureReadsClosure = conditions.find(c =>
       (isKleene(c.owner) || kinds(c.owner) == VariableKind.NegatedRows) && c.reads.exists(isKleene)).map(c =>
       s"the DEFINE of `${c.owner}` reading the Kleene closure `${c.reads.filter(isKleene).head}`")
@@ -301,8 +299,15 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
           s"it ends (`${s.sql}`)"
       }
     }.toSeq.headOption
-    negationByClosure.orElse(closureReadsClosure).orElse(subquery)
+    negationByClosure.orElse(closureReadsClosure)
   }
+
+  /**
+   * A subquery of DEFINE, named: a batch query runs it before the match (see
+   * `TreeAlternative.subqueries`), a stream's stateful function has no plan to run it in.
+   */
+  def subqueryInDefine: Option[String] =
+    conditions.find(c => SubqueryExpression.hasSubquery(c.expr)).map(c => s"the subquery in the DEFINE of `${c.owner}`")
 
   val numbered: Boolean = node.measures.exists(_.exists(_.isInstanceOf[MatchNumber]))
 

@@ -50,7 +50,8 @@ object MatchRecognizeStrategy extends SparkStrategy {
 
   private def treeMatch(t: CepTreeMatch): TreeMatchExec =
     TreeMatchExec(t.keys, t.alternatives, t.alternatives.map(_.columns), t.order, t.lo, t.hi, t.window,
-      t.narrowByOrder, t.maxBuffered, planLater(t.child))
+      t.narrowByOrder, t.maxBuffered, t.alternatives.flatMap(_.subqueries).distinctBy(_.exprId),
+      planLater(t.child))
 
   private def sequenceJoin(j: CepSequenceJoin): SequenceJoinExec =
     SequenceJoinExec(j.leftSpan, j.rightSpan, j.condition, j.window, j.outLo, j.outHi,

@@ -146,8 +146,9 @@ def throughput(spark, events, files: int, work: Path, query: str = QUERY) -> dic
     }
 
 
-def latency(spark, rate: int, seconds: int, work: Path, name: str = "standard",
-            sql: str = QUERY) -> dict:
+def latency(
+    spark, rate: int, seconds: int, work: Path, name: str = "standard", sql: str = QUERY
+) -> dict:
     """Events at `rate` per second (one tick per symbol per second, `rate` symbols),
     delivered a second at a time, for `seconds` seconds."""
     symbols = rate
@@ -245,7 +246,9 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--symbols", type=int, default=100)
     parser.add_argument(
-        "--files", default="20,5", help="micro-batches of the throughput runs, comma-separated"
+        "--files",
+        default="20,5",
+        help="micro-batches of the throughput runs, comma-separated (empty: no throughput run)",
     )
     parser.add_argument("--latency", default="200,1000,5000", help="event rates, comma-separated")
     parser.add_argument("--latency-seconds", type=int, default=40)
@@ -267,11 +270,11 @@ def main() -> None:
     }
     result: dict = {"throughput": []}
     for name, sql in queries.items():
-        for files in [int(f) for f in args.files.split(",")]:
+        for files in [int(f) for f in args.files.split(",") if f]:
             row = {"query": name, **throughput(spark, events, files, work, sql)}
             result["throughput"].append(row)
             print(json.dumps(row), flush=True)
-    if args.flink:
+    if args.flink and result["throughput"]:
         events_file = work / "events.csv"
         write_csv(events, events_file)
         peer = flink(events_file)

@@ -15,6 +15,11 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrat
  * number of distinct histories when DEFINE reads earlier rows). Matches are reported in
  * start order; AFTER MATCH SKIP then drops the attempts it skips.
  *
+ * With `decideEarly` (streams), each attempt's closure for the next row runs right after a
+ * row, so a match whose threads all reached the pattern's end is decided without waiting
+ * for the next row (which a stream may only see a watermark later). The pattern must not
+ * end with `$`, which only the partition end decides.
+ *
  * When DEFINE uses MATCH_NUMBER() attempts cannot run ahead (their number is unknown until
  * the previous match is decided): they run one at a time, re-reading buffered rows.
  *
@@ -27,7 +32,8 @@ final class AutomatonMatcher(
     buffer: RowBuffer,
     onMatch: CompletedMatch => Unit,
     partitionIndex: Int,
-    describePartition: () => String = () => "") {
+    describePartition: () => String = () => "",
+    decideEarly: Boolean = false) {
 
   private val program = spec.program.instructions.toArray
   private val labelCount = spec.labels.length
@@ -325,8 +331,10 @@ final class AutomatonMatcher(
       val a = attempts.get(k)
       k += 1
       if (!a.finished) {
-        if (!spec.shareAcrossStarts) beginStep()
-        closure(a, pos, atEnd = false)
+        if (a.closedAt != pos) {
+          if (!spec.shareAcrossStarts) beginStep()
+          closure(a, pos, atEnd = false)
+        }
         liveThreads += a.threads.size()
       }
     }
@@ -373,7 +381,27 @@ final class AutomatonMatcher(
       }
     }
     if (diedBehindFirst > 0) dropDeadAttempts(diedBehindFirst)
+    if (decideEarly) closeAhead(pos + 1)
     if (memory.recountDue) recountMemory()
+  }
+
+  /**
+   * Each live attempt's closure at `next` before its row is read (it reads positions, not
+   * rows); an attempt left with no thread waiting for a row is decided.
+   */
+  private def closeAhead(next: Long): Unit = {
+    beginStep()
+    var k = 0
+    while (k < attempts.size) {
+      val a = attempts.get(k)
+      k += 1
+      if (!a.finished) {
+        if (!spec.shareAcrossStarts) beginStep()
+        closure(a, next, atEnd = false)
+        a.closedAt = next
+        if (a.threads.isEmpty) a.finished = true
+      }
+    }
   }
 
   /** Counts the live state again ([[MatcherMemory]]); fails when it is over the limit. */

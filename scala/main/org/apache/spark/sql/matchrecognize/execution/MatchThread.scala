@@ -101,6 +101,9 @@ final class Attempt(var start: Long, var matchNumber: Long) {
   var cut: Boolean = false
   var finished: Boolean = false
 
+  /** The position whose closure the threads have already been through (-1: none). */
+  var closedAt: Long = -1L
+
   def reset(newStart: Long, newMatchNumber: Long): Unit = {
     start = newStart
     matchNumber = newMatchNumber
@@ -109,6 +112,7 @@ final class Attempt(var start: Long, var matchNumber: Long) {
     candidate = null
     cut = false
     finished = false
+    closedAt = -1L
   }
 }
 

@@ -40,7 +40,9 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
   private val buffer = new RowBuffer(spec.maxBufferedRows, "spark.sql.matchRecognize.maxBufferedRows")
   private val out = new ArrayDeque[InternalRow]()
   private val writer = new MatchOutputWriter(spec, buffer, out)
-  private val matcher = new AutomatonMatcher(spec, buffer, writer.add, partitionIndex, describeKey)
+  // A match is decided as soon as its last row is read, not at the next row (no `$` here).
+  private val matcher =
+    new AutomatonMatcher(spec, buffer, writer.add, partitionIndex, describeKey, decideEarly = true)
 
   def advance(state: KeyState, newRows: Iterator[UnsafeRow], timeOrdinal: Int,
       watermarkMicros: Long): Advanced = {

@@ -24,7 +24,7 @@ class TreeMatchEvaluatorFactory(
     narrow: Boolean,
     limit: Long,
     m: Map[String, SQLMetric],
-    sizes: Seq[Int])
+    nodeCounts: Seq[Int])
   extends PartitionEvaluatorFactory[InternalRow, InternalRow] {
 
   override def createEvaluator(): PartitionEvaluator[InternalRow, InternalRow] = new TreeMatchEvaluator
@@ -34,7 +34,7 @@ class TreeMatchEvaluatorFactory(
       val rows = inputs.head
       val partitionNames = keyAttrs.init.map(_.name)
       val keyTypes = keyAttrs.map(_.dataType)
-      val offsets = sizes.scanLeft(0)(_ + _)
+      val offsets = nodeCounts.scanLeft(0)(_ + _)
       val n = offsets.last
       val trees = alts.map(a => TreeEvaluator.of(a, input, o, l, h, w, narrow, limit)).toArray
       val keyOf = UnsafeProjection.create(keyAttrs, input)
@@ -79,7 +79,7 @@ class TreeMatchEvaluatorFactory(
           val state = states(t)
           trees(t).finish(state, emits(t), describe)
           var i = 0
-          while (i < sizes(t)) {
+          while (i < nodeCounts(t)) {
             created(offsets(t) + i) += state.created(i)
             taskPeak(offsets(t) + i) = math.max(taskPeak(offsets(t) + i), state.peak(i))
             total += state.peak(i)

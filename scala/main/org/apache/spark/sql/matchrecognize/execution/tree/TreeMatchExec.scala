@@ -18,9 +18,9 @@ import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode,
  * span): the query's measures when they sit right above the operator, so a match is
  * written once.
  *
- * `conditionSubqueries`: the scalar subqueries of the conditions inside the alternatives, here where
- * Spark plans and runs them before the tasks (as for any operator's expressions); the
- * tasks get the alternatives with their values in their place.
+ * `conditionSubqueries`: the scalar subqueries of the conditions inside the alternatives,
+ * here where Spark plans and runs them before the tasks (as for any operator's
+ * expressions); the tasks get the alternatives with their values in their place.
  */
 case class TreeMatchExec(
     keys: Seq[Attribute],

@@ -30,23 +30,16 @@ import time
 from datetime import timezone
 from pathlib import Path
 
-from flink_peer import PARALLELISM, flink_message, in_venv, log, query, reexec_in_venv, sql_string
+from flink_peer import (
+    PARALLELISM,
+    flink_message,
+    in_venv,
+    log,
+    query,
+    reexec_in_venv,
+    source_ddl,
+)
 from streaming_events import deliver_seconds, generate
-
-
-def source_ddl(folder: Path, watermark: int, monitor: str) -> str:
-    return f"""CREATE TEMPORARY TABLE ticks (
-  symbol STRING,
-  ts_text STRING,
-  price DOUBLE,
-  ts AS TO_TIMESTAMP(ts_text),
-  WATERMARK FOR ts AS ts - INTERVAL '{watermark}' SECOND
-) WITH (
-  'connector' = 'filesystem',
-  'path' = {sql_string(folder.resolve().as_uri())},
-  'format' = 'csv',
-  'source.monitor-interval' = '{monitor}'
-)"""
 
 
 def percentile(values: list[float], q: float) -> float | None:

@@ -173,17 +173,20 @@ def sql_string(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-def source_ddl(csv: Path) -> str:
+def source_ddl(path: Path, watermark: int = 5, monitor: str | None = None) -> str:
+    """The `ticks` table over a csv file or folder; with `monitor`, the folder is watched for
+    new files at that interval (an unbounded source)."""
+    watch = f",\n  'source.monitor-interval' = '{monitor}'" if monitor else ""
     return f"""CREATE TEMPORARY TABLE ticks (
   symbol STRING,
   ts_text STRING,
   price DOUBLE,
   ts AS TO_TIMESTAMP(ts_text),
-  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+  WATERMARK FOR ts AS ts - INTERVAL '{watermark}' SECOND
 ) WITH (
   'connector' = 'filesystem',
-  'path' = {sql_string(csv.resolve().as_uri())},
-  'format' = 'csv'
+  'path' = {sql_string(path.resolve().as_uri())},
+  'format' = 'csv'{watch}
 )"""
 
 

@@ -192,17 +192,9 @@ final class AutomatonMatcher(
   def finishStep(): Boolean = {
     val end = finishEnd
     if (closePending) {
-      beginStep()
-      var k = 0
-      while (k < attempts.size) {
-        val a = attempts.get(k)
-        k += 1
-        if (!a.finished) {
-          if (!spec.shareAcrossStarts) beginStep()
-          closure(a, end, atEnd = true)
-          a.threads.release()
-          a.finished = true
-        }
+      closeLive(end, atEnd = true) { a =>
+        a.threads.release()
+        a.finished = true
       }
       if (memory.recountDue) recountMemory()
       closePending = false
@@ -389,7 +381,14 @@ final class AutomatonMatcher(
    * Each live attempt's closure at `next` before its row is read (it reads positions, not
    * rows); an attempt left with no thread waiting for a row is decided.
    */
-  private def closeAhead(next: Long): Unit = {
+  private def closeAhead(next: Long): Unit =
+    closeLive(next, atEnd = false) { a =>
+      a.closedAt = next
+      if (a.threads.isEmpty) a.finished = true
+    }
+
+  /** The closure at `pos` of every live attempt, each then handed to `after`. */
+  private def closeLive(pos: Long, atEnd: Boolean)(after: Attempt => Unit): Unit = {
     beginStep()
     var k = 0
     while (k < attempts.size) {
@@ -397,9 +396,8 @@ final class AutomatonMatcher(
       k += 1
       if (!a.finished) {
         if (!spec.shareAcrossStarts) beginStep()
-        closure(a, next, atEnd = false)
-        a.closedAt = next
-        if (a.threads.isEmpty) a.finished = true
+        closure(a, pos, atEnd)
+        after(a)
       }
     }
   }

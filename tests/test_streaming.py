@@ -146,6 +146,24 @@ def test_v_shape_stream_equals_batch_over_many_micro_batches(spark, tmp_path):
     stream, expected = _assert_stream_equals_batch(spark, tmp_path, rows, V_SHAPE, seed=1)
     assert len(expected) >= 10  # the data has matches to compare
     assert len(stream.progress) >= 20  # and they came over many micro-batches
+    # Each progress reports the matches it wrote and the most partial matches a key had.
+    metrics = [p["observedMetrics"]["match_recognize"] for p in stream.progress]
+    assert sum(m["matches"] or 0 for m in metrics) == len(expected)
+    assert max(m["peak_partial_matches_per_key"] or 0 for m in metrics) > 0
+
+
+def test_all_rows_per_match_reports_matches_not_rows(spark, tmp_path):
+    sql = (
+        V_SHAPE.replace("ONE ROW PER MATCH", "ALL ROWS PER MATCH")
+        .replace("MATCH_NUMBER() AS n, count(*) AS len", "MATCH_NUMBER() AS n")
+        .replace("SELECT *", "SELECT part, n")
+    )
+    rows = _walk_rows(80, ["a", "b"], random.Random(4))
+    stream, expected = _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=4)
+    matches = set(expected)  # (part, MATCH_NUMBER())
+    assert len(expected) > len(matches) >= 5
+    metrics = [p["observedMetrics"]["match_recognize"] for p in stream.progress]
+    assert sum(m["matches"] or 0 for m in metrics) == len(matches)
 
 
 @pytest.mark.parametrize(

@@ -72,6 +72,9 @@ final class AutomatonMatcher(
 
   def peakLiveThreads: Long = peakThreads
 
+  /** Starts counting [[peakLiveThreads]] afresh (a stream reports it per micro-batch). */
+  def resetPeakLiveThreads(): Unit = peakThreads = 0L
+
   /** Matches found in every partition this matcher has run over. */
   def matches: Long = totalMatches
 

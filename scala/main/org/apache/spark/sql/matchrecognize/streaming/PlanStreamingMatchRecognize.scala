@@ -83,9 +83,9 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
 
   private def rewrite(m: MatchRecognize, metricsName: String): LogicalPlan =
     if (m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) anyMatch(m, metricsName)
-    else standard(m)
+    else standard(m, metricsName)
 
-  private def standard(m: MatchRecognize): LogicalPlan = {
+  private def standard(m: MatchRecognize, metricsName: String): LogicalPlan = {
     val eventTime = eventTimeOf(m)
     val input = m.neededInput
     val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
@@ -94,7 +94,16 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf))
     val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
       describe(m))
-    stateful(m, input, function, m.output)
+    val statistics = StreamMatchFunction.statistics()
+    val Seq(isStatistics, matches, partial) = statistics
+    val written = stateful(m, input, function, m.output ++ statistics)
+    Project(m.output,
+      Filter(Not(isStatistics),
+        observe(metricsName,
+          Seq(
+            metric("matches", Sum(If(isStatistics, matches, Literal(0L)))),
+            metric("peak_partial_matches_per_key", Max(If(isStatistics, partial, Literal(0L))))),
+          written)))
   }
 
   /**
@@ -115,7 +124,7 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val written = stateful(m, input, function, columns ++ statistics)
     plan.output(Project(columns,
         Filter(Not(statistics.head),
-          observe(metricsName, statistics,
+          observeTrees(metricsName, statistics,
             written))))
   }
 
@@ -123,17 +132,22 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
    * Each micro-batch's matches written, partial matches created, and the most partial
    * matches a key buffers, as the query progress's observed metrics `name`.
    */
-  private def observe(name: String, statistics: Seq[Attribute], plan: LogicalPlan): LogicalPlan = {
+  private def observeTrees(name: String, statistics: Seq[Attribute], plan: LogicalPlan): LogicalPlan = {
     val Seq(isStatistics, created, buffered) = statistics
-    def metric(name: String, f: AggregateFunction): NamedExpression =
-      Alias(f.toAggregateExpression(), name)()
-    CollectMetrics(name,
+    observe(name,
       Seq(
         metric("matches", Count(Seq(If(isStatistics, Literal(null, LongType), Literal(1L))))),
         metric("partial_matches", Sum(If(isStatistics, created, Literal(0L)))),
         metric("peak_buffered_per_key", Max(If(isStatistics, buffered, Literal(0L))))),
-      plan, dataframeId = 0L)
+      plan)
   }
+
+  /** `metrics` (over `plan`'s rows) as the query progress's observed metrics `name`. */
+  private def observe(name: String, metrics: Seq[NamedExpression], plan: LogicalPlan): LogicalPlan =
+    CollectMetrics(name, metrics, plan, dataframeId = 0L)
+
+  private def metric(name: String, f: AggregateFunction): NamedExpression =
+    Alias(f.toAggregateExpression(), name)()
 
   private def describe(m: MatchRecognize): String =
     m.simpleString(25).replaceFirst("^MatchRecognize", "MatchRecognizeStream")

@@ -12,7 +12,11 @@ final case class Advanced(
     output: Seq[InternalRow],
     state: KeyState,
     /** The event time (micros) at which the WITHIN windows of the open matches close, if any. */
-    windowsCloseAt: Option[Long])
+    windowsCloseAt: Option[Long],
+    /** Matches whose rows were all written by this call. */
+    matchesWritten: Long,
+    /** The most partial matches (automaton threads) alive at once during this call. */
+    peakPartialMatches: Long)
 
 /**
  * Continues the matches of a PARTITION BY key with the rows a micro-batch released, from
@@ -49,6 +53,7 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
     out.clear()
     buffer.clear(state.base)
     matcher.resume(state.resumeAt, state.matchesBefore)
+    matcher.resetPeakLiveThreads()
     writer.resume(state.writtenUpTo)
     var processed = state.resumeAt
 
@@ -92,6 +97,7 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
       writer.writtenUpTo, kept.toIndexedSeq, state.waiting)
     val rows = new Array[InternalRow](out.size)
     out.toArray(rows)
-    Advanced(rows.toSeq, next, windowsCloseAt)
+    Advanced(rows.toSeq, next, windowsCloseAt, next.matchesBefore - state.matchesBefore,
+      matcher.peakLiveThreads)
   }
 }

@@ -2,10 +2,11 @@ package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, InterpretedOrdering, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, GenericInternalRow, InterpretedOrdering, JoinedRow, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.matchrecognize.execution.MatcherSpec
 import org.apache.spark.sql.streaming.GroupState
+import org.apache.spark.sql.types.{BooleanType, LongType}
 
 /**
  * The function Spark's `flatMapGroupsWithState` operator calls for each PARTITION BY key
@@ -14,7 +15,8 @@ import org.apache.spark.sql.streaming.GroupState
  * the others in ORDER BY order to the [[ResumableMatcher]], and returns the output rows
  * decided now; the key's [[KeyState]] lives in Spark's state store.
  *
- * Output rows leave as the struct of the node's columns.
+ * Output rows leave as the struct of the node's columns followed by the columns of
+ * [[StreamMatchFunction.statistics]]; each call also writes one statistics row.
  */
 final class StreamMatchFunction(
     spec: MatcherSpec,
@@ -48,6 +50,26 @@ final class StreamMatchFunction(
     // window of the open matches.
     EventTimeRelease.wakeAt(state,
       waiting.iterator.map(_.getLong(timeOrdinal)) ++ advanced.windowsCloseAt.iterator)
-    advanced.output.iterator
+    val width = spec.outputExpressions.length
+    val isRow = new GenericInternalRow(Array[Any](false, 0L, 0L))
+    val statistics = new GenericInternalRow(width + 3)
+    statistics.setBoolean(width, true)
+    statistics.setLong(width + 1, advanced.matchesWritten)
+    statistics.setLong(width + 2, advanced.peakPartialMatches)
+    advanced.output.iterator.map(row => new JoinedRow(row, isRow): Any) ++ Iterator.single(statistics)
   }
+}
+
+object StreamMatchFunction {
+
+  /**
+   * The columns after the output columns of every row the function writes: whether the
+   * row is a call's statistics instead of output, the matches the call wrote and the most
+   * partial matches the key's automaton had alive at once during the call. The plan sums
+   * them into the query progress's observed metrics and drops them.
+   */
+  def statistics(): Seq[Attribute] = Seq(
+    AttributeReference("#statistics", BooleanType, nullable = false)(),
+    AttributeReference("#matches", LongType, nullable = false)(),
+    AttributeReference("#partial", LongType, nullable = false)())
 }

@@ -5,6 +5,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, Literal, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+import org.apache.spark.sql.types.DataType
 import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode, TreeKleeneSpec, TreeLeafNode, TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
 
 /**
@@ -134,6 +135,31 @@ final class TreeEvaluator(
    * next call.
    */
   def rowOf(m: PartialMatch): InternalRow = kleenes.outputView.of(m.rows)
+
+  /**
+   * The output projection's row of this tree's matches under a key of `keyTypes`:
+   * `out.of(key, m.lo, m.hi)` after `rowOf(m)`.
+   */
+  private[tree] def outputRow(keyTypes: Seq[DataType]): MatchOutputRow =
+    new MatchOutputRow(keyTypes, kleenes.outputView)
+
+  // Without negations and closures nothing checks a root match after its join: a
+  // [[PairSink]] gets it as the pair of partial matches it combines, never built.
+  private val pairView: LeafRowsView = root match {
+    case j: TreeJoinNode if negations.count == 0 && kleenes.count == 0 && postCondition.isEmpty =>
+      new LeafRowsView(j.leafIndexes, leaves, j.left.leafIndexes.size)
+    case _ => null
+  }
+
+  /**
+   * The output projection's row of the root matches a [[PairSink]] gets as pairs:
+   * `out.of(key, lo, hi)` after `pairRow(left, right)`.
+   */
+  private[tree] def pairOutputRow(keyTypes: Seq[DataType]): MatchOutputRow =
+    if (pairView == null) null else new MatchOutputRow(keyTypes, pairView)
+
+  /** Points [[pairOutputRow]] at the root match combining `left` and `right`. */
+  private[tree] def pairRow(left: PartialMatch, right: PartialMatch): Unit = pairView.of(left.rows, right.rows)
 
   /**
    * Adds one event (an input row, not older than the state's last one): first drops what
@@ -321,6 +347,10 @@ final class TreeEvaluator(
     val view = views(up)
     val fromLeft = leftLeaves(up)
     val fromRight = rightLeaves(up)
+    val pairs = emit match {
+      case p: PairSink if up == rootIndex && pairView != null => p
+      case _ => null
+    }
     state.buffers(sibling(node)).probe(from, to) { q =>
       val l = if (left) m else q
       val r = if (left) q else m
@@ -328,14 +358,20 @@ final class TreeEvaluator(
       val spanHi = math.max(l.hi, r.hi)
       if (spanHi - spanLo <= window &&
           (condition == null || condition.eval(view.of(l.rows, r.rows)))) {
-        val rows = new Array[UnsafeRow](leaves.length)
-        var i = 0
-        while (i < fromLeft.length) { rows(fromLeft(i)) = l.rows(fromLeft(i)); i += 1 }
-        i = 0
-        while (i < fromRight.length) { rows(fromRight(i)) = r.rows(fromRight(i)); i += 1 }
-        val combined = new PartialMatch(rows, spanLo, spanHi,
-          math.min(l.firstOrder, r.firstOrder), math.max(l.lastOrder, r.lastOrder))
-        insert(state, up, combined, emit, describeKey)
+        if (pairs != null) {
+          state.created(up) += 1
+          state.matches += 1
+          pairs.pair(l, r)
+        } else {
+          val rows = new Array[UnsafeRow](leaves.length)
+          var i = 0
+          while (i < fromLeft.length) { rows(fromLeft(i)) = l.rows(fromLeft(i)); i += 1 }
+          i = 0
+          while (i < fromRight.length) { rows(fromRight(i)) = r.rows(fromRight(i)); i += 1 }
+          val combined = new PartialMatch(rows, spanLo, spanHi,
+            math.min(l.firstOrder, r.firstOrder), math.max(l.lastOrder, r.lastOrder))
+          insert(state, up, combined, emit, describeKey)
+        }
       }
     }
   }

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution.tree
 
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GenericInternalRow, JoinedRow, NamedExpression, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
 
@@ -56,22 +56,34 @@ class TreeMatchEvaluatorFactory(
       var taskPeakTotal = 0L
       var key: UnsafeRow = null
       var states: Array[TreeState] = null
-      val pending = new java.util.ArrayDeque[InternalRow]()
-      val outer = new JoinedRow
-      val inner = new JoinedRow
-      val span = new GenericInternalRow(2)
+      // Matches wait here until the consumer asks for them; each is projected when handed
+      // out (no copy: the row is valid until the next call).
+      val pending = new PendingMatches
+      // The first row of the next key, read while the last key's held matches wait.
+      var lookahead: InternalRow = null
+      val outputs = trees.map(_.outputRow(keyTypes))
       def describeKey(): String =
         if (partitionNames.isEmpty) "the input (no PARTITION BY) in one time slice"
         else "partition key (" + partitionNames.indices.map { i =>
           s"${partitionNames(i)}=${key.get(i, keyTypes(i))}"
         }.mkString(", ") + ") in one time slice"
       val describe = () => describeKey()
-      val emits: Array[PartialMatch => Unit] = trees.indices.map { t => (pm: PartialMatch) =>
-        span.setLong(0, pm.lo)
-        span.setLong(1, pm.hi)
-        val row = outer(key, inner(trees(t).rowOf(pm), span))
-        if (keeps(t) == null || keeps(t).eval(row)) pending.add(projects(t)(row).copy())
-        ()
+      val pairOutputs = trees.map(_.pairOutputRow(keyTypes))
+      def outputOf(t: Int, pm: PartialMatch): InternalRow = {
+        trees(t).rowOf(pm)
+        outputs(t).of(key, pm.lo, pm.hi)
+      }
+      def pairOutputOf(t: Int, l: PartialMatch, r: PartialMatch): InternalRow = {
+        trees(t).pairRow(l, r)
+        pairOutputs(t).of(key, math.min(l.lo, r.lo), math.max(l.hi, r.hi))
+      }
+      val emits: Array[PartialMatch => Unit] = trees.indices.map { t =>
+        new PairSink {
+          override def apply(pm: PartialMatch): Unit =
+            if (keeps(t) == null || keeps(t).eval(outputOf(t, pm))) pending.add(t, pm)
+          override def pair(l: PartialMatch, r: PartialMatch): Unit =
+            if (keeps(t) == null || keeps(t).eval(pairOutputOf(t, l, r))) pending.add(t, l, r)
+        }
       }.toArray
       def finishGroup(): Unit = if (states != null) {
         var total = 0L
@@ -97,19 +109,24 @@ class TreeMatchEvaluatorFactory(
       }
       new Iterator[InternalRow] {
         private def fill(): Unit = {
-          while (pending.isEmpty && rows.hasNext) {
-            val row = rows.next()
-            inRows += 1
+          while (pending.isEmpty && (lookahead != null || rows.hasNext)) {
+            val row = if (lookahead != null) lookahead else { inRows += 1; rows.next() }
+            lookahead = null
             val k = keyOf(row)
             if (key == null || k != key) {
               finishGroup()
-              key = k.copy()
-              states = trees.map(_.newState())
+              if (!pending.isEmpty) lookahead = row
+              else {
+                key = k.copy()
+                states = trees.map(_.newState())
+              }
             }
-            var t = 0
-            while (t < trees.length) {
-              trees(t).add(states(t), row, emits(t), describe)
-              t += 1
+            if (lookahead == null) {
+              var t = 0
+              while (t < trees.length) {
+                trees(t).add(states(t), row, emits(t), describe)
+                t += 1
+              }
             }
           }
           // The last group's held matches (a trailing negation) come out at the input's end.
@@ -120,7 +137,11 @@ class TreeMatchEvaluatorFactory(
           fill()
           if (pending.isEmpty) throw new NoSuchElementException
           outRows += 1
-          pending.poll()
+          val t = pending.tree
+          val l = pending.left
+          val r = pending.right
+          pending.drop()
+          projects(t)(if (r == null) outputOf(t, l) else pairOutputOf(t, l, r))
         }
       }
     }

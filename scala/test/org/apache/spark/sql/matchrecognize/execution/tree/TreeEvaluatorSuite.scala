@@ -92,6 +92,29 @@ class TreeEvaluatorSuite extends AnyFunSuite with TreeEvents {
     }
   }
 
+  for (tree <- Seq((("A", "B"), "C"), ("A", ("B", "C")), (("C", "B"), "A"))) {
+    test(s"tree $tree hands a pair sink its root matches unbuilt, the same as built ones") {
+      val (e, order) = evaluator(tree)
+      val pairRow = e.pairOutputRow(Nil)
+      val state = e.newState()
+      val out = mutable.ArrayBuffer.empty[(Long, Long, Long)]
+      var built = 0
+      val sink = new PairSink {
+        override def apply(m: PartialMatch): Unit = built += 1
+        override def pair(l: PartialMatch, r: PartialMatch): Unit = {
+          e.pairRow(l, r)
+          val row = pairRow.of(new UnsafeRow(0), math.min(l.lo, r.lo), math.max(l.hi, r.hi))
+          val at = order.zipWithIndex.map { case (x, i) => x -> row.getLong(2 * i) }.toMap
+          out += ((at("A"), at("B"), at("C")))
+        }
+      }
+      feedAll(e, state, sink)
+      assert(built == 0)
+      assert(out.size == expected.size && out.toSet == expected)
+      assert(state.matches == expected.size && state.created.last == expected.size)
+    }
+  }
+
   test("buffers keep only partial matches the window can still complete") {
     val (e, _) = evaluator((("A", "B"), "C"))
     val s = e.newState()

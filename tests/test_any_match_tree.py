@@ -128,6 +128,28 @@ CASES = {
         _query("A !D B C+", measures=CLOSURE_MEASURES.replace("B.t", "C.t"),
                define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
         ["", "(B A)"]),
+    "negation after a closure, with a condition": (
+        _query("A B+ !D C", measures=CLOSURE_MEASURES,
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v > A.v"),
+        ["", "(C A)", "(A C)"]),
+    "negation before a closure": (
+        _query("A !D C+", measures="A.t AS a_t, FIRST(C.t) AS c_first, count(C.*) AS nc, "
+                                   "MATCH_NUMBER() AS n",
+               define="A AS e = 'a', C AS e = 'c', D AS e = 'd'"),
+        [""]),
+    "closure opening the pattern, then a negation": (
+        _query("B{1,3} !D A C", measures=CLOSURE_MEASURES,
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
+        ["", "(C A)"]),
+    "negation ending the pattern after a closure": (
+        _query("A B+ !D", measures=CLOSURE_MEASURES,
+               define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, D AS e = 'd'"),
+        [""]),
+    "negation ending a pattern with a closure, keyless, all rows": (
+        _query("A B{1,2} C !D", partition="", rows="ALL ROWS PER MATCH",
+               measures="CLASSIFIER() AS cls, count(B.*) AS nb",
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v < C.v"),
+        ["", "(C A)"]),
 }
 
 
@@ -162,28 +184,29 @@ def test_explain_names_the_execution_and_why(spark, events):
     plan = _explain(spark, _query("A B+ C"), "auto")
     assert "CepTreeMatch" in plan and "KleeneClosure" not in plan
     assert "+ B+" in plan
-    plan = _explain(spark, _query("A !D C+", measures="A.t AS a_t, C.t AS c_t"), "auto",
-                    "FORMATTED")
+    plan = _explain(spark, _query("A !D C+", measures="A.t AS a_t, count(C.*) AS nc",
+                                  define="A AS e = 'a', C AS e = 'c', D AS e = 'd'"),
+                    "auto", "FORMATTED")
+    assert "TreeMatch (" in plan and "Negation (" not in plan
+    assert "cepExecution=tree (auto: one pass over each partition key)" in plan
+    plan = _explain(spark, _query("A !D C+", measures="A.t AS a_t, count(C.*) AS nc",
+                                  define="A AS e = 'a', C AS e = 'c', "
+                                         "D AS e = 'd' AND D.v > LAST(C.v)"),
+                    "auto", "FORMATTED")
     assert "CepTreeMatch" not in plan
-    assert "cepExecution=joins (auto: the one-pass tree cannot evaluate the negation !D" in plan
+    assert ("cepExecution=joins (auto: the one-pass tree cannot evaluate the DEFINE of `D` "
+            "reading the Kleene closure `C`)") in plan
 
 
-@pytest.mark.parametrize(("pattern", "construct"), [
-    ("A !D C+", "the negation !D with a Kleene closure next to it or in a pattern it ends "
-                "(`A !D C+`)"),
-    ("A B+ !D", "the negation !D with a Kleene closure next to it or in a pattern it ends "
-                "(`A B+ !D`)"),
-])
-def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(spark, events, pattern,
-                                                                   construct):
+def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(spark, events):
     with pytest.raises(Exception) as err:
-        _rows(spark, _query(pattern, measures="A.t AS a_t, MATCH_NUMBER() AS n",
-                            define=", ".join(f"{v} AS e = '{v.lower()}'"
-                                             for v in "ABCD" if v in pattern)),
+        _rows(spark, _query("A B+ !D C", measures="A.t AS a_t, MATCH_NUMBER() AS n",
+                            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', "
+                                   "D AS e = 'd' AND D.v > avg(B.v)"),
               "tree")
     message = str(err.value)
     assert "CEP_EXECUTION_UNSUPPORTED" in message
-    assert construct in message
+    assert "the DEFINE of `D` reading the Kleene closure `B`" in message
     assert "cepExecution = tree" in message
 
 
@@ -197,3 +220,22 @@ def test_buffered_partial_matches_are_bounded_with_an_error_naming_the_key(spark
     message = str(err.value)
     assert "spark.sql.matchRecognize.maxBufferedPartialMatches" in message
     assert "partition key (k=k" in message
+
+
+@pytest.mark.parametrize("execution", ["tree", "joins"])
+def test_a_one_row_match_with_more_peers_than_the_rows_window_is_not_a_match(spark, execution):
+    # WITHIN 2 ROWS admits at most 2 rows whose key lies between a match's first and last
+    # keys: the three rows at t = 3 share their key, so none of them is a match on its own.
+    sql = """
+        SELECT * FROM VALUES (1, 1), (2, 3), (3, 3), (4, 3), (5, 4) AS t(id, t)
+        MATCH_RECOGNIZE (
+          ORDER BY t
+          MEASURES A.id AS a_id, B.id AS b_id
+          ONE ROW PER MATCH
+          SKIP TILL ANY MATCH
+          PATTERN (A | B)
+          WITHIN 2 ROWS
+          DEFINE A AS id % 2 = 1, B AS id % 2 = 0
+        )"""
+    got = _rows(spark, sql, execution)
+    assert got == sorted([(1, None), (5, None)], key=repr)

@@ -3,10 +3,7 @@ form of docs/design.md, 1.4) on random data, each run through spark.sql() under 
 trees, must all return the multiset of rows that the brute-force reference enumerates.
 
 Every plan runs under both executions (spark.sql.matchRecognize.cepExecution): `joins` (one
-operator per tree node) and `tree` (the whole tree in one pass per partition key). A
-pattern the one-pass tree cannot evaluate yet (a negation with a Kleene closure next to it,
-or ending a pattern with a closure) must fail under `tree` with the error that names the
-construct, and is then checked under `joins` only.
+operator per tree node) and `tree` (the whole tree in one pass per partition key).
 
 Each case runs under the default plan (joinOrder=auto: sampled statistics, cost-based
 tree), under join-order algorithms chosen by conf (ALGORITHMS_PER_CASE per case, in
@@ -30,7 +27,6 @@ import os
 
 import pytest
 
-from one_pass_forms import tree_refuses
 from reference.cep_random_cases import generate
 from reference.cep_reference import NegEl, Single, flat_alternatives, parse
 from result_compare import compare_rows
@@ -84,17 +80,6 @@ def _run(spark, sql: str, tree: str | None, execution: str = "joins"):
         spark.conf.unset(EXECUTION_CONF)
 
 
-def _refusal_under_tree(spark, sql: str) -> str | None:
-    """None when cepExecution=tree refuses the query with the error naming the construct."""
-    try:
-        _run(spark, sql, None, "tree")
-    except Exception as e:  # noqa: BLE001 - the refusal is an AnalysisException
-        if "CEP_EXECUTION_UNSUPPORTED" in str(e) and "cannot evaluate" in str(e):
-            return None
-        return f"tree: unexpected error {type(e).__name__}: {e}"
-    return "tree: ran a pattern it should refuse"
-
-
 @pytest.mark.smoke
 def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spark):
     failures, checked, forms = [], 0, set()
@@ -113,15 +98,8 @@ def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spa
         if checked % 2:
             spark.conf.set(SORT_IN_MEMORY_CONF, "0")
         try:
-            executions = ["joins"]
-            if not tree_refuses(flats):
-                executions.append("tree")
-            else:
-                refusal = _refusal_under_tree(spark, case.sql)
-                if refusal is not None:
-                    failures.append(f"seed {seed}: {refusal}\n{case.sql}")
             for execution, tree in itertools.product(
-                    executions, _trees(case.pattern_text, seed, checked)):
+                    ("joins", "tree"), _trees(case.pattern_text, seed, checked)):
                 try:
                     got = _run(spark, case.sql, tree, execution)
                 except Exception as e:  # noqa: BLE001 - reported with the seed and the tree

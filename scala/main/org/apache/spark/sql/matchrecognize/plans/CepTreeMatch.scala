@@ -42,10 +42,13 @@ final case class TreeJoinNode(left: TreeNodeSpec, right: TreeNodeSpec, condition
  * `lower` and `upper` (ORDER BY positions, over the node's columns) and passes `condition`
  * (over the node's columns, then the row's). Without `upper` (a trailing negation, checked
  * at the root) the row may lie anywhere after `lower` within the window of the match's
- * first row, so a match is held until that window has passed.
+ * first row, so a match is held until that window has passed. With `afterClosures` (a
+ * Kleene closure next to it: its bounds read the closure's chosen rows) it is checked on
+ * each complete match once every closure has extended it, over the match's columns and
+ * the closures' (`at` is then the root).
  */
 final case class TreeNegationSpec(leaf: TreeLeafSpec, at: TreeNodeSpec, lower: Expression,
-    upper: Option[Expression], condition: Option[Expression]) {
+    upper: Option[Expression], condition: Option[Expression], afterClosures: Boolean = false) {
   def map(f: Expression => Expression): TreeNegationSpec = copy(leaf = leaf.map(f), at = at.map(f),
     lower = f(lower), upper = upper.map(f), condition = condition.map(f))
 }

@@ -65,7 +65,10 @@ private[cep] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeafInput
       val base = t match {
         case JoinLeaf(v) =>
           val (plan, span) = leaf(v, owning = firstSingle.contains(v))
-          Built(plan, span, v)
+          // A match of one row is checked against the window here, with no join to do it:
+          // under WITHIN n ROWS a row with more ORDER BY peers than n spans more than n rows.
+          if (t eq tree) Built(Filter(LessThanOrEqual(Subtract(span.hi, span.lo), Literal(window)), plan), span, v)
+          else Built(plan, span, v)
         case JoinNode(l, r) =>
           val left = build(l)
           val right = build(r)
@@ -123,21 +126,7 @@ private[cep] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeafInput
 
   private def attachNegation(m: Built, s: CepSequence, d: String, active: Seq[CepCondition]): Built = {
     val (rows, rowSpan) = leaf(d)
-    val i = s.elements.indexWhere(_.variable == d)
-    val (before, after) = s.neighbours(i)
-    // A Kleene neighbour bounds by its last (first) chosen row, or, when it chose none,
-    // by the single-row element beyond it.
-    def boundary(e: CepElement, last: Boolean): Expression = e match {
-      case Single(v) => rewriter.positions(v).o
-      case Kleene(v, _, _) =>
-        val (first, lastO) = rewriter.kleeneBounds(v)
-        val j = s.elements.indexWhere(_.variable == v)
-        val beyond = if (last) s.neighbours(j)._1 else s.neighbours(j)._2
-        Coalesce((if (last) lastO else first) +: beyond.toSeq.map(b => rewriter.positions(b.variable).o))
-      case Negated(_) => throw new IllegalStateException("negation as a neighbour")
-    }
-    val lower = boundary(before.get, last = true)
-    val upper = after.map(boundary(_, last = false))
+    val (lower, upper) = negationBounds(s, d)
     val condition = active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And)
     val desc = s"${m.description} !$d"
     Built(CepNegation(m.plan, rows, m.span, rowSpan, rewriter.positions(d).o, lower, upper,

@@ -106,13 +106,15 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
           order, t.sql)
     }
     // A negation is checked where its neighbours (and what its condition reads) are bound;
-    // a trailing one at the root, where a match is complete.
+    // a trailing one at the root, where a match is complete; one next to a closure on the
+    // complete match the closures have extended.
     val negations = s.negations.map { d =>
-      val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
-      val at = if (after.isEmpty) tree else JoinTree.lowestCovering(tree, negationNeeds(s, d))
-      TreeNegationSpec(TreeLeafSpec(d, enter(d), columnsOf(d)), node(at),
-        rewriter.positions(before.get.variable).o, after.map(e => rewriter.positions(e.variable).o),
-        active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And))
+      val (_, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
+      val afterClosures = negationNextToClosure(s, d)
+      val at = if (after.isEmpty || afterClosures) tree else JoinTree.lowestCovering(tree, negationNeeds(s, d))
+      val (lower, upper) = negationBounds(s, d)
+      TreeNegationSpec(TreeLeafSpec(d, enter(d), columnsOf(d)), node(at), lower, upper,
+        active.filter(c => c.owner == d && c.reads.nonEmpty).map(_.expr).reduceOption(And), afterClosures)
     }
     // Closures extend the tree's matches, those with an upper neighbour first: the others
     // wait for the window to pass.

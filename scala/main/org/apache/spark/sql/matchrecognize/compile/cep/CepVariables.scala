@@ -283,23 +283,39 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
     active.filter(c =>
       kinds(c.owner) == VariableKind.SingleRow && c.required.exists(v => kinds(v) == VariableKind.KleeneRows))
 
+  /**
+   * The ORDER BY positions a row of negated `d` must lie strictly between: after its
+   * element before, and before its element after (None when `d` ends the pattern). A Kleene
+   * neighbour bounds by its last (first) chosen row, or, when it chose none, by the element
+   * beyond it.
+   */
+  def negationBounds(s: CepSequence, d: String): (Expression, Option[Expression]) = {
+    val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
+    def boundary(e: CepElement, last: Boolean): Expression = e match {
+      case Single(v) => rewriter.positions(v).o
+      case Kleene(v, _, _) =>
+        val (first, lastO) = rewriter.kleeneBounds(v)
+        val j = s.elements.indexWhere(_.variable == v)
+        val beyond = if (last) s.neighbours(j)._1 else s.neighbours(j)._2
+        Coalesce((if (last) lastO else first) +: beyond.toSeq.map(b => rewriter.positions(b.variable).o))
+      case Negated(_) => throw new IllegalStateException("negation as a neighbour")
+    }
+    (boundary(before.get, last = true), after.map(boundary(_, last = false)))
+  }
+
+  /** Whether negated `d` has a Kleene closure right before or after it (negations skipped). */
+  def negationNextToClosure(s: CepSequence, d: String): Boolean = {
+    val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
+    (before.toSeq ++ after.toSeq).exists(_.isInstanceOf[Kleene])
+  }
+
   /** The first construct of the pattern the one-pass tree cannot evaluate yet, named for users. */
   def onePassUnsupported: Option[String] = {
     def isKleene(v: String) = kinds.get(v).contains(VariableKind.KleeneRows)
     val closureReadsClosure = conditions.find(c =>
       (isKleene(c.owner) || kinds(c.owner) == VariableKind.NegatedRows) && c.reads.exists(isKleene)).map(c =>
       s"the DEFINE of `${c.owner}` reading the Kleene closure `${c.reads.filter(isKleene).head}`")
-    val negationByClosure = alternatives.iterator.flatMap { s =>
-      s.elements.indices.collect {
-        case i if s.elements(i).isInstanceOf[Negated] && s.kleenes.nonEmpty && {
-              val (before, after) = s.neighbours(i)
-              after.isEmpty || (before ++ after).exists(_.isInstanceOf[Kleene])
-            } =>
-          s"the negation !${s.elements(i).variable} with a Kleene closure next to it or in a pattern " +
-          s"it ends (`${s.sql}`)"
-      }
-    }.toSeq.headOption
-    negationByClosure.orElse(closureReadsClosure)
+    closureReadsClosure
   }
 
   /**

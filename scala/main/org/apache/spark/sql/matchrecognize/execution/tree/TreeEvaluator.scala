@@ -121,10 +121,9 @@ final class TreeEvaluator(
     leaves.map(l => UnsafeProjection.create(l.columns, input)).toArray
   private val positions = UnsafeProjection.create(Seq(order, lo, hi), input)
 
-  private val negations = new TreeNegations(negationSpecs, leaves,
-    n => nodes.indexWhere(_ == n), schemaOf, input, window)
-
   private val kleenes = new TreeKleenes(kleeneSpecs, leaves, root.leafIndexes, postCondition, input, window)
+  private val negations = new TreeNegations(negationSpecs, leaves, kleenes.outputLeaves, root.leafIndexes,
+    n => nodes.indexWhere(_ == n), input, window)
   private val kleeneBase = nodeCount + negations.count
   private val kleeneRows: TreeState => Int => NodeBuffer = state => k => state.buffers(kleeneBase + k)
 
@@ -182,7 +181,7 @@ final class TreeEvaluator(
     while (j < negations.count) {
       if (negations.enters(j, event)) {
         val d = negations.rowOf(j, event, eventLo, eventHi, o)
-        if (negations.isTrailing(j)) forbidHeld(state, j, d)
+        if (negations.isTrailing(j) && !negations.isAfterClosures(j)) forbidHeld(state, j, d)
         state.created(nodeCount + j) += 1
         buffer(state, nodeCount + j, d, describeKey)
       }
@@ -285,12 +284,26 @@ final class TreeEvaluator(
     countBuffered(state, describeKey)
   }
 
-  /** A match the closures have extended: emitted when the conditions that read them hold. */
+  /**
+   * A match the closures have extended: emitted when the conditions that read them hold and
+   * no negation next to a closure forbids it.
+   */
   private def complete(state: TreeState, m: PartialMatch, emit: PartialMatch => Unit): Unit =
-    if (kleenes.passes(m)) {
+    if (kleenes.passes(m) && !negatedAfterClosures(state, m)) {
       state.matches += 1
       emit(m)
     }
+
+  private def negatedAfterClosures(state: TreeState, m: PartialMatch): Boolean = {
+    val checks = negations.afterClosures
+    var i = 0
+    var out = false
+    while (!out && i < checks.length) {
+      out = negations.negatedBy(checks(i), m, state.buffers(nodeCount + checks(i)))
+      i += 1
+    }
+    out
+  }
 
   private def buffer(state: TreeState, node: Int, m: PartialMatch, describeKey: () => String): Unit = {
     val buffer = state.buffers(node)
@@ -320,15 +333,16 @@ final class TreeEvaluator(
     state.created(node) += 1
     if (negated(state, node, m)) return
     if (node == rootIndex) {
-      if (negations.trailing.isEmpty) {
-        kleenes.extend(m, 0, kleenes.firstTrailing, kleeneRows(state), describeKey) { e =>
-          // A closure that ends the pattern may still get rows: held until the window has passed.
-          if (kleenes.holdsMatches) hold(state, e, describeKey) else complete(state, e, emit)
-        }
-      } else if (!negations.trailing.exists(j =>
-            negations.negatedBy(j, m, state.buffers(nodeCount + j)))) {
-        // Rows that would negate it may still come: held until its window has passed.
-        hold(state, m, describeKey)
+      // A root that is a leaf has no join to check the window: under WITHIN n ROWS a row
+      // with more ORDER BY peers than n spans more than n rows.
+      if (m.hi - m.lo > window) return
+      val negatedNow = negations.trailing.exists(j =>
+        !negations.isAfterClosures(j) && negations.negatedBy(j, m, state.buffers(nodeCount + j)))
+      // A closure that ends the pattern may still get rows, and rows that would negate the
+      // match may still come after it: then it is held until its window has passed.
+      val holds = kleenes.holdsMatches || negations.trailing.nonEmpty
+      if (!negatedNow) kleenes.extend(m, 0, kleenes.firstTrailing, kleeneRows(state), describeKey) { e =>
+        if (holds) hold(state, e, describeKey) else complete(state, e, emit)
       }
       return
     }

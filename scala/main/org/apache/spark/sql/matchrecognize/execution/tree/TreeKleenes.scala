@@ -42,6 +42,9 @@ private[tree] final class TreeKleenes(
   private val allLeaves: Seq[TreeLeafSpec] =
     leaves ++ specs.map(k => TreeLeafSpec(k.leaf.variable, Literal(true), k.columns))
   private val outputLeaf: Array[Int] = specs.indices.map(leaves.size + _).toArray
+
+  /** The closures' output rows as pseudo-leaves, in closure order (leaf `leaves.size + k`). */
+  def outputLeaves: Seq[TreeLeafSpec] = allLeaves.drop(leaves.size)
   private val width = allLeaves.size
   private def columnsOf(leafOrder: Seq[Int]): Seq[Attribute] =
     leafOrder.flatMap(i => allLeaves(i).columns.map(_.toAttribute))

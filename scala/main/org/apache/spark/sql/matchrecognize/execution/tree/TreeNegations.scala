@@ -6,23 +6,33 @@ import org.apache.spark.sql.matchrecognize.plans.{TreeLeafSpec, TreeNegationSpec
 
 /**
  * The negations of a one-pass tree, compiled once per task. Negation `j`'s rows are kept
- * like a leaf's (as partial matches binding leaf `leaves.size + j` alone), and a partial
- * match of the node that binds its neighbours is checked against them when it is created:
- * every row between the neighbours has arrived by then, as the later neighbour has. A
- * trailing negation's rows may still come after the match, until the window of its first
- * row has passed; [[TreeEvaluator]] holds such matches back until then.
+ * like a leaf's (as partial matches binding leaf `leaves.size + closures.size + j` alone),
+ * and a partial match of the node that binds its neighbours is checked against them when
+ * it is created: every row between the neighbours has arrived by then, as the later
+ * neighbour has. A trailing negation's rows may still come after the match, until the
+ * window of its first row has passed; [[TreeEvaluator]] holds such matches back until
+ * then. A negation next to a Kleene closure is checked on the complete match once the
+ * closures have extended it (its bounds read the closure's first or last chosen row),
+ * over the tree's leaves and the closures' output rows (`closures`, the pseudo-leaves
+ * after the leaves).
  */
 private[tree] final class TreeNegations(
     specs: Seq[TreeNegationSpec],
     leaves: Seq[TreeLeafSpec],
+    closures: Seq[TreeLeafSpec],
+    rootLeaves: Seq[Int],
     nodeIndex: TreeNodeSpec => Int,
-    schemaOf: TreeNodeSpec => Seq[Attribute],
     input: Seq[Attribute],
     window: Long) {
 
   val count: Int = specs.size
-  private val allLeaves = leaves ++ specs.map(_.leaf)
-  private val leafOf: Array[Int] = specs.indices.map(leaves.size + _).toArray
+  private val allLeaves = leaves ++ closures ++ specs.map(_.leaf)
+  private val leafOf: Array[Int] = specs.indices.map(leaves.size + closures.size + _).toArray
+  // The leaves whose columns a negation's bounds and condition read, in order.
+  private val atLeaves: Array[Seq[Int]] = specs.map { n =>
+    if (n.afterClosures) rootLeaves ++ closures.indices.map(leaves.size + _) else n.at.leafIndexes
+  }.toArray
+  private def schemaOf(j: Int): Seq[Attribute] = atLeaves(j).flatMap(allLeaves(_).columns.map(_.toAttribute))
 
   private val enters: Array[BasePredicate] = specs.map { n =>
     val p = Predicate.create(n.leaf.enter, input)
@@ -32,33 +42,34 @@ private[tree] final class TreeNegations(
   private val projections: Array[UnsafeProjection] =
     specs.map(n => UnsafeProjection.create(n.leaf.columns, input)).toArray
   private val hasUpper: Array[Boolean] = specs.map(_.upper.isDefined).toArray
-  private val bounds: Array[UnsafeProjection] = specs.map { n =>
-    UnsafeProjection.create(n.lower +: n.upper.toSeq, schemaOf(n.at))
+  private val bounds: Array[UnsafeProjection] = specs.indices.map { j =>
+    UnsafeProjection.create(specs(j).lower +: specs(j).upper.toSeq, schemaOf(j))
   }.toArray
-  private val atViews: Array[LeafRowsView] = specs.map { n =>
-    new LeafRowsView(n.at.leafIndexes, allLeaves, n.at.leafIndexes.size)
-  }.toArray
-  private val conditions: Array[BasePredicate] = specs.map { n =>
-    n.condition.map { c =>
-      val p = Predicate.create(c, schemaOf(n.at) ++ n.leaf.columns.map(_.toAttribute))
+  private val atViews: Array[LeafRowsView] = atLeaves.map(at => new LeafRowsView(at, allLeaves, at.size))
+  private val conditions: Array[BasePredicate] = specs.indices.map { j =>
+    specs(j).condition.map { c =>
+      val p = Predicate.create(c, schemaOf(j) ++ specs(j).leaf.columns.map(_.toAttribute))
       p.initialize(0)
       p
     }.orNull
   }.toArray
   private val conditionViews: Array[LeafRowsView] = specs.indices.map { j =>
-    val at = specs(j).at.leafIndexes
-    new LeafRowsView(at :+ leafOf(j), allLeaves, at.size)
+    new LeafRowsView(atLeaves(j) :+ leafOf(j), allLeaves, atLeaves(j).size)
   }.toArray
 
-  /** Per tree node, the negations (not trailing) its new partial matches are checked for. */
+  /** The negations checked on complete matches the closures have extended. */
+  val afterClosures: Array[Int] = specs.indices.filter(specs(_).afterClosures).toArray
+  def isAfterClosures(j: Int): Boolean = specs(j).afterClosures
+
+  /** Per tree node, the negations (not trailing, not next to a closure) its new partial matches are checked for. */
   val checkedAt: Array[Array[Int]] = {
-    val at = specs.indices.filter(hasUpper(_)).groupBy(j => nodeIndex(specs(j).at))
+    val at = specs.indices.filter(j => hasUpper(j) && !specs(j).afterClosures).groupBy(j => nodeIndex(specs(j).at))
     Array.tabulate(specs.map(n => nodeIndex(n.at)).maxOption.getOrElse(-1) + 1)(i => at.getOrElse(i, Nil).toArray)
   }
   def checksAt(node: Int): Array[Int] =
     if (node < checkedAt.length) checkedAt(node) else Array.emptyIntArray
 
-  /** The trailing negations, checked on the matches. */
+  /** The trailing negations, checked on the matches (those next to a closure once extended). */
   val trailing: Array[Int] = specs.indices.filterNot(hasUpper(_)).toArray
   def isTrailing(j: Int): Boolean = !hasUpper(j)
 

@@ -135,10 +135,7 @@ final class TreeEvaluator(
    */
   def rowOf(m: PartialMatch): InternalRow = kleenes.outputView.of(m.rows)
 
-  /**
-   * The output projection's row of this tree's matches under a key of `keyTypes`:
-   * `out.of(key, m.lo, m.hi)` after `rowOf(m)`.
-   */
+  /** The output row of this tree's matches under a key of `keyTypes`: `of(key, lo, hi)` after `rowOf`. */
   private[tree] def outputRow(keyTypes: Seq[DataType]): MatchOutputRow =
     new MatchOutputRow(keyTypes, kleenes.outputView)
 
@@ -150,10 +147,7 @@ final class TreeEvaluator(
     case _ => null
   }
 
-  /**
-   * The output projection's row of the root matches a [[PairSink]] gets as pairs:
-   * `out.of(key, lo, hi)` after `pairRow(left, right)`.
-   */
+  /** The output row of the root matches a [[PairSink]] gets: `of(key, lo, hi)` after `pairRow`. */
   private[tree] def pairOutputRow(keyTypes: Seq[DataType]): MatchOutputRow =
     if (pairView == null) null else new MatchOutputRow(keyTypes, pairView)
 
@@ -294,16 +288,8 @@ final class TreeEvaluator(
       emit(m)
     }
 
-  private def negatedAfterClosures(state: TreeState, m: PartialMatch): Boolean = {
-    val checks = negations.afterClosures
-    var i = 0
-    var out = false
-    while (!out && i < checks.length) {
-      out = negations.negatedBy(checks(i), m, state.buffers(nodeCount + checks(i)))
-      i += 1
-    }
-    out
-  }
+  private def negatedAfterClosures(state: TreeState, m: PartialMatch): Boolean =
+    negatedByAny(state, negations.afterClosures, m)
 
   private def buffer(state: TreeState, node: Int, m: PartialMatch, describeKey: () => String): Unit = {
     val buffer = state.buffers(node)
@@ -317,8 +303,11 @@ final class TreeEvaluator(
     if (state.buffered > maxBuffered) throw TreeEvaluator.tooManyBuffered(maxBuffered, describeKey())
   }
 
-  private def negated(state: TreeState, node: Int, m: PartialMatch): Boolean = {
-    val checks = negations.checksAt(node)
+  private def negated(state: TreeState, node: Int, m: PartialMatch): Boolean =
+    negatedByAny(state, negations.checksAt(node), m)
+
+  /** Whether a buffered row of one of negations `checks` forbids `m`. */
+  private def negatedByAny(state: TreeState, checks: Array[Int], m: PartialMatch): Boolean = {
     var i = 0
     var out = false
     while (!out && i < checks.length) {

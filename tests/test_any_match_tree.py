@@ -1,8 +1,8 @@
 """SKIP TILL ANY MATCH evaluated in one pass per partition key (cepExecution = tree), through
 spark.sql(): the same rows as the join operators (cepExecution = joins) under every tree
-shape and clause the one-pass tree supports (negations and Kleene closures included),
-EXPLAIN naming the execution and why, the refusal of constructs it does not evaluate yet,
-and the guard on buffered partial matches.
+shape and clause (negations and Kleene closures included, next to each other and read by
+conditions), EXPLAIN naming the execution and why, the refusal under both executions of a
+closure reading a later one, and the guard on buffered partial matches.
 """
 
 from __future__ import annotations
@@ -145,6 +145,18 @@ CASES = {
         _query("A B+ !D", measures=CLOSURE_MEASURES,
                define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, D AS e = 'd'"),
         [""]),
+    "negation reading a closure": (
+        _query("A B+ C !D X", measures=CLOSURE_MEASURES,
+               within="WITHIN INTERVAL '20' SECOND",
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v > avg(B.v), "
+                      "X AS e = 'x'"),
+        ["", "((C X) A)", "(A (X C))"]),
+    "closure reading an earlier closure": (
+        _query("A B+ C D{1,2} X", measures=CLOSURE_MEASURES + ", count(D.*) AS nd",
+               within="WITHIN INTERVAL '20' SECOND",
+               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v >= avg(B.v), "
+                      "X AS e = 'x'"),
+        ["", "((C X) A)", "(A (X C))"]),
     "negation ending a pattern with a closure, keyless, all rows": (
         _query("A B{1,2} C !D", partition="", rows="ALL ROWS PER MATCH",
                measures="CLASSIFIER() AS cls, count(B.*) AS nb",
@@ -189,25 +201,18 @@ def test_explain_names_the_execution_and_why(spark, events):
                     "auto", "FORMATTED")
     assert "TreeMatch (" in plan and "Negation (" not in plan
     assert "cepExecution=tree (auto: one pass over each partition key)" in plan
-    plan = _explain(spark, _query("A !D C+", measures="A.t AS a_t, count(C.*) AS nc",
-                                  define="A AS e = 'a', C AS e = 'c', "
-                                         "D AS e = 'd' AND D.v > LAST(C.v)"),
-                    "auto", "FORMATTED")
-    assert "CepTreeMatch" not in plan
-    assert ("cepExecution=joins (auto: the one-pass tree cannot evaluate the DEFINE of `D` "
-            "reading the Kleene closure `C`)") in plan
 
 
-def test_tree_refuses_what_it_cannot_evaluate_naming_the_construct(spark, events):
+@pytest.mark.parametrize("execution", ["tree", "joins"])
+def test_a_closure_reading_a_later_closure_is_refused_naming_both(spark, events, execution):
     with pytest.raises(Exception) as err:
-        _rows(spark, _query("A B+ !D C", measures="A.t AS a_t, MATCH_NUMBER() AS n",
-                            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', "
-                                   "D AS e = 'd' AND D.v > avg(B.v)"),
-              "tree")
+        _rows(spark, _query("A B+ C D+", measures="A.t AS a_t, count(B.*) AS nb",
+                            define="A AS e = 'a', B AS e = 'b' AND B.v > COALESCE(max(D.v), 0), "
+                                   "C AS e = 'c', D AS e = 'd'"),
+              execution)
     message = str(err.value)
-    assert "CEP_EXECUTION_UNSUPPORTED" in message
-    assert "the DEFINE of `D` reading the Kleene closure `B`" in message
-    assert "cepExecution = tree" in message
+    assert "MATCH_RECOGNIZE.UNSUPPORTED_FEATURE" in message
+    assert "the DEFINE of the Kleene closure `B` reading the Kleene closure `D`" in message
 
 
 def test_buffered_partial_matches_are_bounded_with_an_error_naming_the_key(spark, events):

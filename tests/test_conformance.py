@@ -76,18 +76,9 @@ EXECUTION = "spark.sql.matchRecognize.cepExecution"
 @pytest.mark.parametrize("execution", ["joins", "tree"])
 @pytest.mark.parametrize("case", ANY_MATCH, ids=[c["id"] for c in ANY_MATCH])
 def test_any_match(spark, case, execution):
-    """Each case under the join operators and under the one-pass tree. A pattern the tree
-    cannot evaluate yet must be refused naming its construct, then runs under `auto`."""
+    """Each case under the join operators and under the one-pass tree."""
     spark.conf.set(EXECUTION, execution)
     try:
-        try:
-            _run_case(spark, case)
-        except Exception as e:  # noqa: BLE001 - only the tree's refusal is handled here
-            if execution != "tree" or "CEP_EXECUTION_UNSUPPORTED" not in str(e):
-                raise
-            constructs = ("the Kleene closure", "the negation", "the subquery")
-            assert any(w in str(e) for w in constructs), str(e)
-            spark.conf.set(EXECUTION, "auto")
-            _run_case(spark, case)
+        _run_case(spark, case)
     finally:
         spark.conf.unset(EXECUTION)

@@ -204,11 +204,10 @@ object MatchRecognizeConf {
     buildConf("spark.sql.matchRecognize.cepExecution")
       .doc("How SKIP TILL ANY MATCH plans are executed. `tree`: one operator evaluates the " +
         "whole chosen tree in one pass over each partition key's rows in ORDER BY order " +
-        "(every tree node buffers its partial matches, pruned by the window); a pattern it " +
-        "cannot evaluate yet fails with an error naming the construct. `joins`: every tree " +
-        "node is its own band-join operator. `auto` (default): `tree` when it can evaluate " +
-        "the pattern, else `joins`. EXPLAIN says which ran and why. Every choice returns " +
-        "the same rows.")
+        "(every tree node buffers its partial matches, pruned by the window). `joins`: every " +
+        "tree node is its own band-join operator. `auto` (default): `tree`, which evaluates " +
+        "every pattern the joins do with the same parallelism and fewer operators (see " +
+        "docs/optimizer.md). EXPLAIN says which ran and why. Every choice returns the same rows.")
       .version("0.1.0")
       .stringConf
       .transform(_.toLowerCase(java.util.Locale.ROOT))

@@ -43,7 +43,7 @@ final case class TreeJoinNode(left: TreeNodeSpec, right: TreeNodeSpec, condition
  * (over the node's columns, then the row's). Without `upper` (a trailing negation, checked
  * at the root) the row may lie anywhere after `lower` within the window of the match's
  * first row, so a match is held until that window has passed. With `afterClosures` (a
- * Kleene closure next to it: its bounds read the closure's chosen rows) it is checked on
+ * Kleene closure next to it, whose chosen rows bound it, or read by its condition) it is checked on
  * each complete match once every closure has extended it, over the match's columns and
  * the closures' (`at` is then the root).
  */

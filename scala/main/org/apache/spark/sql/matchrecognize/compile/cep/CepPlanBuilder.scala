@@ -50,7 +50,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   /** Whether the plan runs as one pass per key (`cepExecution`), and why. */
   lazy val execution: TreeExecutionChoice =
-    TreeExecution.choose(settings.execution, pattern.onePassUnsupported)
+    TreeExecution.choose(settings.execution)
 
   /** The sequence joins narrow their bands by the pattern order (see `CepJoinPlan`). */
   def bandNarrowsByOrder: Boolean = pattern.positionsAreWindowPositions
@@ -113,7 +113,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   def streamPlan(): CepStreamPlan = {
     def refuse(what: String): Nothing = throw MatchRecognizeErrors.unsupported(
       s"$what under SKIP TILL ANY MATCH over a streaming input")
-    pattern.onePassUnsupported.orElse(pattern.subqueryInDefine).foreach(refuse)
+    pattern.subqueryInDefine.foreach(refuse)
     val bound = pattern.bound
     if (numbered && !alternatives.forall(_.bound.contains(bound.head))) {
       refuse(s"MATCH_NUMBER() with alternatives that do not all bind `${bound.head}` (the " +

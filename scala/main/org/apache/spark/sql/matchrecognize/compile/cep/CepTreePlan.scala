@@ -106,11 +106,12 @@ private[cep] final class CepTreePlan(pattern: CepVariables, leaves: CepLeafInput
           order, t.sql)
     }
     // A negation is checked where its neighbours (and what its condition reads) are bound;
-    // a trailing one at the root, where a match is complete; one next to a closure on the
-    // complete match the closures have extended.
+    // a trailing one at the root, where a match is complete; one next to a closure or
+    // reading one on the complete match the closures have extended.
     val negations = s.negations.map { d =>
       val (_, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
-      val afterClosures = negationNextToClosure(s, d)
+      val afterClosures = negationNextToClosure(s, d) ||
+        active.exists(c => c.owner == d && c.reads.exists(r => kinds.get(r).contains(VariableKind.KleeneRows)))
       val at = if (after.isEmpty || afterClosures) tree else JoinTree.lowestCovering(tree, negationNeeds(s, d))
       val (lower, upper) = negationBounds(s, d)
       TreeNegationSpec(TreeLeafSpec(d, enter(d), columnsOf(d)), node(at), lower, upper,

@@ -180,8 +180,14 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
   def kleeneNeeds(s: CepSequence, v: String): Set[String] = {
     val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == v))
     val singles = s.singles.toSet
-    (before.toSeq ++ after.toSeq).map(_.variable).toSet ++
-    conditions.filter(_.owner == v).flatMap(_.reads).filter(singles.contains)
+    val reads = conditions.filter(_.owner == v).flatMap(_.reads).toSet
+    // A closure read by this one's DEFINE (one before it) is attached first, at or below.
+    val closures = reads.filter(r =>
+      r != v && s.kleenes.exists(k =>
+        k.variable == r && s.elements.indexOf(k) <
+          s.elements.indexWhere(_.variable == v)))
+    (before.toSeq ++ after.toSeq).map(_.variable).toSet ++ reads.filter(singles.contains) ++
+    closures.flatMap(kleeneNeeds(s, _))
   }
 
   /**
@@ -209,6 +215,17 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
     val bound = s.bound.toSet
     val active = conditions.filter(c => bound.contains(c.owner) || s.negations.contains(c.owner))
     active.foreach { c =>
+      // A closure's rows are chosen after the closures before it, so its DEFINE may read those.
+      if (kinds(c.owner) == VariableKind.KleeneRows) {
+        val at = s.elements.indexWhere(_.variable == c.owner)
+        c.reads.find(r =>
+          kinds.get(r).contains(VariableKind.KleeneRows) &&
+            s.elements.indexWhere(_.variable == r) > at).foreach { later =>
+          throw MatchRecognizeErrors.unsupported(
+            s"the DEFINE of the Kleene closure `${c.owner}` reading the Kleene closure `$later`, which " +
+              s"comes after it in `${s.sql}`, under SKIP TILL ANY MATCH")
+        }
+      }
       val foreign = c.reads -- s.variables
       if (foreign.nonEmpty) {
         throw analysis("CROSS_ALTERNATIVE_REFERENCE",
@@ -307,15 +324,6 @@ private[cep] final class CepVariables(val node: MatchRecognize) {
   def negationNextToClosure(s: CepSequence, d: String): Boolean = {
     val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
     (before.toSeq ++ after.toSeq).exists(_.isInstanceOf[Kleene])
-  }
-
-  /** The first construct of the pattern the one-pass tree cannot evaluate yet, named for users. */
-  def onePassUnsupported: Option[String] = {
-    def isKleene(v: String) = kinds.get(v).contains(VariableKind.KleeneRows)
-    val closureReadsClosure = conditions.find(c =>
-      (isKleene(c.owner) || kinds(c.owner) == VariableKind.NegatedRows) && c.reads.exists(isKleene)).map(c =>
-      s"the DEFINE of `${c.owner}` reading the Kleene closure `${c.reads.filter(isKleene).head}`")
-    closureReadsClosure
   }
 
   /**

@@ -2,31 +2,27 @@ package org.apache.spark.sql.matchrecognize.compile.cep
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, SelectionStrategy}
 
 /**
  * Raises, while the query is analyzed, every error a SKIP TILL ANY MATCH node would
  * otherwise meet only when planned: the pattern's normal form and the roles of its
  * variables, DEFINE and MEASURES rewritten over the variables' cells, conditions reading
- * another alternative's variables, and what `cepExecution = tree` cannot evaluate. No plan
- * is built. A post-hoc resolution rule (analysis itself never depends on this package),
+ * another alternative's variables or a later closure. No plan is built. A post-hoc resolution rule (analysis itself never depends on this package),
  * registered before the streaming rule replaces nodes over streams.
  */
 object CheckAnyMatchPatterns extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
     plan.foreachWithSubqueries {
       case m: MatchRecognize if m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) =>
-        check(m, SQLConf.get.getConf(MatchRecognizeConf.CEP_EXECUTION))
+        check(m)
       case _ =>
     }
     plan
   }
 
-  def check(node: MatchRecognize, execution: String): Unit = {
+  def check(node: MatchRecognize): Unit = {
     val pattern = new CepVariables(node)
     pattern.alternatives.foreach(pattern.activeConditions)
-    TreeExecution.choose(execution, pattern.onePassUnsupported)
   }
 }

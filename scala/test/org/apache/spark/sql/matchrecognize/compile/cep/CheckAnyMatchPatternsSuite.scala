@@ -25,14 +25,18 @@ class CheckAnyMatchPatternsSuite extends AnyFunSuite with SparkSessionFixture {
     assert(CheckAnyMatchPatterns(plan) eq plan)
   }
 
-  test("the one-pass tree's limits depend on the execution asked for") {
-    CheckAnyMatchPatterns.check(node("A B+ C"), "tree")
-    val kleene = node("A B+ !D")
-    CheckAnyMatchPatterns.check(kleene, "auto")
-    CheckAnyMatchPatterns.check(kleene, "joins")
-    val e = intercept[AnalysisException](CheckAnyMatchPatterns.check(kleene, "tree"))
-    assert(e.getMessage.contains("CEP_EXECUTION_UNSUPPORTED"), e.getMessage)
-    assert(e.getMessage.contains("the negation !D with a Kleene closure"), e.getMessage)
+  test("patterns with closures and negations next to them pass the checks") {
+    CheckAnyMatchPatterns.check(node("A B+ C"))
+    CheckAnyMatchPatterns.check(node("A B+ !D"))
+  }
+
+  test("a closure's condition reading a later closure fails analysis, naming both") {
+    val e = intercept[AnalysisException](
+      sql(query("A B+ C D+", "B AS B.x > COALESCE(max(D.x), 0), D AS D.x > A.x")))
+    assert(e.getMessage.contains("UNSUPPORTED_FEATURE"), e.getMessage)
+    assert(e.getMessage.contains("the DEFINE of the Kleene closure `B` reading the Kleene closure `D`"),
+      e.getMessage)
+    CheckAnyMatchPatterns(sql(query("A B+ C D+", "D AS D.x > avg(B.x)")).queryExecution.analyzed)
   }
 
   test("a condition reading another alternative's variable fails analysis") {

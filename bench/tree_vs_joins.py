@@ -13,11 +13,17 @@ data into the noop sink (median of interleaved rounds):
     .venv/bin/python bench/tree_vs_joins.py                    # 1M events (docs/benchmarks.md)
     .venv/bin/python bench/tree_vs_joins.py --events 200000    # a quick profile
     .venv/bin/python bench/tree_vs_joins.py --events 100000 --pattern 'PERMUTE(A, B, C, D)'
+
+`--all-trees` (the sequence `A B C D` only) also runs, under cepExecution = tree, every tree
+over the four variables up to swapping a join's sides — the 24 left-deep orders and the
+3 bushy pairings — forced with the internal conf spark.sql.matchRecognize.internal.joinTree,
+checks they all return the same matches, and prints `auto` against the fastest of them.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 
 from common import cached_parquet, session, timed_rounds
 
@@ -57,6 +63,8 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--pattern", default="A B C D",
                    help="over variables A-D, e.g. 'PERMUTE(A, B, C, D)' or 'A B !C D'")
+    p.add_argument("--all-trees", action="store_true",
+                   help="also time every tree of A B C D in one pass (see above)")
     args = p.parse_args()
 
     spark = session("tree_vs_joins")
@@ -101,7 +109,45 @@ def main() -> None:
           f"joins/tree (trivial): {t['joins / trivial'] / t['tree / trivial']:.2f}x")
     print(f"trivial/auto (tree): {t['tree / trivial'] / t['tree / auto']:.2f}x; "
           f"trivial/auto (joins): {t['joins / trivial'] / t['joins / auto']:.2f}x")
+    if args.all_trees:
+        all_trees(spark, sql, args.runs)
     spark.stop()
+
+
+def every_tree() -> list[str]:
+    """The trees over A-D up to swapping a join's sides: left-deep orders, bushy pairings."""
+    left_deep = ["(" + " ".join(order) + ")" for order in itertools.permutations("ABCD")]
+    bushy = ["((A B) (C D))", "((A C) (B D))", "((A D) (B C))"]
+    return left_deep + bushy
+
+
+def all_trees(spark, sql: str, runs: int) -> None:
+    """Every tree in one pass, timed in interleaved rounds with `auto`'s plan as one more side."""
+    tree_conf = "spark.sql.matchRecognize.internal.joinTree"
+    trees = ["auto"] + every_tree()
+
+    def force(name: str) -> None:
+        spark.conf.set("spark.sql.matchRecognize.cepExecution", "tree")
+        spark.conf.set("spark.sql.matchRecognize.joinOrder", "auto")
+        if name == "auto":
+            spark.conf.unset(tree_conf)
+        else:
+            spark.conf.set(tree_conf, name)
+
+    counts = set()
+    for name in trees:
+        force(name)
+        counts.add(spark.sql(f"SELECT count(*) FROM ({sql})").collect()[0][0])
+    assert len(counts) == 1, f"the trees disagree: {counts}"
+    times = timed_rounds(spark, {name: sql for name in trees}, runs=runs, before=force)
+    spark.conf.unset(tree_conf)
+    ranked = sorted((v[0], name) for name, v in times.items())
+    print(f"\nevery tree in one pass ({len(trees) - 1} trees, {counts.pop():,} matches each), "
+          "median s, fastest first:")
+    for seconds, name in ranked:
+        print(f"    {name:20s} {seconds:8.2f}")
+    fastest = min(s for s, name in ranked if name != "auto")
+    print(f"auto / fastest tree: {times['auto'][0] / fastest:.2f}x")
 
 
 if __name__ == "__main__":

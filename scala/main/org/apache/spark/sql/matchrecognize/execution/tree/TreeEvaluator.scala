@@ -127,6 +127,10 @@ final class TreeEvaluator(
   private val kleeneBase = nodeCount + negations.count
   private val kleeneRows: TreeState => Int => NodeBuffer = state => k => state.buffers(kleeneBase + k)
 
+  // A closure that ends the pattern may still get rows, and rows that would negate a match
+  // may still come after it: then a root match is held until its window has passed.
+  private val holdsAtRoot = kleenes.holdsMatches || negations.trailing.nonEmpty
+
   def newState(): TreeState = new TreeState(kleeneBase + kleenes.count)
 
   /**
@@ -325,13 +329,10 @@ final class TreeEvaluator(
       // A root that is a leaf has no join to check the window: under WITHIN n ROWS a row
       // with more ORDER BY peers than n spans more than n rows.
       if (m.hi - m.lo > window) return
-      val negatedNow = negations.trailing.exists(j =>
-        !negations.isAfterClosures(j) && negations.negatedBy(j, m, state.buffers(nodeCount + j)))
-      // A closure that ends the pattern may still get rows, and rows that would negate the
-      // match may still come after it: then it is held until its window has passed.
-      val holds = kleenes.holdsMatches || negations.trailing.nonEmpty
-      if (!negatedNow) kleenes.extend(m, 0, kleenes.firstTrailing, kleeneRows(state), describeKey) { e =>
-        if (holds) hold(state, e, describeKey) else complete(state, e, emit)
+      if (!negatedByAny(state, negations.trailingOnRoot, m)) {
+        kleenes.extend(m, 0, kleenes.firstTrailing, kleeneRows(state), describeKey) { e =>
+          if (holdsAtRoot) hold(state, e, describeKey) else complete(state, e, emit)
+        }
       }
       return
     }

@@ -72,6 +72,9 @@ private[tree] final class TreeNegations(
 
   /** The trailing negations, checked on the matches (those next to a closure once extended). */
   val trailing: Array[Int] = specs.indices.filterNot(hasUpper(_)).toArray
+
+  /** The trailing negations checked on a root match before the closures extend it. */
+  val trailingOnRoot: Array[Int] = trailing.filterNot(specs(_).afterClosures)
   def isTrailing(j: Int): Boolean = !hasUpper(j)
 
   def enters(j: Int, event: InternalRow): Boolean = enters(j).eval(event)

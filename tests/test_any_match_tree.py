@@ -2,7 +2,8 @@
 spark.sql(): the same rows as the join operators (cepExecution = joins) under every tree
 shape and clause (negations and Kleene closures included, next to each other and read by
 conditions), EXPLAIN naming the execution and why, the refusal under both executions of a
-closure reading a later one, and the guard on buffered partial matches.
+closure reading a later one, the guard on buffered partial matches and `auto` turning to the
+joins when the statistics say the one pass would reach it.
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ def _explain(spark, sql: str, execution: str, mode: str = "") -> str:
 def test_explain_names_the_execution_and_why(spark, events):
     plan = _explain(spark, _query("A B C"), "auto")
     assert "CepTreeMatch" in plan and "SequenceJoin" not in plan
-    assert "cepExecution=tree (auto: one pass over each partition key)" in plan
+    assert "cepExecution=tree (auto: one pass over each partition key, about" in plan
     plan = _explain(spark, _query("A B C"), "tree")
     assert "CepTreeMatch" in plan and "SequenceJoin" not in plan
     assert "cepExecution=tree (requested)" in plan
@@ -200,7 +201,7 @@ def test_explain_names_the_execution_and_why(spark, events):
                                   define="A AS e = 'a', C AS e = 'c', D AS e = 'd'"),
                     "auto", "FORMATTED")
     assert "TreeMatch (" in plan and "Negation (" not in plan
-    assert "cepExecution=tree (auto: one pass over each partition key)" in plan
+    assert "cepExecution=tree (auto: one pass over each partition key, about" in plan
 
 
 @pytest.mark.parametrize("execution", ["tree", "joins"])
@@ -225,6 +226,27 @@ def test_buffered_partial_matches_are_bounded_with_an_error_naming_the_key(spark
     message = str(err.value)
     assert "spark.sql.matchRecognize.maxBufferedPartialMatches" in message
     assert "partition key (k=k" in message
+
+
+def test_auto_runs_the_joins_when_one_pass_would_buffer_too_many_partial_matches(spark, events):
+    # Over an hour every a, b and c row of a key shares one window: the one pass would
+    # buffer thousands of partial matches per key, far over a bound of 50, while the joins
+    # spill what does not fit. Forced, the one pass fails on the bound (test above).
+    sql = _query("A B C", within="WITHIN INTERVAL '1' HOUR")
+    expected = _rows(spark, sql, "joins")
+    spark.conf.set(MAX_BUFFERED, "50")
+    try:
+        plan = _explain(spark, sql, "auto")
+        rows = _rows(spark, sql, "auto")
+    finally:
+        spark.conf.unset(MAX_BUFFERED)
+    assert "SequenceJoin" in plan and "CepTreeMatch" not in plan
+    assert "cepExecution=joins (auto: one pass would buffer about" in plan
+    assert "over half of maxBufferedPartialMatches = 50)" in plan
+    assert len(expected) > 100 and rows == expected
+    plan = _explain(spark, sql, "auto")
+    assert "CepTreeMatch" in plan and "SequenceJoin" not in plan
+    assert "partial matches buffered per key)" in plan
 
 
 @pytest.mark.parametrize("execution", ["tree", "joins"])

@@ -191,7 +191,7 @@ OPTIONS: Mapping[str, Option] = _table(
     Option("max_kleene_bindings", _P + "maxKleeneBindings", _long(1), "The most bindings a Kleene closure may produce for one pair of neighbouring rows under SKIP TILL ANY MATCH (default 100000)."),  # noqa: E501
     Option("max_matches_per_partition", _P + "maxMatchesPerPartition", _long(1), "The most SKIP TILL ANY MATCH matches one partition key may produce in one task (default 100000000)."),  # noqa: E501
     Option("target_rows_per_task", _P + "targetRowsPerTask", _long(0), "Input rows per task of a SKIP TILL ANY MATCH plan's shuffle: its tasks are the input's estimated rows divided by this, at most spark.sql.shuffle.partitions (default 10000; 0: always spark.sql.shuffle.partitions)."),  # noqa: E501
-    Option("cep_execution", _P + "cepExecution", _choice("auto", "tree", "joins"), "How SKIP TILL ANY MATCH plans run: 'tree' (one pass per partition key, every tree node buffering its partial matches), 'joins' (one band-join operator per tree node) or 'auto' (default: tree, which evaluates every pattern the joins do)."),  # noqa: E501
+    Option("cep_execution", _P + "cepExecution", _choice("auto", "tree", "joins"), "How SKIP TILL ANY MATCH plans run: 'tree' (one pass per partition key, every tree node buffering its partial matches), 'joins' (one band-join operator per tree node) or 'auto' (default: tree, which evaluates every pattern the joins do, unless the statistics say it would buffer over half of max_buffered_partial_matches per key)."),  # noqa: E501
     Option("max_buffered_partial_matches", _P + "maxBufferedPartialMatches", _long(1), "The most partial matches the one-pass tree buffers at once for one partition key under SKIP TILL ANY MATCH (default 2000000)."),  # noqa: E501
 )
 # fmt: on

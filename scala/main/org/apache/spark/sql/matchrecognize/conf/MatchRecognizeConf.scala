@@ -206,7 +206,9 @@ object MatchRecognizeConf {
         "whole chosen tree in one pass over each partition key's rows in ORDER BY order " +
         "(every tree node buffers its partial matches, pruned by the window). `joins`: every " +
         "tree node is its own band-join operator. `auto` (default): `tree`, which evaluates " +
-        "every pattern the joins do with the same parallelism and fewer operators (see " +
+        "every pattern the joins do with the same parallelism and fewer operators, unless the " +
+        "cost model's statistics estimate that it would buffer over half of " +
+        "maxBufferedPartialMatches per key, where the joins (which spill to disk) run (see " +
         "docs/optimizer.md). EXPLAIN says which ran and why. Every choice returns the same rows.")
       .version("0.1.0")
       .stringConf

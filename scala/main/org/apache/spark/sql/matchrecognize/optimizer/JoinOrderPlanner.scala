@@ -4,7 +4,7 @@ import java.util.Locale
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, OnePassFootprint, PatternStatistics}
 import org.apache.spark.sql.matchrecognize.compile.cep._
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf._
 import org.apache.spark.sql.matchrecognize.optimizer.algorithms.{AutoOrder, JoinOrderAlgorithm}
@@ -23,6 +23,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
   private val paperCost = conf.getConf(COST_MODEL) == "paper"
   private val candidateWeight = if (paperCost) 0.0 else conf.getConf(CANDIDATE_WEIGHT)
   private val withCandidates = conf.getConf(EXPLAIN_CANDIDATES)
+  private val maxBuffered = conf.getConf(MAX_BUFFERED_PARTIAL_MATCHES)
   private val auto = new AutoOrder(conf.getConf(AUTO_DP_THRESHOLD), conf.getConf(AUTO_TIME_BUDGET_MS))
 
   private def algorithm(name: String): JoinOrderAlgorithm =
@@ -58,25 +59,52 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
               "reason" -> Json.str("the statistics sample has no rows"),
               "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t.sql)))))))
       case Some(e) =>
-        val onePass = builder.execution.onePass
-        val planned = builder.alternatives.zip(e.perAlternative).map { case (s, st) =>
-          val stats = st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
+        val joinStats = builder.alternatives.zip(e.perAlternative).map { case (s, st) =>
+          st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
             bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
             kleeneBounds = if (paperCost) Map.empty
             else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,
             negations = if (paperCost) Map.empty else st.negations,
             sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight,
             spanAware = !paperCost)
-          // The one pass sorts nothing between nodes, and extends only the tree's complete
-          // matches by the closures: the same work under every tree, so no term of the choice.
-          plan(s,
-            if (!onePass || paperCost) stats
-            else stats.copy(sortWeight = 0.0, kleene = Map.empty, kleeneBounds = Map.empty,
-              kleeneBindings = Map.empty, openingKleene = Set.empty))
         }
-        ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned))
+        // The one pass sorts nothing between nodes, and extends only the tree's complete
+        // matches by the closures: the same work under every tree, so no term of the choice.
+        def onePassStats(st: PatternStatistics) =
+          if (paperCost) st
+          else st.copy(sortWeight = 0.0, kleene = Map.empty, kleeneBounds = Map.empty,
+            kleeneBindings = Map.empty, openingKleene = Set.empty)
+        def planAll(onePass: Boolean) = builder.alternatives.zip(joinStats).map { case (s, st) =>
+          plan(s, if (onePass) onePassStats(st) else st)
+        }
+        val requestedExecution = builder.requestedExecution
+        val onePassPlans = if (requestedExecution.onePass) Some(planAll(onePass = true)) else None
+        val footprint = onePassPlans.map(footprintPerKey(builder, joinStats, _))
+        val execution = footprint.filter(_ => requestedExecution.auto).map { f =>
+          if (f > maxBuffered / 2.0) TreeExecutionChoice(onePass = false,
+            s"cepExecution=joins (auto: one pass would buffer about ${fmt(f)} partial matches " +
+              s"per key, over half of maxBufferedPartialMatches = $maxBuffered)")
+          else TreeExecutionChoice(onePass = true,
+            s"cepExecution=tree (auto: one pass over each partition key, about ${fmt(f)} " +
+              s"partial matches buffered per key)")
+        }
+        val planned = onePassPlans.filter(_ => execution.forall(_.onePass))
+          .getOrElse(planAll(onePass = false))
+        ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned, footprint), execution)
     }
   }
+
+  /**
+   * The partial matches the one pass would buffer per key, summed over the trees it runs
+   * (one per conjunction: its first order's tree keeps every order of the conjunction).
+   */
+  private def footprintPerKey(builder: CepPlanBuilder, stats: Seq[PatternStatistics],
+      planned: Seq[Planned]): Double =
+    CepPattern.conjunctions(builder.alternatives).map { group =>
+      def orders(n: JoinTree): Int =
+        group.map(i => builder.alternatives(i).singles.filter(n.variables)).distinct.size
+      OnePassFootprint.perKey(planned(group.head).tree, stats(group.head), orders)
+    }.sum
 
   private def run(name: String, s: CepSequence, stats: PatternStatistics): Candidate = {
     val start = System.nanoTime()
@@ -106,7 +134,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
     if (l < 690) fmt(math.exp(l)) else "e^%.1f".formatLocal(Locale.ROOT, l)
 
   private def report(builder: CepPlanBuilder, e: StatisticsEstimator.Estimates, fresh: Boolean,
-      planned: Seq[Planned]): JoinPlanReport = {
+      planned: Seq[Planned], footprint: Option[Double]): JoinPlanReport = {
     val unit = if (builder.rowsWindow) "rows" else "microseconds"
     val summary = planned.zipWithIndex.map { case (p, i) =>
       val st = p.stats
@@ -179,6 +207,8 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
           "density_from" -> Json.str(if (e.densityFromInput) "input" else "sample"),
           "rates_from" -> Json.str(if (e.ratesFromInput) "input" else "sample"),
           "cached" -> Json.bool(!fresh)),
+        "one_pass_buffered_per_key" -> footprint.map(Json.num).getOrElse("null"),
+        "max_buffered_partial_matches" -> Json.num(maxBuffered.toDouble),
         "alternatives" -> Json.arr(alternatives)))
   }
 

@@ -48,8 +48,11 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   /** The tasks of the plan's shuffle and the length of its time slices, from the input's size. */
   def taskCount: CepTaskCount = leaves.taskCount
 
-  /** Whether the plan runs as one pass per key (`cepExecution`), and why. */
-  lazy val execution: TreeExecutionChoice =
+  /**
+   * Whether the plan runs as one pass per key as `cepExecution` asks, and why; under `auto`
+   * the chooser may settle otherwise (see [[ChosenTrees]]).
+   */
+  lazy val requestedExecution: TreeExecutionChoice =
     TreeExecution.choose(settings.execution)
 
   /** The sequence joins narrow their bands by the pattern order (see `CepJoinPlan`). */
@@ -63,6 +66,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   def build(): LogicalPlan = {
     val picked = settings.chooser.choose(this)
+    val execution = picked.execution.getOrElse(requestedExecution)
     // One pass evaluates the orders of a conjunction (PERMUTE) as one tree: the first's.
     val groups =
       if (execution.onePass) CepPattern.conjunctions(alternatives) else alternatives.indices.map(Seq(_))

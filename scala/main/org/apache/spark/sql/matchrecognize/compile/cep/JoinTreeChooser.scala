@@ -2,8 +2,12 @@ package org.apache.spark.sql.matchrecognize.compile.cep
 
 import org.apache.spark.sql.matchrecognize.plans.JoinPlanReport
 
-/** The join trees chosen for the alternatives of one pattern, and why (for EXPLAIN). */
-final case class ChosenTrees(trees: Seq[JoinTree], report: JoinPlanReport)
+/**
+ * The join trees chosen for the alternatives of one pattern, and why (for EXPLAIN); with
+ * `execution`, the chooser also settled how they run (`cepExecution = auto`).
+ */
+final case class ChosenTrees(trees: Seq[JoinTree], report: JoinPlanReport,
+    execution: Option[TreeExecutionChoice] = None)
 
 /**
  * Chooses the join tree of every alternative (simple sequence) of a SKIP TILL ANY MATCH

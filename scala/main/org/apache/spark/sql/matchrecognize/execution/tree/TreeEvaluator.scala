@@ -392,6 +392,7 @@ object TreeEvaluator {
   def tooManyBuffered(limit: Long, key: String): MatchRecognizeLimitException =
     new MatchRecognizeLimitException(
       s"SKIP TILL ANY MATCH buffered more than $limit partial matches for $key; raise " +
-        "spark.sql.matchRecognize.maxBufferedPartialMatches or narrow the pattern (WITHIN, " +
+        "spark.sql.matchRecognize.maxBufferedPartialMatches, run the joins " +
+        "(spark.sql.matchRecognize.cepExecution = joins), or narrow the pattern (WITHIN, " +
         "DEFINE conditions).")
 }

@@ -38,6 +38,7 @@ LAYERS = [
     "execution",
     "execution.cep",
     "execution.tree",
+    "execution.counting",
     "execution.planning",
     "streaming",
     "",

@@ -1,0 +1,21 @@
+package org.apache.spark.sql.matchrecognize.execution.counting
+
+/**
+ * A SKIP TILL ANY MATCH sequence as [[MatchCounter]] counts it: its positive elements in
+ * pattern order, each a single row or a Kleene closure of one or more rows (`B+`), and the
+ * negations between neighbouring elements. Every variable is a flag index: the caller
+ * evaluates each variable's own row conditions on every row (conditions that compare two
+ * rows cannot be counted this way). `negatedAfter(j)` holds the negated variables between
+ * element `j` and element `j + 1`; none may follow the last element.
+ */
+final case class CountedSequence(
+    elements: IndexedSeq[Int],
+    closure: IndexedSeq[Boolean],
+    negatedAfter: IndexedSeq[Seq[Int]]) {
+  require(elements.nonEmpty, "a sequence has at least one element")
+  require(closure.size == elements.size && negatedAfter.size == elements.size,
+    "one closure flag and one negation list per element")
+  require(negatedAfter.last.isEmpty, "a trailing negation is not counted")
+
+  def length: Int = elements.size
+}

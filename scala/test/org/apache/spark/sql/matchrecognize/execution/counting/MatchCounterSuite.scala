@@ -1,0 +1,139 @@
+package org.apache.spark.sql.matchrecognize.execution.counting
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+
+/** A row: ORDER BY position (peers share it), window positions, variable flags. */
+private final case class Row(o: Int, lo: Long, hi: Long, flags: Array[Boolean])
+
+/** Match counts against enumerating every match (no Spark session). */
+class MatchCounterSuite extends AnyFunSuite {
+
+  private def count(seq: CountedSequence, window: Long, rows: Seq[Row]): Long = {
+    val counter = new MatchCounter(seq, window)
+    rows.groupBy(_.o).toSeq.sortBy(_._1).foreach { case (_, group) =>
+      counter.addGroup(group.map(_.flags).toArray, group.map(_.lo).toArray, group.map(_.hi).toArray)
+    }
+    counter.matches
+  }
+
+  /** Every match, enumerated: rows of strictly rising position, closures any non-empty subset. */
+  private def enumerate(seq: CountedSequence, window: Long, rows: Seq[Row]): Long = {
+    val sorted = rows.sortBy(_.o).toIndexedSeq
+    def negatedBetween(j: Int, after: Row, before: Row): Boolean =
+      sorted.exists(r => r.o > after.o && r.o < before.o && seq.negatedAfter(j).exists(r.flags(_)))
+    // Element j's choices after row `last` (None before the first), given the match's first row.
+    def go(j: Int, last: Option[Row], first: Option[Row]): Long =
+      if (j == seq.length) {
+        if (last.get.hi - first.get.lo <= window) 1L else 0L
+      } else {
+        val candidates = sorted.filter(r => last.forall(_.o < r.o) && r.flags(seq.elements(j)))
+        def next(chosen: Seq[Row]): Long = {
+          val blocked = last.exists(l => negatedBetween(j - 1, l, chosen.head))
+          if (blocked) 0L else go(j + 1, Some(chosen.last), first.orElse(Some(chosen.head)))
+        }
+        if (!seq.closure(j)) candidates.map(r => next(Seq(r))).sum
+        else {
+          // Non-empty subsets of strictly rising position, extended one row at a time.
+          def subsets(chosen: Seq[Row]): Long = next(chosen) +
+            candidates.filter(_.o > chosen.last.o).map(r => subsets(chosen :+ r)).sum
+          candidates.map(r => subsets(Seq(r))).sum
+        }
+      }
+    go(0, None, None)
+  }
+
+  private def rowsOf(rng: Random, n: Int, vars: Int, rate: Double, rowsWindow: Boolean): Seq[Row] = {
+    var o = 0
+    var t = 0L
+    val out = Seq.newBuilder[Row]
+    var i = 0
+    while (i < n) {
+      if (i == 0 || rng.nextInt(4) > 0) o += 1
+      // Positions of one peer group share their window positions; distinct ones may share time.
+      if (rng.nextInt(3) > 0) t += rng.nextInt(3)
+      out += Row(o, t, t, Array.fill(vars)(rng.nextDouble() < rate))
+      i += 1
+    }
+    val rows = out.result()
+    if (!rowsWindow) rows.groupBy(_.o).values.flatMap(g => g.map(_.copy(lo = g.head.lo, hi = g.head.lo))).toSeq
+    else {
+      // WITHIN n ROWS: a peer group spans the row numbers of its first and last row.
+      val groups = rows.groupBy(_.o).toSeq.sortBy(_._1)
+      var index = 0L
+      groups.flatMap { case (_, g) =>
+        val (lo, hi) = (index, index + g.size - 1)
+        index += g.size
+        g.map(_.copy(lo = lo, hi = hi))
+      }
+    }
+  }
+
+  test("a sequence counts what enumeration finds") {
+    val seq = CountedSequence(Vector(0, 1, 2), Vector(false, false, false), Vector(Nil, Nil, Nil))
+    val rng = new Random(1)
+    for (_ <- 0 until 40) {
+      val rows = rowsOf(rng, 25, 3, 0.4, rowsWindow = false)
+      assert(count(seq, 6, rows) == enumerate(seq, 6, rows))
+    }
+  }
+
+  test("peers extend nothing among themselves, and a negated peer is not between") {
+    // Rows at positions 1, 2, 2, 3: A at 1, B at 2 and (a negated N) at 2, C at 3.
+    val f = (a: Boolean, b: Boolean, c: Boolean, nn: Boolean) => Array(a, b, c, nn)
+    val rows = Seq(Row(1, 0, 0, f(true, false, false, false)),
+      Row(2, 1, 1, f(false, true, false, true)), Row(2, 1, 1, f(true, true, false, false)),
+      Row(3, 2, 2, f(false, false, true, false)))
+    val abc = CountedSequence(Vector(0, 1, 2), Vector(false, false, false), Vector(Nil, Nil, Nil))
+    // (A1 B2 C3) twice (two B rows at 2); A at 2 has no later B.
+    assert(count(abc, 10, rows) == 2 && enumerate(abc, 10, rows) == 2)
+    val negated = abc.copy(negatedAfter = Vector(Nil, Seq(3), Nil))
+    assert(count(negated, 10, rows) == 2 && enumerate(negated, 10, rows) == 2)
+    val beforeB = abc.copy(negatedAfter = Vector(Seq(3), Nil, Nil))
+    assert(count(beforeB, 10, rows) == 2)
+  }
+
+  test("random sequences with closures and negations, time and row windows") {
+    val rng = new Random(7)
+    var withMatches = 0
+    for (round <- 0 until 300) {
+      val length = 1 + rng.nextInt(4)
+      val vars = length + 2
+      val elements = Vector.tabulate(length)(j => j)
+      val closure = Vector.fill(length)(rng.nextDouble() < 0.35)
+      val negatedAfter = Vector.tabulate(length)(j =>
+        if (j < length - 1 && rng.nextDouble() < 0.4) Seq(length + rng.nextInt(2)) else Nil)
+      val seq = CountedSequence(elements, closure, negatedAfter)
+      val rowsWindow = rng.nextBoolean()
+      val rows = rowsOf(rng, 6 + rng.nextInt(10), vars, 0.45, rowsWindow)
+      val window = rng.nextInt(8).toLong
+      val expected = enumerate(seq, window, rows)
+      assert(count(seq, window, rows) == expected, s"round $round: $seq within $window")
+      if (expected > 0) withMatches += 1
+    }
+    assert(withMatches >= 150, s"only $withMatches of 300 rounds had a match")
+  }
+
+  test("a closure's bindings double with each row, and old STARTs close with their window") {
+    val seq = CountedSequence(Vector(0, 1, 2), Vector(false, true, false), Vector(Nil, Nil, Nil))
+    val a = Row(0, 0, 0, Array(true, false, false))
+    val bs = (1 to 20).map(i => Row(i, i, i, Array(false, true, false)))
+    val c = Row(21, 21, 21, Array(false, false, true))
+    assert(count(seq, 100, (a +: bs) :+ c) == (1L << 20) - 1)
+    val counter = new MatchCounter(seq, 5)
+    ((a +: bs) :+ c).foreach(r => counter.addGroup(Array(r.flags), Array(r.lo), Array(r.hi)))
+    assert(counter.matches == 0 && counter.openStarts == 0)
+  }
+
+  test("a count past BIGINT fails with an error naming the limit") {
+    val seq = CountedSequence(Vector(0), Vector(true), Vector(Nil))
+    val counter = new MatchCounter(seq, Long.MaxValue)
+    val err = intercept[MatchRecognizeLimitException] {
+      (0 until 70).foreach(i => counter.addGroup(Array(Array(true)), Array(i.toLong), Array(i.toLong)))
+    }
+    assert(err.getMessage.contains("than a BIGINT holds"))
+  }
+}

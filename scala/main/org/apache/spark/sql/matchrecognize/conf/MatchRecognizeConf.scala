@@ -228,6 +228,18 @@ object MatchRecognizeConf {
       .checkValue(_ > 0, "must be positive")
       .createWithDefault(2000000L)
 
+  val COUNT_WITHOUT_MATCHES: ConfigEntry[Boolean] =
+    buildConf("spark.sql.matchRecognize.countWithoutMatches")
+      .doc("Under SKIP TILL ANY MATCH, a count(*) of the matches grouped by partition keys " +
+        "(or by nothing) directly over a ONE ROW PER MATCH query is computed from running " +
+        "counts per first row, without building the matches, when every DEFINE condition " +
+        "reads only its own row and the pattern is one sequence of single rows and `B+` " +
+        "closures with negations between them (see docs/optimizer.md). false: the matches " +
+        "are always built and counted. Both return the same counts.")
+      .version("0.1.0")
+      .booleanConf
+      .createWithDefault(true)
+
   /**
    * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
    * alternatives; or `random:<seed>` for a seeded random tree per alternative.
@@ -281,7 +293,7 @@ object MatchRecognizeConf {
     Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, JOIN_ORDER, COST_MODEL,
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
-      TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES)
+      TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

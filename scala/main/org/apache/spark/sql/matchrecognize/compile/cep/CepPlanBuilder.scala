@@ -33,6 +33,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
   private val joins = new CepJoinPlan(pattern, leaves, settings)
   private val trees = new CepTreePlan(pattern, leaves, settings)
   private val output = new CepMatchOutput(pattern)
+  private val counting = new CepCountPlan(pattern, leaves)
   import pattern.{allRows, needsIds, numbered, partitionBy, rewriter}
   import output.{aligned, matchColumns}
 
@@ -64,7 +65,17 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   // ---- plans ---------------------------------------------------------------------------------
 
-  def build(): LogicalPlan = {
+  /** Why counting the matches needs them built (see [[CepCountPlan]]); None if it does not. */
+  def countRefusal: Option[String] = counting.refusal
+
+  /**
+   * The number of matches per partition key and time slice, without building them, as
+   * rows of the partition key columns and `matches`; only when `countRefusal` is None.
+   */
+  def countPlan(matches: Attribute): LogicalPlan = counting.plan(matches)
+
+  /** The plan of the matches; `note` is added to what EXPLAIN says of the plan's choice. */
+  def build(note: String = ""): LogicalPlan = {
     val picked = settings.chooser.choose(this)
     val execution = picked.execution.getOrElse(requestedExecution)
     // One pass evaluates the orders of a conjunction (PERMUTE) as one tree: the first's.
@@ -73,7 +84,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
     val merged = groups.filter(_.size > 1).map(g =>
       s" | alternatives ${g.map(_ + 1).mkString(", ")}: one conjunction, alternative ${g.head + 1}'s tree")
     val chosen = picked.copy(report = picked.report.copy(
-      summary = s"${execution.summary} ${picked.report.summary}${merged.mkString}"))
+      summary = s"${execution.summary} ${picked.report.summary}${merged.mkString}$note"))
     val built =
       if (!execution.onePass) alternatives.zip(chosen.trees).map { case (s, t) => joins.alternative(s, t) }
       else groups.map {

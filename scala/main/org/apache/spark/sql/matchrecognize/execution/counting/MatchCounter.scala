@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution.counting
 
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+import org.apache.spark.sql.matchrecognize.plans.CountedSequence
 
 /**
  * Counts the matches of a SKIP TILL ANY MATCH [[CountedSequence]] over one partition key's
@@ -30,12 +31,16 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
 
   // Open STARTs, oldest first, from `head`: window position and 2n counts each
   // (all(j) at 2j, ready(j) at 2j + 1).
-  private var starts = new Array[Long](16)
+  private var startLo = new Array[Long](16)
   private var counts = new Array[Long](16 * 2 * n)
   private var head = 0
   private var size = 0
 
   private var total = 0L
+
+  // What one group adds to each open START's counts, and which `ready` counts it resets.
+  private var delta = new Array[Long](16 * 2 * n)
+  private val killed = new Array[Boolean](n)
 
   /** The matches completed so far. */
   def matches: Long = total
@@ -44,24 +49,29 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
   def openStarts: Int = size - head
 
   /**
-   * Adds one group of ORDER BY peers: `flags(r)(v)` whether row r passes variable v's own
-   * conditions, `lo(r)`/`hi(r)` its window positions (not below the previous group's).
+   * Adds the first `rows` rows of one group of ORDER BY peers: `flags(r)(v)` whether row r
+   * passes variable v's own conditions, `lo(r)`/`hi(r)` its window positions (not below the
+   * previous group's), `starts(r)` whether it may be a match's first row here (a time slice
+   * counts only the matches whose first row it owns).
    */
-  def addGroup(flags: Array[Array[Boolean]], lo: Array[Long], hi: Array[Long]): Unit = {
-    val rows = flags.length
+  def addGroup(rows: Int, flags: Array[Array[Boolean]], lo: Array[Long], hi: Array[Long],
+      starts: Array[Boolean]): Unit = {
     if (rows == 0) return
     // Later rows lie no earlier than this group's earliest: a START out of its window stays out.
-    val earliest = hi.min
-    while (head < size && earliest - starts(head) > window) head += 1
+    var earliest = hi(0)
+    var i = 1
+    while (i < rows) { earliest = math.min(earliest, hi(i)); i += 1 }
+    while (head < size && earliest - startLo(head) > window) head += 1
     val live = size - head
-    val delta = new Array[Long](live * 2 * n)
-    val killed = new Array[Boolean](n)
+    if (delta.length < live * 2 * n) delta = new Array[Long](math.max(live * 2 * n, 2 * delta.length))
+    java.util.Arrays.fill(delta, 0, live * 2 * n, 0L)
+    java.util.Arrays.fill(killed, false)
     var r = 0
     while (r < rows) {
       val f = flags(r)
       var s = 0
       while (s < live) {
-        if (hi(r) - starts(head + s) <= window) extend(f, (head + s) * 2 * n, s * 2 * n, delta)
+        if (hi(r) - startLo(head + s) <= window) extend(f, (head + s) * 2 * n, s * 2 * n)
         s += 1
       }
       var j = 0
@@ -88,13 +98,13 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
     }
     r = 0
     while (r < rows) {
-      if (flags(r)(elements(0))) openStart(lo(r), hi(r))
+      if (starts(r) && flags(r)(elements(0))) openStart(lo(r), hi(r))
       r += 1
     }
   }
 
   /** What row `f` adds to the counts of the START at `base`, into `delta` at `out`. */
-  private def extend(f: Array[Boolean], base: Int, out: Int, delta: Array[Long]): Unit = {
+  private def extend(f: Array[Boolean], base: Int, out: Int): Unit = {
     var j = 0
     while (j < n) {
       if (f(elements(j))) {
@@ -113,8 +123,8 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
 
   /** A new START: one prefix, the row itself, which is a match when the pattern is one row. */
   private def openStart(lo: Long, hi: Long): Unit = {
-    if (size == starts.length) grow()
-    starts(size) = lo
+    if (size == startLo.length) grow()
+    startLo(size) = lo
     val base = size * 2 * n
     java.util.Arrays.fill(counts, base, base + 2 * n, 0L)
     counts(base) = 1L
@@ -133,12 +143,12 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
 
   private def grow(): Unit = {
     val live = size - head
-    val capacity = if (live * 2 > starts.length) starts.length * 2 else starts.length
+    val capacity = if (live * 2 > startLo.length) startLo.length * 2 else startLo.length
     val moved = new Array[Long](capacity)
-    System.arraycopy(starts, head, moved, 0, live)
+    System.arraycopy(startLo, head, moved, 0, live)
     val movedCounts = new Array[Long](capacity * 2 * n)
     System.arraycopy(counts, head * 2 * n, movedCounts, 0, live * 2 * n)
-    starts = moved
+    startLo = moved
     counts = movedCounts
     head = 0
     size = live

@@ -8,6 +8,7 @@ import org.apache.spark.sql.matchrecognize.compile.cep.CepTaskChooser
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeExec
 import org.apache.spark.sql.matchrecognize.execution.cep._
+import org.apache.spark.sql.matchrecognize.execution.counting.MatchCountExec
 import org.apache.spark.sql.matchrecognize.execution.tree.TreeMatchExec
 import org.apache.spark.sql.matchrecognize.plans._
 
@@ -38,6 +39,9 @@ object MatchRecognizeStrategy extends SparkStrategy {
       // The tree writes each match's projected row directly, as the joins do.
       treeMatch(t).projectedBy(list) :: Nil
     case t: CepTreeMatch => treeMatch(t) :: Nil
+    case c: CepMatchCount =>
+      MatchCountExec(c.keys, c.partitionBy, c.flags, c.starts, c.sequence, c.order, c.lo, c.hi,
+        c.window, c.matches, c.description, planLater(c.child)) :: Nil
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
     case r: RepartitionByExpression if r.getTagValue(CepTaskChooser.SharedInputShuffle).isDefined =>

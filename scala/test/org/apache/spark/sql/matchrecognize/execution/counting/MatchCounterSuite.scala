@@ -5,9 +5,13 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+import org.apache.spark.sql.matchrecognize.plans.CountedSequence
 
-/** A row: ORDER BY position (peers share it), window positions, variable flags. */
-private final case class Row(o: Int, lo: Long, hi: Long, flags: Array[Boolean])
+/**
+ * A row: ORDER BY position (peers share it), window positions, variable flags, and whether
+ * it may start a match (a time slice owns it).
+ */
+private final case class Row(o: Int, lo: Long, hi: Long, flags: Array[Boolean], start: Boolean = true)
 
 /** Match counts against enumerating every match (no Spark session). */
 class MatchCounterSuite extends AnyFunSuite {
@@ -15,7 +19,8 @@ class MatchCounterSuite extends AnyFunSuite {
   private def count(seq: CountedSequence, window: Long, rows: Seq[Row]): Long = {
     val counter = new MatchCounter(seq, window)
     rows.groupBy(_.o).toSeq.sortBy(_._1).foreach { case (_, group) =>
-      counter.addGroup(group.map(_.flags).toArray, group.map(_.lo).toArray, group.map(_.hi).toArray)
+      counter.addGroup(group.size, group.map(_.flags).toArray, group.map(_.lo).toArray,
+        group.map(_.hi).toArray, group.map(_.start).toArray)
     }
     counter.matches
   }
@@ -31,16 +36,18 @@ class MatchCounterSuite extends AnyFunSuite {
         if (last.get.hi - first.get.lo <= window) 1L else 0L
       } else {
         val candidates = sorted.filter(r => last.forall(_.o < r.o) && r.flags(seq.elements(j)))
+        // A match's first row must be one the slice owns; a closure's later rows need not.
+        val firsts = candidates.filter(r => j > 0 || r.start)
         def next(chosen: Seq[Row]): Long = {
           val blocked = last.exists(l => negatedBetween(j - 1, l, chosen.head))
           if (blocked) 0L else go(j + 1, Some(chosen.last), first.orElse(Some(chosen.head)))
         }
-        if (!seq.closure(j)) candidates.map(r => next(Seq(r))).sum
+        if (!seq.closure(j)) firsts.map(r => next(Seq(r))).sum
         else {
           // Non-empty subsets of strictly rising position, extended one row at a time.
           def subsets(chosen: Seq[Row]): Long = next(chosen) +
             candidates.filter(_.o > chosen.last.o).map(r => subsets(chosen :+ r)).sum
-          candidates.map(r => subsets(Seq(r))).sum
+          firsts.map(r => subsets(Seq(r))).sum
         }
       }
     go(0, None, None)
@@ -109,6 +116,7 @@ class MatchCounterSuite extends AnyFunSuite {
       val seq = CountedSequence(elements, closure, negatedAfter)
       val rowsWindow = rng.nextBoolean()
       val rows = rowsOf(rng, 6 + rng.nextInt(10), vars, 0.45, rowsWindow)
+        .map(r => r.copy(start = rng.nextInt(5) > 0))
       val window = rng.nextInt(8).toLong
       val expected = enumerate(seq, window, rows)
       assert(count(seq, window, rows) == expected, s"round $round: $seq within $window")
@@ -124,7 +132,7 @@ class MatchCounterSuite extends AnyFunSuite {
     val c = Row(21, 21, 21, Array(false, false, true))
     assert(count(seq, 100, (a +: bs) :+ c) == (1L << 20) - 1)
     val counter = new MatchCounter(seq, 5)
-    ((a +: bs) :+ c).foreach(r => counter.addGroup(Array(r.flags), Array(r.lo), Array(r.hi)))
+    ((a +: bs) :+ c).foreach(r => counter.addGroup(1, Array(r.flags), Array(r.lo), Array(r.hi), Array(true)))
     assert(counter.matches == 0 && counter.openStarts == 0)
   }
 
@@ -132,7 +140,8 @@ class MatchCounterSuite extends AnyFunSuite {
     val seq = CountedSequence(Vector(0), Vector(true), Vector(Nil))
     val counter = new MatchCounter(seq, Long.MaxValue)
     val err = intercept[MatchRecognizeLimitException] {
-      (0 until 70).foreach(i => counter.addGroup(Array(Array(true)), Array(i.toLong), Array(i.toLong)))
+      (0 until 70).foreach(i =>
+        counter.addGroup(1, Array(Array(true)), Array(i.toLong), Array(i.toLong), Array(true)))
     }
     assert(err.getMessage.contains("than a BIGINT holds"))
   }

@@ -1,7 +1,7 @@
-package org.apache.spark.sql.matchrecognize.execution.counting
+package org.apache.spark.sql.matchrecognize.plans
 
 /**
- * A SKIP TILL ANY MATCH sequence as [[MatchCounter]] counts it: its positive elements in
+ * A SKIP TILL ANY MATCH sequence as the match counter counts it (see [[CepMatchCount]]): its positive elements in
  * pattern order, each a single row or a Kleene closure of one or more rows (`B+`), and the
  * negations between neighbouring elements. Every variable is a flag index: the caller
  * evaluates each variable's own row conditions on every row (conditions that compare two
@@ -11,7 +11,7 @@ package org.apache.spark.sql.matchrecognize.execution.counting
 final case class CountedSequence(
     elements: IndexedSeq[Int],
     closure: IndexedSeq[Boolean],
-    negatedAfter: IndexedSeq[Seq[Int]]) {
+    negatedAfter: IndexedSeq[Seq[Int]]) extends Serializable {
   require(elements.nonEmpty, "a sequence has at least one element")
   require(closure.size == elements.size && negatedAfter.size == elements.size,
     "one closure flag and one negation list per element")

@@ -1,0 +1,143 @@
+package org.apache.spark.sql.matchrecognize.execution.counting
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BasePredicate, BoundReference, Expression, JoinedRow, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.matchrecognize.plans.CountedSequence
+import org.apache.spark.sql.types.LongType
+
+/**
+ * Counts the matches of a SKIP TILL ANY MATCH sequence in each group of its input (rows
+ * clustered by `keys`, partition key and time slice, and sorted by ORDER BY position) with
+ * a [[MatchCounter]], and writes one row per group that has matches: the partition key
+ * columns and the count. See `CepMatchCount` for the columns.
+ */
+case class MatchCountExec(
+    keys: Seq[Attribute],
+    partitionBy: Seq[Attribute],
+    flags: Seq[Expression],
+    starts: Expression,
+    sequence: CountedSequence,
+    order: Expression,
+    lo: Expression,
+    hi: Expression,
+    window: Long,
+    matches: Attribute,
+    description: String,
+    child: SparkPlan) extends UnaryExecNode {
+
+  override def output: Seq[Attribute] = partitionBy :+ matches
+
+  override def producedAttributes: AttributeSet = AttributeSet(matches)
+
+  override def requiredChildDistribution: Seq[Distribution] = Seq(ClusteredDistribution(keys))
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    Seq(keys.map(SortOrder(_, Ascending)) :+ SortOrder(order, Ascending))
+
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+
+  override def simpleString(maxFields: Int): String =
+    s"CepMatchCount $description within $window, counted per first row without building the matches"
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of events read"),
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of groups with matches"),
+    "matches" -> SQLMetrics.createMetric(sparkContext, "matches counted"))
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val m = metrics
+    child.execute().mapPartitionsInternal { rows =>
+      val input = child.output
+      val keyOf = UnsafeProjection.create(keys, input)
+      val partitionOf = UnsafeProjection.create(partitionBy, input)
+      val positions = UnsafeProjection.create(Seq(order, lo, hi), input)
+      val tests = flags.map(f => Predicate.create(f, input)).toArray
+      val startTest = Predicate.create(starts, input)
+      (tests :+ startTest).foreach(_.initialize(0))
+      val written = UnsafeProjection.create(
+        partitionBy.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) } :+
+          BoundReference(partitionBy.size, LongType, nullable = false))
+      new GroupCounts(rows, keyOf, partitionOf, positions, tests, startTest, m).map { case (key, count) =>
+        m("numOutputRows") += 1
+        m("matches") += count
+        written(new JoinedRow(key, InternalRow(count))).copy(): InternalRow
+      }
+    }
+  }
+
+  /** Each group's partition key and match count (groups without matches left out). */
+  private final class GroupCounts(rows: Iterator[InternalRow], keyOf: UnsafeProjection,
+      partitionOf: UnsafeProjection, positions: UnsafeProjection, tests: Array[BasePredicate],
+      startTest: BasePredicate, m: Map[String, SQLMetric]) extends Iterator[(InternalRow, Long)] {
+    private var key: UnsafeRow = null
+    private var partition: UnsafeRow = null
+    private var counter: MatchCounter = null
+    // The ORDER BY peers not yet added: their flags and positions.
+    private var peers = 0
+    private var peerOrder = 0L
+    private var flagRows = new Array[Array[Boolean]](16)
+    private var los = new Array[Long](16)
+    private var his = new Array[Long](16)
+    private var startRows = new Array[Boolean](16)
+    private var ready: (InternalRow, Long) = null
+
+    private def flush(): Unit = if (peers > 0) {
+      counter.addGroup(peers, flagRows, los, his, startRows)
+      peers = 0
+    }
+
+    private def finishGroup(): Unit = if (counter != null) {
+      flush()
+      if (counter.matches > 0) ready = (partition, counter.matches)
+      counter = null
+    }
+
+    private def add(row: InternalRow): Unit = {
+      m("numInputRows") += 1
+      val k = keyOf(row)
+      if (key == null || k != key) {
+        finishGroup()
+        key = k.copy()
+        partition = partitionOf(row).copy()
+        counter = new MatchCounter(sequence, window)
+      }
+      val p = positions(row)
+      val o = p.getLong(0)
+      if (peers > 0 && o != peerOrder) flush()
+      if (peers == flagRows.length) {
+        flagRows = java.util.Arrays.copyOf(flagRows, peers * 2)
+        los = java.util.Arrays.copyOf(los, peers * 2)
+        his = java.util.Arrays.copyOf(his, peers * 2)
+        startRows = java.util.Arrays.copyOf(startRows, peers * 2)
+      }
+      val f = new Array[Boolean](tests.length)
+      var i = 0
+      while (i < tests.length) { f(i) = tests(i).eval(row); i += 1 }
+      flagRows(peers) = f
+      los(peers) = p.getLong(1)
+      his(peers) = p.getLong(2)
+      startRows(peers) = startTest.eval(row)
+      peerOrder = o
+      peers += 1
+    }
+
+    override def hasNext: Boolean = {
+      while (ready == null && rows.hasNext) add(rows.next())
+      if (ready == null) finishGroup()
+      ready != null
+    }
+
+    override def next(): (InternalRow, Long) = {
+      if (!hasNext) throw new NoSuchElementException
+      val out = ready
+      ready = null
+      out
+    }
+  }
+
+  override protected def withNewChildInternal(c: SparkPlan): MatchCountExec = copy(child = c)
+}

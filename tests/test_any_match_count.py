@@ -1,0 +1,147 @@
+"""count(*) of SKIP TILL ANY MATCH matches computed without building them, through
+spark.sql(): the same counts as building the matches (countWithoutMatches = false) for every
+pattern shape it takes (single rows, B+ closures, negations between elements, time and row
+windows, ORDER BY peers, keyless patterns cut into time slices), EXPLAIN naming the counting
+operator, and the patterns it leaves to the matches, with the reason in EXPLAIN.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+COUNT = "spark.sql.matchRecognize.countWithoutMatches"
+ROWS_PER_TASK = "spark.sql.matchRecognize.targetRowsPerTask"
+
+
+@pytest.fixture(scope="module")
+def counted_events(spark):
+    rng = random.Random(23)
+    rows = []
+    for k in ("k1", "k2", "k3", "k4"):
+        t = 0
+        for _ in range(150):
+            t += rng.choice([0, 0, 1, 1, 2, 3])  # ORDER BY peers share a second
+            rows.append((k, t, rng.choice("abcdx"), rng.randint(0, 9)))
+    spark.createDataFrame(rows, "k string, t long, e string, v int").selectExpr(
+        "k", "timestamp_seconds(t) AS ts", "t", "e", "v"
+    ).createOrReplaceTempView("counted")
+    yield
+    spark.catalog.dropTempView("counted")
+
+
+DEFINES = {
+    "A": "A AS e = 'a'",
+    "B": "B AS e = 'b'",
+    "C": "C AS e = 'c' AND v > 2",
+    "D": "D AS e = 'd'",
+}
+
+
+def _query(
+    pattern: str,
+    *,
+    within: str = "WITHIN INTERVAL '8' SECOND",
+    partition: str = "PARTITION BY k",
+    order: str = "ts",
+    define: str | None = None,
+    group: str = "k",
+) -> str:
+    if define is None:
+        define = ", ".join(d for v, d in DEFINES.items() if v in pattern)
+    measure = "A.t" if "A" in pattern else "FIRST(B.t)"
+    select = f"{group}, count(*) AS n" if group else "count(*) AS n"
+    group_by = f"GROUP BY {group}" if group else ""
+    return f"""
+        SELECT {select} FROM counted MATCH_RECOGNIZE (
+          {partition} ORDER BY {order}
+          MEASURES {measure} AS first_t
+          ONE ROW PER MATCH
+          SKIP TILL ANY MATCH
+          PATTERN ({pattern})
+          {within}
+          DEFINE {define}
+        ) {group_by}"""
+
+
+def _both(spark, sql: str):
+    """The counts without and with building the matches, and the first's EXPLAIN."""
+    try:
+        spark.conf.set(COUNT, "true")
+        plan = spark.sql("EXPLAIN " + sql).collect()[0][0]
+        counted = sorted(tuple(r) for r in spark.sql(sql).collect())
+        spark.conf.set(COUNT, "false")
+        built = sorted(tuple(r) for r in spark.sql(sql).collect())
+    finally:
+        spark.conf.unset(COUNT)
+    return counted, built, plan
+
+
+CASES = {
+    "sequence": _query("A B C"),
+    "closure": _query("A B+ C"),
+    "opening closure": _query("B+ C"),
+    "closing closure": _query("A B+"),
+    "negation": _query("A !D C"),
+    "negation next to closures": _query("A B+ !D C", within="WITHIN INTERVAL '12' SECOND"),
+    "two negations": _query("A !D !C B"),
+    "one variable": _query("A", within="WITHIN INTERVAL '0' SECOND"),
+    "rows window": _query("A B C", within="WITHIN 6 ROWS"),
+    "two order keys": _query("A B C", order="ts, v"),
+    "four variables": _query("A B D C", within="WITHIN INTERVAL '12' SECOND"),
+    "keyless": _query("A B+ C", partition="", group=""),
+    "grouped by nothing": _query("A B C", group=""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_counting_returns_the_counts_of_the_built_matches(spark, counted_events, name):
+    counted, built, plan = _both(spark, CASES[name])
+    assert counted == built
+    assert sum(r[-1] for r in built) > 0, "the case has no match, so it shows nothing"
+    assert "CepMatchCount" in plan and "CepTreeMatch" not in plan, plan
+
+
+def test_keyless_counts_in_many_time_slices_count_each_match_once(spark, counted_events):
+    # 600 rows at 50 per task: the keyless pattern's time slices overlap by one window, and
+    # a match is counted only by the slice owning its first row.
+    spark.conf.set(ROWS_PER_TASK, "50")
+    try:
+        counted, built, plan = _both(spark, CASES["keyless"])
+    finally:
+        spark.conf.unset(ROWS_PER_TASK)
+    assert counted == built and counted[0][0] > 0
+    assert "CepMatchCount" in plan
+
+
+def test_conditions_between_rows_build_the_matches_and_explain_says_why(spark, counted_events):
+    sql = _query("A B C", define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, C AS e = 'c'")
+    counted, built, plan = _both(spark, sql)
+    assert counted == built and counted
+    assert "CepMatchCount" not in plan
+    assert (
+        "count(*) over the matches: matches built, as the DEFINE of `B` compares its row "
+        "with `A`" in plan
+    ), plan
+
+
+@pytest.mark.parametrize(
+    "pattern, reason",
+    [
+        ("A B{2,3} C", "the closure `B{2,3}` is not of the form `B+`"),
+        ("A C !D", "the negation `!D` ends the pattern"),
+        ("A B | A C", "the pattern has alternatives (or PERMUTE)"),
+    ],
+)
+def test_other_shapes_build_the_matches(spark, counted_events, pattern, reason):
+    counted, built, plan = _both(spark, _query(pattern, within="WITHIN INTERVAL '12' SECOND"))
+    assert counted == built and counted
+    assert "CepMatchCount" not in plan and reason in plan, plan
+
+
+def test_other_aggregates_build_the_matches(spark, counted_events):
+    sql = _query("A B C").replace("count(*) AS n", "count(*) AS n, max(first_t) AS last_a")
+    counted, built, plan = _both(spark, sql)
+    assert counted == built and counted
+    assert "CepMatchCount" not in plan

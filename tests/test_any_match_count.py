@@ -47,22 +47,25 @@ def _query(
     order: str = "ts",
     define: str | None = None,
     group: str = "k",
+    measures: str | None = None,
+    where: str = "",
 ) -> str:
     if define is None:
         define = ", ".join(d for v, d in DEFINES.items() if v in pattern)
-    measure = "A.t" if "A" in pattern else "FIRST(B.t)"
+    if measures is None:
+        measures = ("A.t" if "A" in pattern else "FIRST(B.t)") + " AS first_t"
     select = f"{group}, count(*) AS n" if group else "count(*) AS n"
     group_by = f"GROUP BY {group}" if group else ""
     return f"""
         SELECT {select} FROM counted MATCH_RECOGNIZE (
           {partition} ORDER BY {order}
-          MEASURES {measure} AS first_t
+          MEASURES {measures}
           ONE ROW PER MATCH
           SKIP TILL ANY MATCH
           PATTERN ({pattern})
           {within}
           DEFINE {define}
-        ) {group_by}"""
+        ) {where} {group_by}"""
 
 
 def _both(spark, sql: str):
@@ -144,4 +147,43 @@ def test_other_aggregates_build_the_matches(spark, counted_events):
     sql = _query("A B C").replace("count(*) AS n", "count(*) AS n, max(first_t) AS last_a")
     counted, built, plan = _both(spark, sql)
     assert counted == built and counted
+    assert "CepMatchCount" not in plan
+
+
+FIRST_ROW = "A.t AS first_t, A.ts AS first_ts, A.v AS first_v, C.t AS c_t"
+
+
+@pytest.mark.parametrize(
+    "group, where",
+    [
+        ("k, date_trunc('MINUTE', first_ts)", ""),
+        ("window(first_ts, '20 seconds')", ""),
+        ("first_v", ""),
+        ("k", "WHERE first_v > 3"),
+        ("", "WHERE first_t % 2 = 0"),
+    ],
+)
+def test_counts_grouped_by_the_first_row_are_counted_per_first_row(
+    spark, counted_events, group, where
+):
+    select_group = group
+    sql = _query(
+        "A B+ !D C",
+        within="WITHIN INTERVAL '12' SECOND",
+        measures=FIRST_ROW,
+        group=select_group,
+        where=where,
+    )
+    counted, built, plan = _both(spark, sql)
+    assert counted == built
+    assert len(counted) > 1 or not group, counted
+    assert "CepMatchCount" in plan, plan
+    if "first_t" in group + where or "first_v" in group + where:
+        assert "of the first row" in plan, plan
+
+
+def test_a_group_read_from_a_later_row_builds_the_matches(spark, counted_events):
+    sql = _query("A B C", measures=FIRST_ROW, group="c_t % 5")
+    counted, built, plan = _both(spark, sql)
+    assert counted == built and len(counted) > 1
     assert "CepMatchCount" not in plan

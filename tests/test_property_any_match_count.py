@@ -3,7 +3,8 @@ random patterns of the forms the counter takes (one sequence of single rows and 
 closures, negations between elements, DEFINE conditions over their own row; drawn by the
 generator of test_property_any_match.py and kept when of that form), wrapped in
 `SELECT count(*)`, must count as many matches as the brute-force reference enumerates, and
-EXPLAIN must show the counting operator.
+EXPLAIN must show the counting operator; when the pattern starts with a single row, the
+count grouped by that row's id (a measure) must match the reference's matches per id.
 
 Quick profile by default; SMR_COUNT_CASES=200 (and SMR_PROPERTY_SEED) for a long run.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 
 from reference.cep_random_cases import generate
 from reference.cep_reference import NegEl, flat_alternatives, parse
@@ -40,7 +42,7 @@ def _countable(case) -> bool:
 
 
 def test_random_countable_patterns_count_what_the_reference_enumerates(spark):
-    failures, counted, forms, seed = [], 0, set(), SEED_BASE
+    failures, counted, forms, seed, by_first_row = [], 0, set(), SEED_BASE, 0
     while counted < CASES and seed < SEED_BASE + max(3000, 40 * CASES) and len(failures) < 3:
         seed += 1
         case = generate(seed)
@@ -58,6 +60,24 @@ def test_random_countable_patterns_count_what_the_reference_enumerates(spark):
             failures.append(
                 f"seed {seed}: counted {got}, the reference {len(case.expected.rows)}\n{case.sql}"
             )
+        first = flat_alternatives(parse(case.pattern_text))[0][0]
+        column = f"{first.var.lower()}_id"
+        columns = spark.sql(case.sql).columns
+        if type(first).__name__ == "Single" and column in columns:
+            by_first = f"SELECT {column}, count(*) FROM ({case.sql}) GROUP BY {column}"
+            if "of the first row" not in spark.sql("EXPLAIN " + by_first).collect()[0][0]:
+                failures.append(f"seed {seed}: not counted per first row\n{by_first}")
+                continue
+            grouped = dict(tuple(r) for r in spark.sql(by_first).collect())
+            index = columns.index(column)
+            expected = dict(Counter(r[index] for r in case.expected.rows))
+            if grouped != expected:
+                failures.append(
+                    f"seed {seed}: per first row {grouped}, the reference {expected}\n{case.sql}"
+                )
+            else:
+                by_first_row += 1
     assert not failures, "\n\n".join(failures)
     assert counted == CASES, f"only {counted} countable cases among the seeds tried"
     assert {"Single", "Kleene", "NegEl"} <= forms, forms
+    assert by_first_row >= CASES // 3, f"only {by_first_row} cases grouped by their first row"

@@ -231,7 +231,8 @@ object MatchRecognizeConf {
   val COUNT_WITHOUT_MATCHES: ConfigEntry[Boolean] =
     buildConf("spark.sql.matchRecognize.countWithoutMatches")
       .doc("Under SKIP TILL ANY MATCH, a count(*) of the matches grouped by partition keys " +
-        "(or by nothing) directly over a ONE ROW PER MATCH query is computed from running " +
+        "or measures of a match's first row (or by nothing) over a ONE ROW PER MATCH query " +
+        "is computed from running " +
         "counts per first row, without building the matches, when every DEFINE condition " +
         "reads only its own row and the pattern is one sequence of single rows and `B+` " +
         "closures with negations between them (see docs/optimizer.md). false: the matches " +

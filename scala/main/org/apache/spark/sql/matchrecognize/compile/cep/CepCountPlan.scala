@@ -33,8 +33,29 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
       shape.orElse(across).orElse(subqueryInDefine.map(q => s"$q needs the matches"))
     }
 
-  /** The counts, one row per partition key and time slice with matches: keys, then `matches`. */
-  def plan(matches: Attribute): LogicalPlan = {
+  /**
+   * The measure columns a count can be grouped by: those computed from the first row alone
+   * (the pattern must start with a single-row variable), with their expressions over it.
+   */
+  lazy val firstRowMeasures: Map[Attribute, Expression] =
+    alternatives.head.elements.headOption match {
+      case Some(Single(v)) =>
+        val columns = columnsOf(v)
+        val defined = columns.collect { case a: Alias => a.exprId -> a.child }.toMap
+        val available = AttributeSet(columns.map(_.toAttribute))
+        node.measureOutput.zip(measures).collect {
+          case (a, e) if e.references.subsetOf(available) && e.deterministic =>
+            a -> e.transform { case r: Attribute if defined.contains(r.exprId) => defined(r.exprId) }
+        }.toMap
+      case _ => Map.empty
+    }
+
+  /**
+   * The counts: one row per partition key and time slice with matches (keys, then
+   * `matches`), or, given measure columns `byFirstRow` (of [[firstRowMeasures]]), one row
+   * per first row with matches, those columns between.
+   */
+  def plan(matches: Attribute, byFirstRow: Seq[Attribute] = Nil): LogicalPlan = {
     val s = alternatives.head
     val (shared, flags, slice) = leaves.sharedLeafInput
     val (o, lo, hi) = rowPositions
@@ -48,6 +69,7 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
     val sequence = CountedSequence(positives.map(e => index(e.variable)).toIndexedSeq,
       positives.map(_.isInstanceOf[Kleene]).toIndexedSeq, negatedAfter.toIndexedSeq)
     CepMatchCount(shared, partitionBy :+ slice, partitionBy, vars.map(flags),
-      EqualTo(OwningSlice(lo, leaves.sliceLength), slice), sequence, o, lo, hi, window, matches, s.sql)
+      EqualTo(OwningSlice(lo, leaves.sliceLength), slice), sequence, o, lo, hi, window, matches, s.sql,
+      FirstRowColumns(byFirstRow.map(a => Alias(firstRowMeasures(a), a.name)(a.exprId))))
   }
 }

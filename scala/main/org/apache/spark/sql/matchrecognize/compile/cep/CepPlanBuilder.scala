@@ -70,9 +70,14 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
 
   /**
    * The number of matches per partition key and time slice, without building them, as
-   * rows of the partition key columns and `matches`; only when `countRefusal` is None.
+   * rows of the partition key columns and `matches`, or per first row with the measure
+   * columns `byFirstRow` between; only when `countRefusal` is None.
    */
-  def countPlan(matches: Attribute): LogicalPlan = counting.plan(matches)
+  def countPlan(matches: Attribute, byFirstRow: Seq[Attribute] = Nil): LogicalPlan =
+    counting.plan(matches, byFirstRow)
+
+  /** The measure columns a count can be grouped by: those computed from a match's first row. */
+  def firstRowMeasures: AttributeSet = AttributeSet(counting.firstRowMeasures.keys)
 
   /** The plan of the matches; `note` is added to what EXPLAIN says of the plan's choice. */
   def build(note: String = ""): LogicalPlan = {

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution.counting
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BasePredicate, BoundReference, Expression, JoinedRow, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BasePredicate, BoundReference, Expression, JoinedRow, NamedExpression, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -13,7 +13,8 @@ import org.apache.spark.sql.types.LongType
  * Counts the matches of a SKIP TILL ANY MATCH sequence in each group of its input (rows
  * clustered by `keys`, partition key and time slice, and sorted by ORDER BY position) with
  * a [[MatchCounter]], and writes one row per group that has matches: the partition key
- * columns and the count. See `CepMatchCount` for the columns.
+ * columns and the count; with `startColumns`, one row per first row that has matches, with
+ * those columns (computed from it) between. See `CepMatchCount` for the columns.
  */
 case class MatchCountExec(
     keys: Seq[Attribute],
@@ -27,11 +28,12 @@ case class MatchCountExec(
     window: Long,
     matches: Attribute,
     description: String,
+    startColumns: Seq[NamedExpression],
     child: SparkPlan) extends UnaryExecNode {
 
-  override def output: Seq[Attribute] = partitionBy :+ matches
+  override def output: Seq[Attribute] = (partitionBy ++ startColumns.map(_.toAttribute)) :+ matches
 
-  override def producedAttributes: AttributeSet = AttributeSet(matches)
+  override def producedAttributes: AttributeSet = AttributeSet(startColumns.map(_.toAttribute) :+ matches)
 
   override def requiredChildDistribution: Seq[Distribution] = Seq(ClusteredDistribution(keys))
 
@@ -41,58 +43,70 @@ case class MatchCountExec(
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
   override def simpleString(maxFields: Int): String =
-    s"CepMatchCount $description within $window, counted per first row without building the matches"
+    s"CepMatchCount $description within $window, counted per first row without building the matches" +
+      (if (startColumns.isEmpty) "" else s", by ${startColumns.map(_.name).mkString(", ")} of the first row")
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of events read"),
-    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of groups with matches"),
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of rows out"),
     "matches" -> SQLMetrics.createMetric(sparkContext, "matches counted"))
 
   override protected def doExecute(): RDD[InternalRow] = {
     val m = metrics
     child.execute().mapPartitionsInternal { rows =>
       val input = child.output
-      val keyOf = UnsafeProjection.create(keys, input)
-      val partitionOf = UnsafeProjection.create(partitionBy, input)
-      val positions = UnsafeProjection.create(Seq(order, lo, hi), input)
       val tests = flags.map(f => Predicate.create(f, input)).toArray
       val startTest = Predicate.create(starts, input)
       (tests :+ startTest).foreach(_.initialize(0))
+      val width = partitionBy.size + startColumns.size
       val written = UnsafeProjection.create(
-        partitionBy.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) } :+
-          BoundReference(partitionBy.size, LongType, nullable = false))
-      new GroupCounts(rows, keyOf, partitionOf, positions, tests, startTest, m).map { case (key, count) =>
-        m("numOutputRows") += 1
-        m("matches") += count
-        written(new JoinedRow(key, InternalRow(count))).copy(): InternalRow
-      }
+        (partitionBy ++ startColumns.map(_.toAttribute)).zipWithIndex.map { case (a, i) =>
+          BoundReference(i, a.dataType, a.nullable)
+        } :+ BoundReference(width, LongType, nullable = false))
+      new GroupCounts(rows, UnsafeProjection.create(keys, input),
+        UnsafeProjection.create(partitionBy, input), UnsafeProjection.create(Seq(order, lo, hi), input),
+        if (startColumns.isEmpty) null else UnsafeProjection.create(startColumns, input), tests,
+        startTest, m, (key, count) => written(new JoinedRow(key, InternalRow(count))).copy())
     }
   }
 
-  /** Each group's partition key and match count (groups without matches left out). */
+  /**
+   * The output rows of each group: its count, or one per first row with matches (those
+   * are handed over as their windows pass, so the rows of a group come out as it is read).
+   */
   private final class GroupCounts(rows: Iterator[InternalRow], keyOf: UnsafeProjection,
-      partitionOf: UnsafeProjection, positions: UnsafeProjection, tests: Array[BasePredicate],
-      startTest: BasePredicate, m: Map[String, SQLMetric]) extends Iterator[(InternalRow, Long)] {
+      partitionOf: UnsafeProjection, positions: UnsafeProjection, startOf: UnsafeProjection,
+      tests: Array[BasePredicate], startTest: BasePredicate, m: Map[String, SQLMetric],
+      write: (InternalRow, Long) => InternalRow) extends Iterator[InternalRow] {
     private var key: UnsafeRow = null
     private var partition: UnsafeRow = null
     private var counter: MatchCounter = null
-    // The ORDER BY peers not yet added: their flags and positions.
+    // The ORDER BY peers not yet added: their flags, positions and first-row columns.
     private var peers = 0
     private var peerOrder = 0L
     private var flagRows = new Array[Array[Boolean]](16)
     private var los = new Array[Long](16)
     private var his = new Array[Long](16)
     private var startRows = new Array[Boolean](16)
-    private var ready: (InternalRow, Long) = null
+    private var startValues = new Array[AnyRef](16)
+    private val ready = new java.util.ArrayDeque[InternalRow]()
+
+    private def emit(key: InternalRow, count: Long): Unit = {
+      m("numOutputRows") += 1
+      m("matches") += count
+      ready.add(write(key, count))
+    }
 
     private def flush(): Unit = if (peers > 0) {
-      counter.addGroup(peers, flagRows, los, his, startRows)
+      counter.addGroup(peers, flagRows, los, his, startRows, if (startOf == null) null else startValues)
+      java.util.Arrays.fill(startValues, 0, peers, null)
       peers = 0
     }
 
     private def finishGroup(): Unit = if (counter != null) {
       flush()
-      if (counter.matches > 0) ready = (partition, counter.matches)
+      counter.finish()
+      if (startOf == null && counter.matches > 0) emit(partition, counter.matches)
       counter = null
     }
 
@@ -103,7 +117,10 @@ case class MatchCountExec(
         finishGroup()
         key = k.copy()
         partition = partitionOf(row).copy()
-        counter = new MatchCounter(sequence, window)
+        val of = partition
+        counter = if (startOf == null) new MatchCounter(sequence, window)
+        else new MatchCounter(sequence, window,
+          (values, count) => emit(new JoinedRow(of, values.asInstanceOf[InternalRow]), count))
       }
       val p = positions(row)
       val o = p.getLong(0)
@@ -113,6 +130,7 @@ case class MatchCountExec(
         los = java.util.Arrays.copyOf(los, peers * 2)
         his = java.util.Arrays.copyOf(his, peers * 2)
         startRows = java.util.Arrays.copyOf(startRows, peers * 2)
+        startValues = java.util.Arrays.copyOf(startValues, peers * 2)
       }
       val f = new Array[Boolean](tests.length)
       var i = 0
@@ -121,21 +139,20 @@ case class MatchCountExec(
       los(peers) = p.getLong(1)
       his(peers) = p.getLong(2)
       startRows(peers) = startTest.eval(row)
+      if (startOf != null && startRows(peers)) startValues(peers) = startOf(row).copy()
       peerOrder = o
       peers += 1
     }
 
     override def hasNext: Boolean = {
-      while (ready == null && rows.hasNext) add(rows.next())
-      if (ready == null) finishGroup()
-      ready != null
+      while (ready.isEmpty && rows.hasNext) add(rows.next())
+      if (ready.isEmpty) finishGroup()
+      !ready.isEmpty
     }
 
-    override def next(): (InternalRow, Long) = {
+    override def next(): InternalRow = {
       if (!hasNext) throw new NoSuchElementException
-      val out = ready
-      ready = null
-      out
+      ready.poll()
     }
   }
 

@@ -22,8 +22,13 @@ import org.apache.spark.sql.matchrecognize.plans.CountedSequence
  * Windows are in the operator's window positions: a match's rows span `lo` of its first
  * row to `hi` of its last, at most `window` apart. A count past the range of BIGINT fails
  * with an error instead of wrapping.
+ *
+ * With `closed`, each START also counts its own matches, and once its window has passed
+ * (or `finish` is called) `closed` gets the tag it was opened with and that count, when
+ * above 0: matches grouped by something of their first row.
  */
-final class MatchCounter(sequence: CountedSequence, window: Long) extends Serializable {
+final class MatchCounter(sequence: CountedSequence, window: Long,
+    closed: (AnyRef, Long) => Unit = null) extends Serializable {
   private val n = sequence.length
   private val elements = sequence.elements.toArray
   private val closure = sequence.closure.toArray
@@ -33,6 +38,9 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
   // (all(j) at 2j, ready(j) at 2j + 1).
   private var startLo = new Array[Long](16)
   private var counts = new Array[Long](16 * 2 * n)
+  // With `closed`: each START's matches and tag.
+  private var own: Array[Long] = if (closed == null) null else new Array[Long](16)
+  private var tags: Array[AnyRef] = if (closed == null) null else new Array[AnyRef](16)
   private var head = 0
   private var size = 0
 
@@ -55,13 +63,13 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
    * counts only the matches whose first row it owns).
    */
   def addGroup(rows: Int, flags: Array[Array[Boolean]], lo: Array[Long], hi: Array[Long],
-      starts: Array[Boolean]): Unit = {
+      starts: Array[Boolean], startTags: Array[AnyRef] = null): Unit = {
     if (rows == 0) return
     // Later rows lie no earlier than this group's earliest: a START out of its window stays out.
     var earliest = hi(0)
     var i = 1
     while (i < rows) { earliest = math.min(earliest, hi(i)); i += 1 }
-    while (head < size && earliest - startLo(head) > window) head += 1
+    while (head < size && earliest - startLo(head) > window) close(head)
     val live = size - head
     if (delta.length < live * 2 * n) delta = new Array[Long](math.max(live * 2 * n, 2 * delta.length))
     java.util.Arrays.fill(delta, 0, live * 2 * n, 0L)
@@ -71,7 +79,7 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
       val f = flags(r)
       var s = 0
       while (s < live) {
-        if (hi(r) - startLo(head + s) <= window) extend(f, (head + s) * 2 * n, s * 2 * n)
+        if (hi(r) - startLo(head + s) <= window) extend(f, head + s, s * 2 * n)
         s += 1
       }
       var j = 0
@@ -98,13 +106,16 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
     }
     r = 0
     while (r < rows) {
-      if (starts(r) && flags(r)(elements(0))) openStart(lo(r), hi(r))
+      if (starts(r) && flags(r)(elements(0))) {
+        openStart(lo(r), hi(r), if (startTags == null) null else startTags(r))
+      }
       r += 1
     }
   }
 
-  /** What row `f` adds to the counts of the START at `base`, into `delta` at `out`. */
-  private def extend(f: Array[Boolean], base: Int, out: Int): Unit = {
+  /** What row `f` adds to the counts of START `start`, into `delta` at `out`. */
+  private def extend(f: Array[Boolean], start: Int, out: Int): Unit = {
+    val base = start * 2 * n
     var j = 0
     while (j < n) {
       if (f(elements(j))) {
@@ -114,7 +125,10 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
         if (added != 0) {
           delta(out + 2 * j) = add(delta(out + 2 * j), added)
           delta(out + 2 * j + 1) = add(delta(out + 2 * j + 1), added)
-          if (j == n - 1) total = addTotal(added)
+          if (j == n - 1) {
+            total = addTotal(added)
+            if (own != null) own(start) = add(own(start), added)
+          }
         }
       }
       j += 1
@@ -122,16 +136,35 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
   }
 
   /** A new START: one prefix, the row itself, which is a match when the pattern is one row. */
-  private def openStart(lo: Long, hi: Long): Unit = {
+  private def openStart(lo: Long, hi: Long, tag: AnyRef): Unit = {
     if (size == startLo.length) grow()
     startLo(size) = lo
+    if (own != null) {
+      own(size) = 0L
+      tags(size) = tag
+    }
     val base = size * 2 * n
     java.util.Arrays.fill(counts, base, base + 2 * n, 0L)
     counts(base) = 1L
     counts(base + 1) = 1L
     size += 1
-    if (n == 1 && hi - lo <= window) total = addTotal(1L)
+    if (n == 1 && hi - lo <= window) {
+      total = addTotal(1L)
+      if (own != null) own(size - 1) = 1L
+    }
   }
+
+  /** The oldest open START's window has passed: hands its matches to `closed`. */
+  private def close(start: Int): Unit = {
+    if (own != null) {
+      if (own(start) > 0) closed(tags(start), own(start))
+      tags(start) = null
+    }
+    head += 1
+  }
+
+  /** No more rows: every open START is closed. */
+  def finish(): Unit = while (head < size) close(head)
 
   private def addTotal(added: Long): Long = add(total, added)
 
@@ -150,6 +183,14 @@ final class MatchCounter(sequence: CountedSequence, window: Long) extends Serial
     System.arraycopy(counts, head * 2 * n, movedCounts, 0, live * 2 * n)
     startLo = moved
     counts = movedCounts
+    if (own != null) {
+      val movedOwn = new Array[Long](capacity)
+      System.arraycopy(own, head, movedOwn, 0, live)
+      val movedTags = new Array[AnyRef](capacity)
+      System.arraycopy(tags, head, movedTags, 0, live)
+      own = movedOwn
+      tags = movedTags
+    }
     head = 0
     size = live
   }

@@ -125,6 +125,37 @@ class MatchCounterSuite extends AnyFunSuite {
     assert(withMatches >= 150, s"only $withMatches of 300 rounds had a match")
   }
 
+  test("each START's own matches, handed over once its window has passed") {
+    val rng = new Random(11)
+    for (round <- 0 until 100) {
+      val length = 1 + rng.nextInt(3)
+      val seq = CountedSequence(Vector.tabulate(length)(j => j),
+        Vector.fill(length)(rng.nextDouble() < 0.35),
+        Vector.tabulate(length)(j => if (j < length - 1 && rng.nextDouble() < 0.3) Seq(length) else Nil))
+      val rows = rowsOf(rng, 6 + rng.nextInt(10), length + 1, 0.45, rowsWindow = false).sortBy(_.o)
+      val window = rng.nextInt(8).toLong
+      val got = scala.collection.mutable.Map.empty[Int, Long]
+      val counter = new MatchCounter(seq, window,
+        (tag, n) => {
+          val i = tag.asInstanceOf[Integer].intValue
+          assert(!got.contains(i), s"round $round: row $i closed twice")
+          got(i) = n
+        })
+      rows.indices.groupBy(rows(_).o).toSeq.sortBy(_._1).foreach { case (_, is) =>
+        counter.addGroup(is.size, is.map(rows(_).flags).toArray, is.map(rows(_).lo).toArray,
+          is.map(rows(_).hi).toArray, Array.fill(is.size)(true),
+          is.map(i => Integer.valueOf(i): AnyRef).toArray)
+      }
+      counter.finish()
+      // The matches whose first row is row i: enumeration with only row i allowed to start.
+      val expected = rows.indices.map(i =>
+        i -> enumerate(seq, window, rows.zipWithIndex.map { case (r, k) => r.copy(start = k == i) }))
+        .filter(_._2 > 0).toMap
+      assert(got.toMap == expected, s"round $round: $seq within $window")
+      assert(got.values.sum == counter.matches && counter.openStarts == 0)
+    }
+  }
+
   test("a closure's bindings double with each row, and old STARTs close with their window") {
     val seq = CountedSequence(Vector(0, 1, 2), Vector(false, true, false), Vector(Nil, Nil, Nil))
     val a = Row(0, 0, 0, Array(true, false, false))

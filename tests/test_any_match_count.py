@@ -124,7 +124,7 @@ def test_conditions_between_rows_build_the_matches_and_explain_says_why(spark, c
     assert counted == built and counted
     assert "CepMatchCount" not in plan
     assert (
-        "count(*) over the matches: matches built, as the DEFINE of `B` compares its row "
+        "aggregates of the matches: matches built, as the DEFINE of `B` compares its row "
         "with `A`" in plan
     ), plan
 
@@ -141,13 +141,6 @@ def test_other_shapes_build_the_matches(spark, counted_events, pattern, reason):
     counted, built, plan = _both(spark, _query(pattern, within="WITHIN INTERVAL '12' SECOND"))
     assert counted == built and counted
     assert "CepMatchCount" not in plan and reason in plan, plan
-
-
-def test_other_aggregates_build_the_matches(spark, counted_events):
-    sql = _query("A B C").replace("count(*) AS n", "count(*) AS n, max(first_t) AS last_a")
-    counted, built, plan = _both(spark, sql)
-    assert counted == built and counted
-    assert "CepMatchCount" not in plan
 
 
 FIRST_ROW = "A.t AS first_t, A.ts AS first_ts, A.v AS first_v, C.t AS c_t"
@@ -184,6 +177,34 @@ def test_counts_grouped_by_the_first_row_are_counted_per_first_row(
 
 def test_a_group_read_from_a_later_row_builds_the_matches(spark, counted_events):
     sql = _query("A B C", measures=FIRST_ROW, group="c_t % 5")
+    counted, built, plan = _both(spark, sql)
+    assert counted == built and len(counted) > 1
+    assert "CepMatchCount" not in plan
+
+
+@pytest.mark.parametrize(
+    "aggregates",
+    [
+        "count(first_v), sum(first_v), avg(first_v), min(first_ts), max(first_v)",
+        "count(DISTINCT first_v), sum(DISTINCT first_v), max(first_t) - min(first_t)",
+        "sum(first_v) / count(*), avg(CAST(first_v AS BIGINT))",
+    ],
+)
+def test_aggregates_of_first_row_measures_are_weighted_by_the_matches(
+    spark, counted_events, aggregates
+):
+    sql = _query("A B+ !D C", within="WITHIN INTERVAL '12' SECOND", measures=FIRST_ROW)
+    sql = sql.replace("count(*) AS n", f"count(*) AS n, {aggregates}")
+    counted, built, plan = _both(spark, sql)
+    assert counted == built and len(counted) > 1
+    assert "CepMatchCount" in plan and "of the first row" in plan, plan
+
+
+@pytest.mark.parametrize(
+    "aggregate", ["sum(c_t)", "avg(CAST(first_v AS DOUBLE))", "count(*) FILTER (WHERE first_v > 2)"]
+)
+def test_other_aggregates_build_the_matches_too(spark, counted_events, aggregate):
+    sql = _query("A B C", measures=FIRST_ROW).replace("count(*) AS n", f"{aggregate} AS x")
     counted, built, plan = _both(spark, sql)
     assert counted == built and len(counted) > 1
     assert "CepMatchCount" not in plan

@@ -4,7 +4,8 @@ closures, negations between elements, DEFINE conditions over their own row; draw
 generator of test_property_any_match.py and kept when of that form), wrapped in
 `SELECT count(*)`, must count as many matches as the brute-force reference enumerates, and
 EXPLAIN must show the counting operator; when the pattern starts with a single row, the
-count grouped by that row's id (a measure) must match the reference's matches per id.
+count grouped by that row's id (a measure) must match the reference's matches per id, and
+the sum, min, max and average of that id over all matches the reference's.
 
 Quick profile by default; SMR_COUNT_CASES=200 (and SMR_PROPERTY_SEED) for a long run.
 """
@@ -77,6 +78,19 @@ def test_random_countable_patterns_count_what_the_reference_enumerates(spark):
                 )
             else:
                 by_first_row += 1
+            values = [r[index] for r in case.expected.rows]
+            aggregates = f"sum({column}), min({column}), max({column}), avg({column})"
+            got_aggregates = tuple(spark.sql(f"SELECT {aggregates} FROM ({case.sql})").collect()[0])
+            expected_aggregates = (
+                (sum(values), min(values), max(values), sum(values) / len(values))
+                if values
+                else (None, None, None, None)
+            )
+            if got_aggregates != expected_aggregates:
+                failures.append(
+                    f"seed {seed}: {aggregates} = {got_aggregates}, the reference "
+                    f"{expected_aggregates}\n{case.sql}"
+                )
     assert not failures, "\n\n".join(failures)
     assert counted == CASES, f"only {counted} countable cases among the seeds tried"
     assert {"Single", "Kleene", "NegEl"} <= forms, forms

@@ -230,13 +230,13 @@ object MatchRecognizeConf {
 
   val COUNT_WITHOUT_MATCHES: ConfigEntry[Boolean] =
     buildConf("spark.sql.matchRecognize.countWithoutMatches")
-      .doc("Under SKIP TILL ANY MATCH, a count(*) of the matches grouped by partition keys " +
-        "or measures of a match's first row (or by nothing) over a ONE ROW PER MATCH query " +
-        "is computed from running " +
+      .doc("Under SKIP TILL ANY MATCH, count(*) of the matches over a ONE ROW PER MATCH " +
+        "query, and count, sum, avg, min and max of measures of a match's first row, grouped " +
+        "by partition keys or such measures (or not grouped), are computed from running " +
         "counts per first row, without building the matches, when every DEFINE condition " +
         "reads only its own row and the pattern is one sequence of single rows and `B+` " +
         "closures with negations between them (see docs/optimizer.md). false: the matches " +
-        "are always built and counted. Both return the same counts.")
+        "are always built. Both return the same results.")
       .version("0.1.0")
       .booleanConf
       .createWithDefault(true)

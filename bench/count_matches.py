@@ -7,7 +7,8 @@ data into the noop sink (median of interleaved rounds), with the counts checked 
   - `A B` WITHIN 300 s (`--window`): counted (countWithoutMatches = true), built (= false),
     and a hand-written window aggregation (for each b row, the a rows of the window before
     it: a RANGE frame), which exists for two variables only;
-  - `A B C` likewise: counted and built;
+  - `A B C` likewise: counted and built, grouped by key, and by key and minute of the
+    match's first row (a count per first row);
   - `A B+ C` WITHIN 60 s (`--kleene-window`), whose matches number in the billions per
     key: counted, and built, which stops at the guard on Kleene bindings (the error is
     printed, not a time).
@@ -36,10 +37,11 @@ def events_sql(n: int) -> str:
           FROM (SELECT id, pmod(hash(id, 5), 10000) AS h FROM range({n})))"""
 
 
-def count_query(events: str, pattern: str, window: int) -> str:
+def count_query(events: str, pattern: str, window: int, by_minute: bool = False) -> str:
     define = ", ".join(f"{v} AS kind = '{v.lower()}'" for v in "ABC" if v in pattern)
+    group = "k, date_trunc('MINUTE', a_ts)" if by_minute else "k"
     return f"""
-        SELECT k, count(*) AS n FROM {events} MATCH_RECOGNIZE (
+        SELECT {group}, count(*) AS n FROM {events} MATCH_RECOGNIZE (
           PARTITION BY k ORDER BY ts
           MEASURES A.ts AS a_ts
           ONE ROW PER MATCH
@@ -47,7 +49,7 @@ def count_query(events: str, pattern: str, window: int) -> str:
           PATTERN ({pattern})
           WITHIN INTERVAL '{window}' SECOND
           DEFINE {define}
-        ) GROUP BY k"""
+        ) GROUP BY {group}"""
 
 
 def window_query(events: str, window: int) -> str:
@@ -82,21 +84,26 @@ def main() -> None:
         spark.conf.set(COUNT, str(counted).lower())
         return sorted(tuple(r) for r in spark.sql(sql).collect())
 
-    for pattern, with_window in (("A B", True), ("A B C", False)):
-        sql = count_query(events, pattern, args.window)
+    for pattern, with_window, by_minute in (
+        ("A B", True, False),
+        ("A B C", False, False),
+        ("A B C", False, True),
+    ):
+        sql = count_query(events, pattern, args.window, by_minute)
         sides = {"counted": (sql, True), "built": (sql, False)}
         if with_window:
             sides["window aggregation"] = (window_query(events, args.window), True)
         results = {name: rows(q, c) for name, (q, c) in sides.items()}
         assert len({tuple(r) for r in results.values()}) == 1, results
-        total = sum(r[1] for r in results["counted"])
+        total = sum(r[-1] for r in results["counted"])
         times = timed_rounds(
             spark,
             {name: q for name, (q, _) in sides.items()},
             runs=args.runs,
             before=lambda name, s=sides: spark.conf.set(COUNT, str(s[name][1]).lower()),
         )
-        print(f"\nPATTERN ({pattern}): {total:,} matches")
+        grouping = ", per key and minute of the first row" if by_minute else ""
+        print(f"\nPATTERN ({pattern}): {total:,} matches{grouping}")
         for name, (t, _) in times.items():
             print(f"    {name:20s} {t:8.2f} s   {args.events / t:12,.0f} events/s")
         built = times["built"][0]

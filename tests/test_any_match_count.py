@@ -93,6 +93,9 @@ CASES = {
     "rows window": _query("A B C", within="WITHIN 6 ROWS"),
     "two order keys": _query("A B C", order="ts, v"),
     "four variables": _query("A B D C", within="WITHIN INTERVAL '12' SECOND"),
+    "physical navigation": _query(
+        "A B+ C", define="A AS e = 'a', B AS e = 'b' AND B.v > PREV(v), C AS e = 'c'"
+    ),
     "keyless": _query("A B+ C", partition="", group=""),
     "grouped by nothing": _query("A B C", group=""),
 }

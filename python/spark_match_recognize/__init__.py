@@ -13,7 +13,8 @@ extension and maps keyword options onto ``spark.sql.matchRecognize.*`` keys.
 Without a JVM: :func:`check` finds the mistakes in MATCH_RECOGNIZE clauses (with Spark's
 error conditions and messages), and :func:`transpile` rewrites MATCH_RECOGNIZE queries
 written for Trino, Snowflake, Oracle, Databricks or Athena as Spark SQL.
-:func:`match_recognize` is MATCH_RECOGNIZE for DataFrames. :func:`explain_pattern` shows
+:func:`match_recognize` is MATCH_RECOGNIZE for DataFrames, and :func:`match_patterns`
+runs several named patterns over one DataFrame as one query. :func:`explain_pattern` shows
 how the optimizer plans a query's patterns (statistics, join tree, cost), as text or a
 picture, and :func:`operator_metrics` what its operators did once it ran.
 
@@ -49,6 +50,7 @@ from .jars import (  # noqa: E402
     jar_path,
 )
 from .metrics import OperatorMetrics, operator_metrics  # noqa: E402
+from .pattern_sets import match_patterns, match_patterns_sql  # noqa: E402
 from .transpile import DIALECTS, TranspileError, transpile  # noqa: E402
 
 __all__ = [
@@ -73,6 +75,8 @@ __all__ = [
     "explain_pattern",
     "jar_info",
     "jar_path",
+    "match_patterns",
+    "match_patterns_sql",
     "match_recognize",
     "match_recognize_sql",
     "operator_metrics",

@@ -59,7 +59,10 @@ _ROWS_PER_MATCH = {
     "all rows per match with unmatched rows": "ALL ROWS PER MATCH WITH UNMATCHED ROWS",
 }
 
-_STRATEGIES = {"skip till next match": "SKIP TILL NEXT MATCH"}
+_STRATEGIES = {
+    "skip till next match": "SKIP TILL NEXT MATCH",
+    "skip till any match": "SKIP TILL ANY MATCH",
+}
 
 _DIRECTIONS = {
     "asc": "ASC", "desc": "DESC",
@@ -289,7 +292,8 @@ def match_recognize(
         subset: union variable -> list of pattern variables.
         within: ``"INTERVAL '10' MINUTE"``, ``"5 ROWS"``, an int (rows) or a
             ``datetime.timedelta``.
-        strategy: ``"SKIP TILL NEXT MATCH"`` (written instead of ``after_match_skip``).
+        strategy: ``"SKIP TILL NEXT MATCH"`` or ``"SKIP TILL ANY MATCH"`` (written instead
+            of ``after_match_skip``; ANY MATCH needs ``within``).
 
     Returns:
         The result of ``SELECT * FROM <df> MATCH_RECOGNIZE (...)``: for ONE ROW PER MATCH

@@ -6,7 +6,7 @@ import org.apache.spark.sql.matchrecognize.compile.cep.CheckAnyMatchPatterns
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.planning.MatchRecognizeStrategy
 import org.apache.spark.sql.matchrecognize.execution.cep.ShareCachedInputScans
-import org.apache.spark.sql.matchrecognize.optimizer.{CountAnyMatchPatterns, PlanAnyMatchPatterns, PruneMatchRecognizeInput}
+import org.apache.spark.sql.matchrecognize.optimizer.{CountAnyMatchPatterns, PlanAnyMatchPatterns, PlanPatternGroups, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
 import org.apache.spark.sql.matchrecognize.streaming.{CheckStreamingOutputMode, PlanStreamingMatchRecognize}
@@ -36,6 +36,7 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     // A count(*) of the matches per partition key is computed without building them, when
     // the pattern allows it; before the node becomes its plan.
     extensions.injectOptimizerRule(session => CountAnyMatchPatterns(session))
+    extensions.injectOptimizerRule(session => PlanPatternGroups(session))
     extensions.injectOptimizerRule(session => PlanAnyMatchPatterns(session))
     // Standard semantics: the join prefilter in front of the automaton, where it applies.
     extensions.injectOptimizerRule(session => PrefilterStandardPatterns(session))

@@ -241,6 +241,18 @@ object MatchRecognizeConf {
       .booleanConf
       .createWithDefault(true)
 
+  val PLAN_PATTERNS_TOGETHER: ConfigEntry[Boolean] =
+    buildConf("spark.sql.matchRecognize.planPatternsTogether")
+      .doc("A UNION ALL of SKIP TILL ANY MATCH MATCH_RECOGNIZE queries over the same input " +
+        "with the same PARTITION BY and ORDER BY (and only projections above them) is planned " +
+        "as one: the input is scanned, filtered and shuffled once for all patterns, and when " +
+        "each runs in one pass, one operator evaluates every pattern in one pass over each " +
+        "key's rows (see docs/optimizer.md). false: each query is planned on its own. Both " +
+        "return the same rows.")
+      .version("0.1.0")
+      .booleanConf
+      .createWithDefault(true)
+
   /**
    * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
    * alternatives; or `random:<seed>` for a seeded random tree per alternative.
@@ -294,7 +306,8 @@ object MatchRecognizeConf {
     Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, JOIN_ORDER, COST_MODEL,
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
-      TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES)
+      TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
+      PLAN_PATTERNS_TOGETHER)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

@@ -26,12 +26,12 @@ object PlanReports {
   }
 
   private def reports(plan: LogicalPlan): Seq[String] = plan.collectWithSubqueries {
-    case g: CepMatchGuard => g.report.json
-    case m: MatchRecognize => Json.obj(
-        "semantics" -> Json.str(m.options.strategy.map(_.sql).getOrElse("standard")),
-        "engine" -> Json.str("automaton"),
-        "pattern" -> Json.str(m.options.pattern.sql),
-        "prefilter" -> Json.str(m.options.prefilter.map(_.note).getOrElse("not decided")),
-        "partition_by" -> Json.arr(m.partitionBy.map(a => Json.str(a.name))))
-  }
+    case g: CepMatchGuard => g.reports.map(_.json)
+    case m: MatchRecognize => Seq(Json.obj(
+          "semantics" -> Json.str(m.options.strategy.map(_.sql).getOrElse("standard")),
+          "engine" -> Json.str("automaton"),
+          "pattern" -> Json.str(m.options.pattern.sql),
+          "prefilter" -> Json.str(m.options.prefilter.map(_.note).getOrElse("not decided")),
+          "partition_by" -> Json.arr(m.partitionBy.map(a => Json.str(a.name)))))
+  }.flatten
 }

@@ -164,13 +164,15 @@ final case class CepRowsOf(variable: String, flag: Expression, child: LogicalPla
 
 /**
  * Passes matches through, failing the query when one partition key produces more than
- * `maxMatches` matches in one task (an output explosion guard).
+ * `maxMatches` matches in one task (an output explosion guard). `reports`: how the plan
+ * of each pattern below was chosen (several for a group of patterns planned together,
+ * whose `keys` then end with the pattern's number).
  */
 final case class CepMatchGuard(child: LogicalPlan, keys: Seq[Attribute], maxMatches: Long,
-    report: JoinPlanReport) extends UnaryNode {
+    reports: Seq[JoinPlanReport]) extends UnaryNode {
   override def output: Seq[Attribute] = child.output
   override def references: AttributeSet = AttributeSet(keys)
-  override def simpleString(maxFields: Int): String = s"CepMatchGuard ${report.summary}"
+  override def simpleString(maxFields: Int): String = s"CepMatchGuard ${JoinPlanReport.summaryOf(reports)}"
   override protected def withNewChildInternal(c: LogicalPlan): CepMatchGuard = copy(child = c)
 }
 
@@ -182,6 +184,13 @@ final case class CepMatchGuard(child: LogicalPlan, keys: Seq[Attribute], maxMatc
 final case class JoinPlanReport(summary: String, json: String)
 
 object JoinPlanReport {
+
+  /** The line EXPLAIN shows for the reports of one pattern, or of each of a group's. */
+  def summaryOf(reports: Seq[JoinPlanReport]): String = reports match {
+    case Seq(one) => one.summary
+    case _ => reports.zipWithIndex.map { case (r, i) => s"pattern ${i + 1}: ${r.summary}" }.mkString(" ‖ ")
+  }
+
   def withoutStatistics(algorithm: String, trees: Seq[String]): JoinPlanReport = JoinPlanReport(
     s"joinOrder=$algorithm ${trees.mkString("; ")}",
     Json.obj("algorithm" -> Json.str(algorithm), "chosen" -> Json.str(algorithm),

@@ -93,6 +93,8 @@ final case class TreeKleeneSpec(
  * operators of the tree produce; a match is kept when `postCondition` (the conditions that
  * read closures) holds over them and, when the pattern starts with a closure, `keep` (the
  * time slice owning its first row); `columns` computes the operator's output from them.
+ * `window`: its own window, in a group of patterns of different windows (otherwise the
+ * operator's).
  */
 final case class TreeAlternative(
     leaves: Seq[TreeLeafSpec],
@@ -104,7 +106,14 @@ final case class TreeAlternative(
     columns: Seq[NamedExpression],
     kleenes: Seq[TreeKleeneSpec] = Nil,
     postCondition: Option[Expression] = None,
-    keep: Option[Expression] = None) {
+    keep: Option[Expression] = None,
+    window: Option[Long] = None) {
+
+  /**
+   * Whether the tree's nodes are all the alternative checks (no negation, closure or
+   * condition on closures): its nodes can then be shared with other trees.
+   */
+  def checksOnlyItsTree: Boolean = negations.isEmpty && kleenes.isEmpty && postCondition.isEmpty
 
   /** The columns of a match before the keys and span: the leaves', then the closures'. */
   def matchColumns: Seq[Attribute] =

@@ -3,7 +3,6 @@ package org.apache.spark.sql.matchrecognize.compile.cep
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.matchrecognize.plans._
-import org.apache.spark.sql.types._
 
 /**
  * The columns of a statistics sample (see [[CepLeafInput.samplePlan]]): every row of
@@ -27,11 +26,13 @@ final case class SampleLayout(
  * over all cores even without PARTITION BY; a match is kept only by the slice of its first
  * row.
  */
-private[cep] final class CepLeafInput(pattern: CepVariables, taskChooser: CepTaskChooser) {
+private[cep] final class CepLeafInput(pattern: CepVariables, taskChooser: CepTaskChooser,
+    group: Option[CepGroupInput] = None) {
   import pattern._
+  group.foreach(_.register(pattern))
 
   /** The tasks of the plan's shuffle and the length of its time slices, from the input's size. */
-  lazy val taskCount: CepTaskCount = {
+  lazy val taskCount: CepTaskCount = group.map(_.taskCount).getOrElse {
     val (_, lo, _) = rowPositions
     taskChooser.choose(keysPresent, if (rowsWindow) None else Some(lo), window,
       keyless = partitionBy.isEmpty)
@@ -42,50 +43,29 @@ private[cep] final class CepLeafInput(pattern: CepVariables, taskChooser: CepTas
   private lazy val prepared: LogicalPlan = cells.prepare(node.child)
 
   /** The input rows that have every ORDER BY key. */
-  private lazy val keysPresent: LogicalPlan =
+  lazy val keysPresent: LogicalPlan =
     Filter(node.orderBy.map(s => IsNotNull(s.child): Expression).reduce(And), prepared)
 
   /**
    * The input every leaf reads: the rows passing some variable's own conditions, with a
    * bit per variable telling which, the input columns the variables' cells are computed
    * from, copied into every time slice that may need them and shuffled by partition key
-   * and slice. Every leaf is a filter on its bit over this one plan, so Spark scans and
-   * shuffles the input once for the whole tree (it reuses the identical exchange) instead
-   * of once per variable; the variable's cells are computed after the shuffle, so columns
-   * two variables share travel once. The bits are packed into one long column per 62
-   * variables rather than a Boolean column each: Spark's constraint propagation rewrites
-   * a filter's conditions with every combination of the aliases that name their parts,
-   * 2^n for n flags, and would spend minutes planning a union of a few alternatives.
+   * and slice (see [[SharedLeafRows]]). Every leaf is a filter on its bit over this one
+   * plan, so Spark scans and shuffles the input once for the whole tree (it reuses the
+   * identical exchange) instead of once per variable; the variable's cells are computed
+   * after the shuffle, so columns two variables share travel once. In a group of patterns
+   * over the same input, the group's input, shared by all of them.
    */
-  lazy val sharedLeafInput: (LogicalPlan, Map[String, Expression], Attribute) = {
-    val (_, lo, _) = rowPositions
-    val vars = kinds.keys.toSeq.sorted
-    val groups = vars.grouped(62).toSeq
-    val masks = groups.indices.map { g =>
-      Alias(groups(g).zipWithIndex.map { case (v, b) =>
-          If(Coalesce(Seq(ownConditions(v), Literal(false))), Literal(1L << b), Literal(0L)): Expression
-        }.reduce(BitwiseOr), s"#rows$g")()
-    }
-    val read = AttributeSet(partitionBy.flatMap(_.references) ++
-      vars.flatMap(columnsOf).flatMap(_.references))
-    val slicesAlias = Alias(TimeSlices(lo, window, sliceLength), "#slices")()
-    // The rows no variable wants are dropped before the bits are computed: a filter on the
-    // bits themselves would be pushed below their projection with the aliases inlined, and
-    // every condition would run twice on every input row.
-    val wanted = Filter(vars.map(ownConditions).reduce(Or), keysPresent)
-    val filtered = Project(keysPresent.output.filter(read.contains) ++ masks :+ slicesAlias,
-      wanted)
-    val slice = AttributeReference("#slice", LongType, nullable = false)()
-    val generated = Generate(Explode(slicesAlias.toAttribute),
-      unrequiredChildIndex = Seq(filtered.output.length - 1), outer = false, qualifier = None,
-      generatorOutput = Seq(slice), child = filtered)
-    val shuffled = CepTaskChooser.exchange(partitionBy :+ slice, generated, taskCount)
-    val bitOf = groups.indices.flatMap { g =>
-      groups(g).zipWithIndex.map { case (v, b) =>
-        v -> (Not(EqualTo(BitwiseAnd(masks(g).toAttribute, Literal(1L << b)), Literal(0L))): Expression)
-      }
-    }.toMap
-    (shuffled, bitOf, slice)
+  lazy val sharedLeafInput: (LogicalPlan, Map[String, Expression], Attribute) = group match {
+    case Some(g) => g.inputOf(pattern)
+    case None =>
+      val (_, lo, _) = rowPositions
+      val vars = kinds.keys.toSeq.sorted
+      val read = AttributeSet(partitionBy.flatMap(_.references) ++
+        vars.flatMap(columnsOf).flatMap(_.references))
+      val rows = SharedLeafRows(keysPresent, partitionBy, lo, window, taskCount,
+        vars.map(ownConditions), read)
+      (rows.plan, vars.zip(rows.flags).toMap, rows.slice)
   }
 
   /**

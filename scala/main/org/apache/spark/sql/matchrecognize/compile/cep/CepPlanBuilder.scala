@@ -25,11 +25,14 @@ final case class CepSettings(
  * vocabulary the parts share is [[CepVariables]]. The chooser reads the pattern through
  * this class (alternatives, window, statistics sample, conditions).
  *
- * The plan's output is exactly the node's output (same attributes).
+ * The plan's output is exactly the node's output (same attributes). In a group of
+ * patterns over the same input (`group`, see [[CepPatternGroup]]) the leaves read the
+ * group's input.
  */
-final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
+final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
+    group: Option[CepGroupInput] = None) {
   private val pattern = new CepVariables(node)
-  private val leaves = new CepLeafInput(pattern, settings.taskChooser)
+  private val leaves = new CepLeafInput(pattern, settings.taskChooser, group)
   private val joins = new CepJoinPlan(pattern, leaves, settings)
   private val trees = new CepTreePlan(pattern, leaves, settings)
   private val output = new CepMatchOutput(pattern)
@@ -115,7 +118,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings) {
       else Union(branches)
     if (needsIds) matches = output.deduplicated(matches)
     def guarded(plan: LogicalPlan): LogicalPlan =
-      CepMatchGuard(plan, partitionBy, settings.maxMatchesPerPartition, chosen.report)
+      CepMatchGuard(plan, partitionBy, settings.maxMatchesPerPartition, Seq(chosen.report))
     if (numbered || allRows) matches = guarded(matches)
     if (numbered) matches = output.withMatchNumbers(matches)
     if (!allRows) {

@@ -14,7 +14,8 @@ import org.apache.spark.sql.matchrecognize.plans.JoinPlanReport
  * naming the key. It sits on top of a SKIP TILL ANY MATCH plan, so EXPLAIN shows there how
  * the plan was chosen: on the node's line, and in EXPLAIN FORMATTED as a block of its own.
  */
-case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, report: JoinPlanReport, child: SparkPlan)
+case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, reports: Seq[JoinPlanReport],
+    child: SparkPlan)
   extends UnaryExecNode {
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
@@ -22,13 +23,16 @@ case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, report: JoinPl
     "numKeys" -> SQLMetrics.createMetric(sparkContext, "number of partition keys with matches"))
 
   override def simpleString(maxFields: Int): String =
-    s"MatchGuard [max $maxMatches matches per key] ${report.summary}"
+    s"MatchGuard [max $maxMatches matches per key] ${JoinPlanReport.summaryOf(reports)}"
 
   // The report's parts (execution and tree, rows per window, selectivities, sample), one a line.
   override def verboseStringWithOperatorId(): String =
     (Seq(formattedNodeName, ExplainUtils.generateFieldString("Input", child.output),
       s"Limit: $maxMatches matches per partition key in one task", "Plan:") ++
-      report.summary.split(" \\| ").map("  " + _)).mkString("\n", "\n", "\n")
+      reports.zipWithIndex.flatMap { case (r, i) =>
+        val lines = r.summary.split(" \\| ").map("  " + _).toSeq
+        if (reports.size == 1) lines else s"  pattern ${i + 1}:" +: lines.map("  " + _)
+      }).mkString("\n", "\n", "\n")
 
   override def output: Seq[Attribute] = child.output
   override def outputPartitioning: Partitioning = child.outputPartitioning

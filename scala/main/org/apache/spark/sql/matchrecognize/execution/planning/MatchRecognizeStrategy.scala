@@ -43,7 +43,7 @@ object MatchRecognizeStrategy extends SparkStrategy {
       MatchCountExec(c.keys, c.partitionBy, c.flags, c.starts, c.sequence, c.order, c.lo, c.hi,
         c.window, c.matches, c.description, c.startColumns, planLater(c.child)) :: Nil
     case g: CepMatchGuard =>
-      MatchGuardExec(g.keys, g.maxMatches, g.report, planLater(g.child)) :: Nil
+      MatchGuardExec(g.keys, g.maxMatches, g.reports, planLater(g.child)) :: Nil
     case r: RepartitionByExpression if r.getTagValue(CepTaskChooser.SharedInputShuffle).isDefined =>
       // Hash partitioning even into one task: Spark plans one partition as SinglePartition,
       // which a join cannot ask its other side to match, so each join would shuffle again.

@@ -386,8 +386,8 @@ object TreeEvaluator {
   /** The evaluator of one alternative over `input` rows. */
   def of(a: TreeAlternative, input: Seq[Attribute], order: Expression, lo: Expression,
       hi: Expression, window: Long, narrowByOrder: Boolean, maxBuffered: Long): TreeEvaluator =
-    new TreeEvaluator(a.leaves, a.root, a.negations, input, order, lo, hi, window, narrowByOrder,
-      maxBuffered, a.kleenes, a.postCondition)
+    new TreeEvaluator(a.leaves, a.root, a.negations, input, order, lo, hi, a.window.getOrElse(window),
+      narrowByOrder, maxBuffered, a.kleenes, a.postCondition)
 
   def tooManyBuffered(limit: Long, key: String): MatchRecognizeLimitException =
     new MatchRecognizeLimitException(

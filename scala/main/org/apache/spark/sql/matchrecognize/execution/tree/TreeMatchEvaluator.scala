@@ -10,7 +10,8 @@ import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
  * The per-task part of [[TreeMatchExec]]: what a task needs to run the alternatives' trees
  * over its groups (no reference to the plan node, whose subqueries the tasks cannot
  * deserialize), and the iterator of the rows their matches write. `nodeCounts(i)`: the
- * nodes of alternative `i` that have metrics, in the order of the metrics' numbers.
+ * nodes of unit `i` (see [[SharedTreeGraph.units]]) that have metrics, in the order of the
+ * metrics' numbers.
  */
 class TreeMatchEvaluatorFactory(
     input: Seq[Attribute],
@@ -34,9 +35,23 @@ class TreeMatchEvaluatorFactory(
       val rows = inputs.head
       val partitionNames = keyAttrs.init.map(_.name)
       val keyTypes = keyAttrs.map(_.dataType)
+      // Each unit: one alternative alone, or alternatives evaluated as one shared graph.
+      val units = SharedTreeGraph.units(alts).toArray
       val offsets = nodeCounts.scanLeft(0)(_ + _)
       val n = offsets.last
-      val trees = alts.map(a => TreeEvaluator.of(a, input, o, l, h, w, narrow, limit)).toArray
+      val windows = alts.map(_.window.getOrElse(w))
+      val trees: Array[TreeEvaluator] = units.map {
+        case Seq(t) => TreeEvaluator.of(alts(t), input, o, l, h, w, narrow, limit)
+        case _ => null
+      }
+      val graphs: Array[SharedTreeEvaluator] = units.map {
+        case Seq(_) => null
+        case ts => new SharedTreeEvaluator(ts.map(alts), ts.map(windows), input, o, l, h, narrow, limit)
+      }
+      // Each alternative's unit, and its place in the unit.
+      val unitOf = new Array[Int](alts.length)
+      val placeOf = new Array[Int](alts.length)
+      units.indices.foreach(u => units(u).zipWithIndex.foreach { case (t, i) => unitOf(t) = u; placeOf(t) = i })
       val keyOf = UnsafeProjection.create(keyAttrs, input)
       val projects = alts.indices.map { i =>
         UnsafeProjection.create(projectionLists(i), alts(i).schema(keyAttrs))
@@ -61,23 +76,30 @@ class TreeMatchEvaluatorFactory(
       val pending = new PendingMatches
       // The first row of the next key, read while the last key's held matches wait.
       var lookahead: InternalRow = null
-      val outputs = trees.map(_.outputRow(keyTypes))
+      val outputs = alts.indices.map { t =>
+        val u = unitOf(t)
+        if (trees(u) != null) trees(u).outputRow(keyTypes) else graphs(u).outputRow(placeOf(t), keyTypes)
+      }.toArray
       def describeKey(): String =
         if (partitionNames.isEmpty) "the input (no PARTITION BY) in one time slice"
         else "partition key (" + partitionNames.indices.map { i =>
           s"${partitionNames(i)}=${key.get(i, keyTypes(i))}"
         }.mkString(", ") + ") in one time slice"
       val describe = () => describeKey()
-      val pairOutputs = trees.map(_.pairOutputRow(keyTypes))
+      val pairOutputs = alts.indices.map { t =>
+        val u = unitOf(t)
+        if (trees(u) != null) trees(u).pairOutputRow(keyTypes) else null
+      }.toArray
       def outputOf(t: Int, pm: PartialMatch): InternalRow = {
-        trees(t).rowOf(pm)
+        val u = unitOf(t)
+        if (trees(u) != null) trees(u).rowOf(pm) else graphs(u).rowOf(placeOf(t), pm)
         outputs(t).of(key, pm.lo, pm.hi)
       }
       def pairOutputOf(t: Int, l: PartialMatch, r: PartialMatch): InternalRow = {
-        trees(t).pairRow(l, r)
+        trees(unitOf(t)).pairRow(l, r)
         pairOutputs(t).of(key, math.min(l.lo, r.lo), math.max(l.hi, r.hi))
       }
-      val emits: Array[PartialMatch => Unit] = trees.indices.map { t =>
+      val emits: Array[PartialMatch => Unit] = alts.indices.map { t =>
         new PairSink {
           override def apply(pm: PartialMatch): Unit =
             if (keeps(t) == null || keeps(t).eval(outputOf(t, pm))) pending.add(t, pm)
@@ -85,15 +107,16 @@ class TreeMatchEvaluatorFactory(
             if (keeps(t) == null || keeps(t).eval(pairOutputOf(t, l, r))) pending.add(t, l, r)
         }
       }.toArray
+      val unitEmits: Array[Array[PartialMatch => Unit]] = units.map(_.map(emits).toArray)
       def finishGroup(): Unit = if (states != null) {
         var total = 0L
-        for (t <- trees.indices) {
-          val state = states(t)
-          trees(t).finish(state, emits(t), describe)
+        for (u <- units.indices) {
+          val state = states(u)
+          if (trees(u) != null) trees(u).finish(state, emits(units(u).head), describe)
           var i = 0
-          while (i < nodeCounts(t)) {
-            created(offsets(t) + i) += state.created(i)
-            taskPeak(offsets(t) + i) = math.max(taskPeak(offsets(t) + i), state.peak(i))
+          while (i < nodeCounts(u)) {
+            created(offsets(u) + i) += state.created(i)
+            taskPeak(offsets(u) + i) = math.max(taskPeak(offsets(u) + i), state.peak(i))
             total += state.peak(i)
             i += 1
           }
@@ -102,6 +125,8 @@ class TreeMatchEvaluatorFactory(
         taskPeakTotal = math.max(taskPeakTotal, total)
         states = null
       }
+      def newStates(): Array[TreeState] =
+        units.indices.map(u => if (trees(u) != null) trees(u).newState() else graphs(u).newState()).toArray
       TaskContext.get().addTaskCompletionListener[Unit] { _ =>
         finishGroup()
         m("peakBuffered").set(taskPeakTotal.toDouble)
@@ -118,14 +143,15 @@ class TreeMatchEvaluatorFactory(
               if (!pending.isEmpty) lookahead = row
               else {
                 key = k.copy()
-                states = trees.map(_.newState())
+                states = newStates()
               }
             }
             if (lookahead == null) {
-              var t = 0
-              while (t < trees.length) {
-                trees(t).add(states(t), row, emits(t), describe)
-                t += 1
+              var u = 0
+              while (u < units.length) {
+                if (trees(u) != null) trees(u).add(states(u), row, emits(units(u).head), describe)
+                else graphs(u).add(states(u), row, unitEmits(u), describe)
+                u += 1
               }
             }
           }

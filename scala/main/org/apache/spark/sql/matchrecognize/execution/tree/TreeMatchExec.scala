@@ -70,12 +70,14 @@ case class TreeMatchExec(
   }
 
   /**
-   * Per alternative, its tree's nodes in post order, then its negations (the evaluator's
-   * numbering), named for the metrics; with several alternatives, each name starts with
-   * the alternative's number.
+   * Per unit (an alternative alone, or alternatives evaluated as one shared graph, see
+   * [[SharedTreeGraph.units]]), its nodes in the evaluator's numbering, named for the
+   * metrics: an alternative's tree nodes in post order, then its negations and closures;
+   * with several alternatives, each name starts with the alternatives it belongs to.
    */
-  @transient private lazy val nodeNames: Seq[Seq[String]] = alternatives.zipWithIndex.map {
-    case (alt, i) =>
+  @transient private lazy val nodeNames: Seq[Seq[String]] = SharedTreeGraph.units(alternatives).map {
+    case Seq(i) =>
+      val alt = alternatives(i)
       def walk(n: TreeNodeSpec): Seq[String] = n match {
         case TreeLeafNode(k) => Seq(alt.leaves(k).variable)
         case j: TreeJoinNode => walk(j.left) ++ walk(j.right) :+ j.description
@@ -83,6 +85,13 @@ case class TreeMatchExec(
       val names = walk(alt.root) ++ alt.negations.map("!" + _.leaf.variable) ++
         alt.kleenes.map(_.description)
       if (alternatives.size == 1) names else names.map(name => s"[${i + 1}] $name")
+    case shared =>
+      new SharedTreeGraph(shared.map(alternatives), shared.map(alternatives(_).window.getOrElse(window)))
+        .names.map { name =>
+          // The graph numbers the alternatives of the unit: name them as the operator does.
+          val (users, rest) = name.stripPrefix("[").span(_ != ']')
+          users.split(",").map(u => shared(u.toInt - 1) + 1).mkString("[", ",", rest)
+        }
   }
 
   override lazy val metrics: Map[String, SQLMetric] = Map(

@@ -1,0 +1,149 @@
+"""``match_patterns()``: several named patterns over one DataFrame, as one query.
+
+For a set of rules over the same events (twenty alerts over one stream of card
+transactions)::
+
+    from spark_match_recognize import match_patterns
+
+    alerts = match_patterns(
+        transactions,
+        {
+            "card_testing": {"pattern": "S S S B", "define": {...}},
+            "account_takeover": {"pattern": "L P B", "define": {...}},
+        },
+        partition_by="card",
+        order_by="ts",
+        measures={"first_ts": "FIRST(ts)"},  # every pattern names these
+        strategy="SKIP TILL ANY MATCH",
+        within="INTERVAL '1' HOUR",
+    )
+
+Each entry is a pattern's own arguments of :func:`~spark_match_recognize.match_recognize`
+(at least ``pattern``); the keyword arguments are those every pattern shares, and an
+entry's own value wins. The result is one DataFrame: a column with the pattern's name
+(``name_column``), then the columns of MATCH_RECOGNIZE, which must be the same for every
+pattern (the same measure names, in order). It runs as a ``UNION ALL`` of one
+MATCH_RECOGNIZE per pattern over one view of ``df``: under SKIP TILL ANY MATCH with the
+same PARTITION BY and ORDER BY, Spark plans the patterns together (one scan and shuffle,
+one pass, the variables and sub-patterns they have alike evaluated once; see
+``docs/optimizer.md``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .check import check
+from .dataframe import VIEW_PREFIX, _name, match_recognize_sql
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["match_patterns", "match_patterns_sql"]
+
+
+def _per_pattern(patterns: object, common: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    if not isinstance(patterns, Mapping) or not patterns:
+        raise TypeError(
+            "patterns must be a non-empty mapping of pattern name -> arguments, got "
+            f"{type(patterns).__name__}"
+        )
+    out = []
+    for name, own in patterns.items():
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"a pattern name must be a non-empty string, got {name!r}")
+        if not isinstance(own, Mapping):
+            raise TypeError(
+                f"pattern {name!r}: expected a mapping of arguments, got {type(own).__name__}"
+            )
+        arguments = {**common, **own}
+        if "pattern" not in arguments:
+            raise ValueError(f"pattern {name!r} has no 'pattern'")
+        out.append((name, arguments))
+    return out
+
+
+def _quoted(name: str) -> str:
+    return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def match_patterns_sql(
+    relation: str,
+    patterns: Mapping[str, Mapping[str, Any]],
+    *,
+    name_column: str = "pattern",
+    **common: Any,
+) -> str:
+    """The statement :func:`match_patterns` runs over the table or view ``relation``.
+
+    Raises TypeError or ValueError as :func:`match_patterns` does (without starting Spark).
+    """
+    column = _name(name_column, "name_column")
+    entries = _per_pattern(patterns, common)
+    first_name, first = entries[0]
+    one_row = str(first.get("rows_per_match") or "one").lower().startswith("one")
+    for name, arguments in entries[1:]:
+        if list(arguments.get("measures") or {}) != list(first.get("measures") or {}):
+            raise ValueError(
+                f"pattern {name!r} has the measures {list(arguments.get('measures') or {})} "
+                f"and pattern {first_name!r} {list(first.get('measures') or {})}: every "
+                "pattern must name the same measures, in the same order (one result, one "
+                "set of columns)"
+            )
+        if str(arguments.get("rows_per_match") or "one").lower().startswith("one") != one_row:
+            raise ValueError(
+                f"pattern {name!r} and pattern {first_name!r}: every pattern must have the "
+                "same rows_per_match"
+            )
+    selects = []
+    for name, arguments in entries:
+        query = match_recognize_sql(relation, **arguments)
+        problems = check(query)
+        if problems:
+            raise ValueError(
+                f"pattern {name!r}: {problems[0].message} [{problems[0].condition}]\n"
+                f"in the generated query:\n{query}"
+            )
+        body = query.removeprefix("SELECT * ")
+        selects.append(f"SELECT {_quoted(name)} AS {column}, * {body}")
+    return "\nUNION ALL\n".join(selects)
+
+
+def match_patterns(
+    df: DataFrame,
+    patterns: Mapping[str, Mapping[str, Any]],
+    *,
+    name_column: str = "pattern",
+    **common: Any,
+) -> DataFrame:
+    """Run several named MATCH_RECOGNIZE patterns over ``df`` as one query.
+
+    Args:
+        df: the input (a classic or a Spark Connect DataFrame) of a session with the
+            extension.
+        patterns: pattern name -> that pattern's arguments of
+            :func:`~spark_match_recognize.match_recognize` (``pattern``, ``define``, ...).
+        name_column: the name of the result's first column, holding each row's pattern.
+        **common: arguments of :func:`~spark_match_recognize.match_recognize` every
+            pattern shares (``partition_by``, ``order_by``, ``measures``, ``within``,
+            ``strategy``, ...); a pattern's own value wins.
+
+    Returns:
+        The rows of every pattern: its name, then the columns of MATCH_RECOGNIZE.
+
+    Raises:
+        TypeError: for an argument of the wrong type.
+        ValueError: for a pattern without ``pattern``, patterns naming different measures,
+            or a clause :func:`~spark_match_recognize.check` finds wrong (the message
+            names the pattern).
+    """
+    from pyspark.sql import DataFrame as _DataFrame
+
+    if not isinstance(df, _DataFrame):
+        raise TypeError(f"df must be a pyspark DataFrame, got {type(df).__name__}")
+    view = VIEW_PREFIX + uuid.uuid4().hex
+    query = match_patterns_sql(view, patterns, name_column=name_column, **common)
+    df.createOrReplaceTempView(view)
+    return df.sparkSession.sql(query)

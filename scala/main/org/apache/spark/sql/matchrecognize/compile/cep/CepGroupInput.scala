@@ -1,0 +1,67 @@
+package org.apache.spark.sql.matchrecognize.compile.cep
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.logical._
+
+/**
+ * The one input of a group of SKIP TILL ANY MATCH patterns over the same relation, with
+ * the same PARTITION BY and ORDER BY (see [[CepPatternGroup]]): one scan, one filter and
+ * one shuffle for all of them. A leaf condition two patterns share (the same own
+ * conditions of a variable, whatever its name) has one flag. Rows are sliced for the
+ * longest window of the group; each pattern keeps a match only in the slice of its
+ * first row, as alone.
+ *
+ * Every member registers before the first plan asks for the input.
+ */
+private[cep] final class CepGroupInput(taskChooser: CepTaskChooser) {
+  private val members = mutable.ArrayBuffer.empty[CepVariables]
+
+  def register(pattern: CepVariables): Unit = members += pattern
+
+  private def first: CepVariables = members.head
+  private def window: Long = members.map(_.window).max
+  private def lo: Expression = first.rowPositions._2
+
+  private lazy val keysPresent: LogicalPlan =
+    Filter(first.node.orderBy.map(s => IsNotNull(s.child): Expression).reduce(And), first.node.child)
+
+  lazy val taskCount: CepTaskCount =
+    taskChooser.choose(keysPresent, Some(lo), window, keyless = first.partitionBy.isEmpty)
+
+  /** Each member's variables with their own conditions, and the distinct conditions. */
+  private lazy val (conditionOf, conditions) = {
+    val distinct = mutable.LinkedHashMap.empty[Expression, Int]
+    val of = members.map { p =>
+      p.kinds.keys.toSeq.sorted.map { v =>
+        val c = p.ownConditions(v)
+        v -> distinct.getOrElseUpdate(c.canonicalized, { distinct.size })
+      }.toMap
+    }
+    val byIndex = distinct.toSeq.sortBy(_._2).map(_._1.canonicalized)
+    // The canonical form of a condition is not evaluable (its attributes lost their
+    // names): each flag computes the first member's own expression of it.
+    val firstOf = mutable.HashMap.empty[Int, Expression]
+    members.zip(of).foreach { case (p, vs) =>
+      vs.foreach { case (v, i) => firstOf.getOrElseUpdate(i, p.ownConditions(v)) }
+    }
+    (of.toSeq, byIndex.indices.map(firstOf))
+  }
+
+  private lazy val rows: SharedLeafRows = {
+    val read = AttributeSet(first.partitionBy.flatMap(_.references) ++ members.flatMap { p =>
+      p.kinds.keys.flatMap(p.columnsOf).flatMap(_.references)
+    })
+    SharedLeafRows(keysPresent, first.partitionBy, lo, window, taskCount, conditions, read)
+  }
+
+  /** The input as `pattern`'s leaves read it: the plan, a flag per variable, the slice. */
+  def inputOf(pattern: CepVariables): (LogicalPlan, Map[String, Expression], Attribute) = {
+    val i = members.indexWhere(_ eq pattern)
+    (rows.plan, conditionOf(i).map { case (v, c) => v -> rows.flags(c) }, rows.slice)
+  }
+
+  /** How many leaf conditions the group's patterns have, and how many distinct ones. */
+  def sharing: (Int, Int) = (conditionOf.map(_.size).sum, conditions.size)
+}

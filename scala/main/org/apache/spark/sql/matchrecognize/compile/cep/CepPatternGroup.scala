@@ -1,0 +1,132 @@
+package org.apache.spark.sql.matchrecognize.compile.cep
+
+import scala.util.Try
+
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.plans.logical._
+import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.IntegerType
+
+/**
+ * A pattern of a group planned together: a SKIP TILL ANY MATCH MATCH_RECOGNIZE and the
+ * projections above it (the first is the top one), over the group's common input.
+ */
+final case class GroupMember(node: MatchRecognize, projections: Seq[Seq[NamedExpression]]) {
+
+  /** The member's rows: the projections over `plan` (the node's plan). */
+  def over(plan: LogicalPlan): LogicalPlan = projections.foldRight(plan)((list, p) => Project(list, p))
+
+  def output: Seq[Attribute] = projections.headOption.map(_.map(_.toAttribute)).getOrElse(node.output)
+}
+
+/**
+ * Plans several SKIP TILL ANY MATCH patterns over the same input with the same PARTITION
+ * BY and ORDER BY (the members of a UNION ALL, see `PlanPatternGroups`) together: their
+ * leaves read one input ([[CepGroupInput]]: one scan, one filter and one shuffle), and when
+ * each pattern runs in one pass, one operator evaluates all of their trees in one pass over
+ * each key's rows (one sort), each pattern with its own window, each match written in the
+ * union's columns with the pattern's projections applied; the leaves and sub-trees the
+ * patterns have alike are evaluated once ([[SharedLeaves]], [[SharedTreeGraph]]).
+ */
+object CepPatternGroup {
+
+  /** Why `node` cannot read a group's input (its leaves need columns of its own); None if it can. */
+  def refusal(node: MatchRecognize): Option[String] =
+    Try(new CepVariables(node)).toOption match {
+      case None => Some("the pattern is planned on its own")
+      case Some(p) =>
+        if (p.rowsWindow) Some("WITHIN n ROWS ranks each pattern's rows")
+        else if (node.orderBy.size != 1) Some("more than one ORDER BY key")
+        else if (p.cells.windowColumns.nonEmpty) Some("PREV/NEXT, or ids of rows, computed per pattern")
+        else None
+    }
+
+  /** Whether two patterns (over the same input attributes) partition and order alike. */
+  def sameLayout(a: MatchRecognize, b: MatchRecognize): Boolean =
+    a.partitionBy.size == b.partitionBy.size &&
+      a.partitionBy.zip(b.partitionBy).forall { case (x, y) => x.semanticEquals(y) } &&
+      a.orderBy.size == b.orderBy.size &&
+      a.orderBy.zip(b.orderBy).forall { case (x, y) => x.semanticEquals(y) }
+
+  /**
+   * The rows of `members` (two or more, over one input, each passing [[refusal]] and of
+   * [[sameLayout]]): one plan in the first member's columns when one pass evaluates them
+   * all, else each member's plan, all reading the group's input.
+   */
+  def plan(members: Seq[GroupMember], settings: CepSettings): Seq[LogicalPlan] = {
+    val group = new CepGroupInput(settings.taskChooser)
+    val builders = members.map(m => new CepPlanBuilder(m.node, settings, Some(group)))
+    val built = builders.map(_.build())
+    val (all, shared) = group.sharing
+    val note = s" | patterns planned together: one input for ${members.size} patterns, " +
+      s"$shared distinct leaf conditions of $all"
+    merged(members, built, settings.maxMatchesPerPartition, note) match {
+      case Some(one) => Seq(one)
+      case None => members.zip(built).map { case (m, p) => m.over(p) }
+    }
+  }
+
+  /** An expression's definition by a projection (its alias stripped), by attribute. */
+  private def definitions(list: Seq[NamedExpression]): Map[ExprId, Expression] =
+    list.map {
+      case a: Alias => a.exprId -> a.child
+      case other => other.exprId -> (other: Expression)
+    }.toMap
+
+  private def substitute(e: Expression, defs: Map[ExprId, Expression]): Expression = e.transform {
+    case a: Attribute if defs.contains(a.exprId) => defs(a.exprId)
+  }
+
+  /**
+   * One operator for every member: when each plan is the guard over one pass, the trees
+   * of all patterns in one [[CepTreeMatch]], each match projected straight into the union's
+   * columns (the keys and the pattern's number ahead, for the guard, which counts each
+   * pattern's matches per key apart).
+   */
+  private def merged(members: Seq[GroupMember], built: Seq[LogicalPlan], maxMatches: Long,
+      note: String): Option[LogicalPlan] = {
+    val parts = built.map {
+      case CepMatchGuard(Project(list, t: CepTreeMatch), _, _, reports) => Some((list, t, reports))
+      case CepMatchGuard(t: CepTreeMatch, _, _, reports) => Some((t.output, t, reports))
+      case _ => None
+    }
+    if (parts.exists(_.isEmpty)) return None
+    val trees = parts.flatten
+    val first = trees.head._2
+    val targets = members.head.output
+    val sameInput = trees.forall { case (_, t, _) =>
+      (t.child eq first.child) && t.keys.map(_.exprId) == first.keys.map(_.exprId) && t.order.semanticEquals(
+        first.order) &&
+      t.narrowByOrder == first.narrowByOrder
+    }
+    val sameTypes = members.forall(m => m.output.map(_.dataType) == targets.map(_.dataType))
+    if (!sameInput || !sameTypes) return None
+
+    // Each member's columns over its tree's output, through the projections above it.
+    val finals = members.zip(trees).map { case (m, (list, _, _)) =>
+      (m.projections :+ list).foldLeft(targets.indices.map(i => m.output(i): Expression)) {
+        (exprs, level) => exprs.map(substitute(_, definitions(level)))
+      }
+    }
+    val nullable = targets.indices.map(i => finals.exists(_(i).nullable))
+    val partitionBy = members.head.node.partitionBy
+    val keyAliases = partitionBy.map(k => Alias(k, k.name)())
+    val number = AttributeReference("pattern", IntegerType, nullable = false)()
+    val alternatives = finals.zip(trees).zipWithIndex.flatMap { case ((exprs, (_, t, _)), p) =>
+      t.alternatives.map { a =>
+        val defs = definitions(a.columns)
+        val columns = exprs.zip(targets).zipWithIndex.map { case ((e, target), i) =>
+          val over = substitute(e, defs)
+          Alias(if (nullable(i) && !over.nullable) KnownNullable(over) else over, target.name)(target.exprId)
+        }
+        a.copy(columns = keyAliases ++ (Alias(Literal(p + 1), number.name)(number.exprId) +: columns),
+          window = Some(t.window), description = s"pattern ${p + 1}: ${a.description}")
+      }
+    }
+    val one = first.copy(alternatives = SharedLeaves(alternatives), window = trees.map(_._2.window).max)
+    val reports = trees.flatMap(_._3).zipWithIndex.map { case (r, i) =>
+      if (i == 0) r.copy(summary = r.summary + note) else r
+    }
+    Some(Project(targets, CepMatchGuard(one, keyAliases.map(_.toAttribute) :+ number, maxMatches, reports)))
+  }
+}

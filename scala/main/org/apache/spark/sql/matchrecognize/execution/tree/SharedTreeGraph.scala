@@ -1,0 +1,81 @@
+package org.apache.spark.sql.matchrecognize.execution.tree
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode, TreeLeafNode, TreeNodeSpec}
+
+/**
+ * The trees of several alternatives over one list of leaves as one graph: a node two trees
+ * have alike (a leaf, or a join of alike children under the same condition and order) is
+ * one node, with a parent in each tree above it. Nodes are numbered children first.
+ * `windows(t)`: alternative `t`'s window; a node keeps the longest window of the trees it
+ * is in.
+ */
+final class SharedTreeGraph(alternatives: Seq[TreeAlternative], windows: Seq[Long]) {
+  private val ids = mutable.HashMap.empty[Any, Int]
+  private val specs = mutable.ArrayBuffer.empty[TreeNodeSpec]
+  private val longest = mutable.ArrayBuffer.empty[Long]
+  private val users = mutable.ArrayBuffer.empty[mutable.SortedSet[Int]]
+
+  private def add(n: TreeNodeSpec, t: Int): Int = {
+    val key = n match {
+      case TreeLeafNode(k) => ("leaf", k)
+      case j: TreeJoinNode => (add(j.left, t), add(j.right, t), j.condition.canonicalized, j.order)
+    }
+    val i = ids.getOrElseUpdate(key, {
+        specs += n; longest += Long.MinValue; users += mutable.SortedSet.empty[Int]
+        specs.size - 1
+      })
+    longest(i) = math.max(longest(i), windows(t))
+    users(i) += t
+    i
+  }
+
+  /** Each alternative's root node. */
+  val roots: IndexedSeq[Int] = alternatives.indices.map(t => add(alternatives(t).root, t))
+
+  val nodes: IndexedSeq[TreeNodeSpec] = specs.toIndexedSeq
+  def size: Int = nodes.length
+
+  /** The longest window of the trees node `i` is in. */
+  val window: IndexedSeq[Long] = longest.toIndexedSeq
+
+  /** The alternatives whose trees node `i` is in. */
+  val alternativesOf: IndexedSeq[Seq[Int]] = users.map(_.toSeq).toIndexedSeq
+
+  private def idOf(n: TreeNodeSpec): Int = n match {
+    case TreeLeafNode(k) => ids(("leaf", k))
+    case j: TreeJoinNode => ids((idOf(j.left), idOf(j.right), j.condition.canonicalized, j.order))
+  }
+
+  /** A join node's children (-1 for a leaf). */
+  val left: IndexedSeq[Int] = nodes.map { case j: TreeJoinNode => idOf(j.left); case _ => -1 }
+  val right: IndexedSeq[Int] = nodes.map { case j: TreeJoinNode => idOf(j.right); case _ => -1 }
+
+  /** The node of each leaf. */
+  def leafNode(k: Int): Int = ids.getOrElse(("leaf", k), -1)
+
+  /** A name per node for the metrics: the tree it computes and the alternatives sharing it. */
+  def names: Seq[String] = nodes.indices.map { i =>
+    val what = nodes(i) match {
+      case TreeLeafNode(k) => alternatives.head.leaves(k).variable
+      case j: TreeJoinNode => j.description
+    }
+    s"[${alternativesOf(i).map(_ + 1).mkString(",")}] $what"
+  }
+}
+
+object SharedTreeGraph {
+
+  /**
+   * How an operator evaluates `alternatives`: each unit is one alternative evaluated alone,
+   * or the shareable alternatives over one list of leaves (two or more), evaluated as one
+   * graph.
+   */
+  def units(alternatives: Seq[TreeAlternative]): Seq[Seq[Int]] = {
+    val byLeaves = alternatives.indices.filter(i => alternatives(i).checksOnlyItsTree)
+      .groupBy(i => alternatives(i).leaves).values.filter(_.size > 1).map(_.sorted).toSeq
+    val shared = byLeaves.flatten.toSet
+    (alternatives.indices.filterNot(shared).map(Seq(_)) ++ byLeaves).sortBy(_.head)
+  }
+}

@@ -112,6 +112,17 @@ def test_within_and_strategy(spark):
         define={"A": "kind = 'a'", "B": "kind = 'b'"},
     )  # fmt: skip
     assert [r.n for r in by_rows.collect()] == [2]  # a x b spans 3 rows: only (a, b) fits
+    every = match_recognize(
+        df,
+        order_by="ts",
+        measures={"a_ts": "A.ts", "b_ts": "B.ts"},
+        strategy="skip till any match",
+        pattern="A B",
+        within=datetime.timedelta(minutes=50),
+        define={"A": "kind = 'a'", "B": "kind = 'b'"},
+    )
+    # Every (a, b) pair within the window, the b at minute 45 with both a rows.
+    assert sorted(r.a_ts.minute for r in every.collect()) == [0, 0, 30]
 
 
 def test_generated_sql_quotes_odd_names():
@@ -157,7 +168,7 @@ def test_generated_sql_quotes_odd_names():
         ({"pattern": "A", "partition_by": 3}, TypeError, "partition_by"),
         ({"pattern": "A", "rows_per_match": "some"}, ValueError, "rows_per_match='some'"),
         ({"pattern": "A", "after_match_skip": "somewhere else"}, ValueError, "after_match_skip"),
-        ({"pattern": "A", "strategy": "skip till any match"}, ValueError, "strategy="),
+        ({"pattern": "A", "strategy": "skip till every match"}, ValueError, "strategy="),
         ({"pattern": "A", "within": 0}, ValueError, "must be positive"),
         ({"pattern": "A", "within": True}, TypeError, "within must be"),
         ({"pattern": "A", "subset": {"U": []}}, ValueError, "SUBSET 'U' needs"),

@@ -102,6 +102,8 @@ def test_three_patterns_run_in_one_pass_with_the_rows_of_each_alone(spark, group
     assert plan.count("CepTreeMatch") == 1, plan
     assert plan.count("Exchange") == 1, plan
     assert "pattern 1: " in plan and "pattern 3: " in plan, plan
+    # A, C (and whatever the trees have alike) once for the three trees.
+    assert "3 trees sharing nodes: " in plan, plan
 
 
 def test_each_pattern_keeps_its_own_window_on_a_shared_sub_tree(spark, grouped_events):

@@ -194,6 +194,7 @@ OPTIONS: Mapping[str, Option] = _table(
     Option("cep_execution", _P + "cepExecution", _choice("auto", "tree", "joins"), "How SKIP TILL ANY MATCH plans run: 'tree' (one pass per partition key, every tree node buffering its partial matches), 'joins' (one band-join operator per tree node) or 'auto' (default: tree, which evaluates every pattern the joins do, unless the statistics say it would buffer over half of max_buffered_partial_matches per key)."),  # noqa: E501
     Option("max_buffered_partial_matches", _P + "maxBufferedPartialMatches", _long(1), "The most partial matches the one-pass tree buffers at once for one partition key under SKIP TILL ANY MATCH (default 2000000)."),  # noqa: E501
     Option("count_without_matches", _P + "countWithoutMatches", _boolean(), "Compute count(*), and count, sum, avg, min and max of first-row measures, of a SKIP TILL ANY MATCH query from running counts per first row, without building the matches, when the pattern allows it (default True)."),  # noqa: E501
+    Option("plan_patterns_together", _P + "planPatternsTogether", _boolean(), "Plan the SKIP TILL ANY MATCH queries of a UNION ALL over one input together: one scan, shuffle and pass, shared variables and sub-patterns evaluated once (default True)."),  # noqa: E501
 )
 # fmt: on
 

@@ -49,7 +49,23 @@ case class TreeMatchExec(
 
   override def simpleString(maxFields: Int): String =
     s"CepTreeMatch ${alternatives.map(_.description).mkString(" ∪ ")} within $window, " +
-      "one pass over each partition key"
+      "one pass over each partition key" + sharing
+
+  /** How many tree nodes the shared graphs evaluate, of how many their trees have. */
+  private def sharing: String = {
+    val shared = SharedTreeGraph.units(alternatives).filter(_.size > 1)
+    if (shared.isEmpty) ""
+    else {
+      val trees = shared.flatten.map(i => nodesOf(alternatives(i).root)).sum
+      val nodes = shared.map(u => new SharedTreeGraph(u.map(alternatives), u.map(_ => window)).size).sum
+      s", ${shared.flatten.size} trees sharing nodes: $nodes nodes evaluated for their $trees"
+    }
+  }
+
+  private def nodesOf(n: TreeNodeSpec): Int = n match {
+    case j: TreeJoinNode => 1 + nodesOf(j.left) + nodesOf(j.right)
+    case _ => 1
+  }
 
   /** The same operator writing `list` (over its output) instead of its output. */
   def projectedBy(list: Seq[NamedExpression]): TreeMatchExec = {

@@ -1,0 +1,129 @@
+"""Twenty SKIP TILL ANY MATCH patterns over one input: planned together against each planned
+alone.
+
+Generated events (KEYS partition keys, one event per key and second, kinds a-h drawn from a
+hash at different rates, a value v) and twenty sequences of three or four kinds that overlap
+heavily (most start with `A B`, many continue alike; `B.v > A.v` wherever both are bound),
+WITHIN 30, 60 or 90 s. The sides, run in interleaved rounds in one process on the same data
+into the noop sink (medians), with their per-pattern match counts checked equal:
+
+  - together: the UNION ALL of the twenty, planned together (one scan and shuffle, one
+    pass, leaves and sub-trees the trees have alike evaluated once);
+  - alone, one query: the same UNION ALL with planPatternsTogether = false (each pattern its
+    own scan, shuffle, sort and pass);
+  - alone, pattern order: as above under joinOrder = trivial, the multi-pattern paper's
+    baseline (neither reordering nor sharing);
+  - twenty queries: each pattern as its own query, one after the other (the sum).
+
+It also prints the partial matches each side creates (the cost the optimizer models).
+
+    .venv/bin/python bench/pattern_groups.py                  # 200,000 events
+    .venv/bin/python bench/pattern_groups.py --events 50000   # a quick profile
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from common import cached_parquet, session, timed_rounds
+
+KEYS = 8
+TOGETHER = "spark.sql.matchRecognize.planPatternsTogether"
+ORDER = "spark.sql.matchRecognize.joinOrder"
+
+# Sequences of kinds (each variable is named after its kind), with their windows in seconds.
+PATTERNS = [
+    ("A B C", 60), ("A B D", 60), ("A B E", 90), ("A B C D", 60), ("A B C E", 90),
+    ("A B F", 30), ("B C D", 60), ("B C E", 60), ("A C D", 90), ("A B G", 60),
+    ("A B C F", 60), ("A B D E", 90), ("C D E", 30), ("A D E", 60), ("B C F", 90),
+    ("A B E F", 60), ("A C E", 30), ("B D E", 60), ("A B C G", 90), ("A B H", 60),
+]  # fmt: skip
+
+
+def events_sql(n: int) -> str:
+    # kinds from a hash: a 4 %, b 8 %, c 8 %, d 6 %, e 10 %, f 12 %, g 3 %, h 5 %, x the rest.
+    return f"""
+        SELECT k, timestamp_seconds(1700000000 + t) AS ts, kind, v FROM (
+          SELECT id % {KEYS} AS k, id DIV {KEYS} AS t, pmod(hash(id, 11), 100) AS v,
+                 CASE WHEN h < 400 THEN 'a' WHEN h < 1200 THEN 'b' WHEN h < 2000 THEN 'c'
+                      WHEN h < 2600 THEN 'd' WHEN h < 3600 THEN 'e' WHEN h < 4800 THEN 'f'
+                      WHEN h < 5100 THEN 'g' WHEN h < 5600 THEN 'h' ELSE 'x' END AS kind
+          FROM (SELECT id, pmod(hash(id, 7), 10000) AS h FROM range({n})))"""
+
+
+def pattern_query(events: str, i: int, pattern: str, window: int) -> str:
+    variables = pattern.split()
+    define = [
+        f"{x} AS kind = '{x.lower()}'" + (" AND B.v > A.v" if x == "B" and "A" in variables else "")
+        for x in variables
+    ]
+    return f"""
+        SELECT {i} AS pattern, * FROM {events} MATCH_RECOGNIZE (
+          PARTITION BY k ORDER BY ts
+          MEASURES {variables[0]}.ts AS first_ts, {variables[-1]}.ts AS last_ts
+          ONE ROW PER MATCH
+          SKIP TILL ANY MATCH
+          PATTERN ({pattern})
+          WITHIN INTERVAL '{window}' SECOND
+          DEFINE {", ".join(define)}
+        )"""
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--events", type=int, default=200_000)
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args()
+    spark = session("pattern_groups")
+    events = cached_parquet(spark, f"pattern_groups_{args.events}", events_sql(args.events))
+    singles = [pattern_query(events, i + 1, pat, w) for i, (pat, w) in enumerate(PATTERNS)]
+    union = "\nUNION ALL\n".join(singles)
+    confs = {
+        "together": {TOGETHER: "true"},
+        "alone, one query": {TOGETHER: "false"},
+        "alone, pattern order": {TOGETHER: "false", ORDER: "trivial"},
+    }
+
+    def use(name: str) -> None:
+        spark.conf.unset(ORDER)
+        for k, v in confs[name].items():
+            spark.conf.set(k, v)
+
+    from spark_match_recognize import operator_metrics
+
+    counts, partial = {}, {}
+    for name in confs:
+        use(name)
+        df = spark.sql(f"SELECT pattern, count(*) AS n FROM ({union}) GROUP BY pattern")
+        counts[name] = sorted(tuple(r) for r in df.collect())
+        partial[name] = sum(
+            op.metrics.get("partialMatches", 0)
+            for op in operator_metrics(df)
+            if op.operator.endswith("TreeMatchExec")
+        )
+    assert len({tuple(c) for c in counts.values()}) == 1, counts
+    total = sum(n for _, n in counts["together"])
+    print(f"{args.events:,} events, {KEYS} keys, {len(PATTERNS)} patterns, {total:,} matches")
+
+    times = timed_rounds(spark, {name: union for name in confs}, runs=args.runs, before=use)
+    use("together")
+    separate = []
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        for sql in singles:
+            spark.sql(sql).write.format("noop").mode("overwrite").save()
+        separate.append(time.perf_counter() - t0)
+    separate.sort()
+    times["twenty queries"] = (separate[len(separate) // 2], separate)
+    base = times["together"][0]
+    for name, (t, _) in times.items():
+        pm = f"{partial[name]:14,d} partial matches" if name in partial else ""
+        print(f"    {name:22s} {t:7.2f} s  {t / base:6.2f}x together  {pm}")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

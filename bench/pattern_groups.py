@@ -8,7 +8,10 @@ WITHIN 30, 60 or 90 s. The sides, run in interleaved rounds in one process on th
 into the noop sink (medians), with their per-pattern match counts checked equal:
 
   - together: the UNION ALL of the twenty, planned together (one scan and shuffle, one
-    pass, leaves and sub-trees the trees have alike evaluated once);
+    pass, leaves and sub-trees the trees have alike evaluated once; each pattern's tree
+    chosen counting the nodes of the patterns before it as free);
+  - together, own trees: the same with each pattern's tree chosen as alone (the nodes
+    shared where those trees happen to coincide);
   - alone, one query: the same UNION ALL with planPatternsTogether = false (each pattern its
     own scan, shuffle, sort and pass);
   - alone, pattern order: as above under joinOrder = trivial, the multi-pattern paper's
@@ -31,14 +34,18 @@ from common import cached_parquet, session, timed_rounds
 KEYS = 8
 TOGETHER = "spark.sql.matchRecognize.planPatternsTogether"
 ORDER = "spark.sql.matchRecognize.joinOrder"
+GROUP_CHOICE = "spark.sql.matchRecognize.internal.groupTreeChoice"
 
 # Sequences of kinds (each variable is named after its kind), with their windows in seconds.
-PATTERNS = [
+OVERLAPPING = [
     ("A B C", 60), ("A B D", 60), ("A B E", 90), ("A B C D", 60), ("A B C E", 90),
     ("A B F", 30), ("B C D", 60), ("B C E", 60), ("A C D", 90), ("A B G", 60),
     ("A B C F", 60), ("A B D E", 90), ("C D E", 30), ("A D E", 60), ("B C F", 90),
     ("A B E F", 60), ("A C E", 30), ("B D E", 60), ("A B C G", 90), ("A B H", 60),
 ]  # fmt: skip
+
+# A common prefix and a rare end: `A B R` with R one of twenty kinds of 0.5 % each.
+RARE_ENDS = [("A B R", 120, {"R": f"r{i:02d}"}) for i in range(20)]
 
 
 def events_sql(n: int) -> str:
@@ -52,10 +59,23 @@ def events_sql(n: int) -> str:
           FROM (SELECT id, pmod(hash(id, 7), 10000) AS h FROM range({n})))"""
 
 
-def pattern_query(events: str, i: int, pattern: str, window: int) -> str:
+def rare_end_events_sql(n: int) -> str:
+    # a 10 %, b 10 %, r00 to r19 0.5 % each, x the rest.
+    return f"""
+        SELECT k, timestamp_seconds(1700000000 + t) AS ts, kind, v FROM (
+          SELECT id % {KEYS} AS k, id DIV {KEYS} AS t, pmod(hash(id, 11), 100) AS v,
+                 CASE WHEN h < 1000 THEN 'a' WHEN h < 2000 THEN 'b'
+                      WHEN h < 3000
+                        THEN concat('r', lpad(CAST((h - 2000) DIV 50 AS STRING), 2, '0'))
+                      ELSE 'x' END AS kind
+          FROM (SELECT id, pmod(hash(id, 7), 10000) AS h FROM range({n})))"""
+
+
+def pattern_query(events: str, i: int, pattern: str, window: int, kinds: dict | None = None) -> str:
     variables = pattern.split()
     define = [
-        f"{x} AS kind = '{x.lower()}'" + (" AND B.v > A.v" if x == "B" and "A" in variables else "")
+        f"{x} AS kind = '{(kinds or {}).get(x, x.lower())}'"
+        + (" AND B.v > A.v" if x == "B" and "A" in variables else "")
         for x in variables
     ]
     return f"""
@@ -70,29 +90,24 @@ def pattern_query(events: str, i: int, pattern: str, window: int) -> str:
         )"""
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--events", type=int, default=200_000)
-    p.add_argument("--runs", type=int, default=3)
-    args = p.parse_args()
-    spark = session("pattern_groups")
-    events = cached_parquet(spark, f"pattern_groups_{args.events}", events_sql(args.events))
-    singles = [pattern_query(events, i + 1, pat, w) for i, (pat, w) in enumerate(PATTERNS)]
+def compare(spark, title: str, events: str, patterns: list, runs: int) -> None:
+    """Every side over `patterns`, checked to return the same matches, timed in rounds."""
+    from spark_match_recognize import operator_metrics
+
+    singles = [pattern_query(events, i + 1, *p) for i, p in enumerate(patterns)]
     union = "\nUNION ALL\n".join(singles)
     confs = {
         "together": {TOGETHER: "true"},
+        "together, own trees": {TOGETHER: "true", GROUP_CHOICE: "false"},
         "alone, one query": {TOGETHER: "false"},
         "alone, pattern order": {TOGETHER: "false", ORDER: "trivial"},
     }
 
     def use(name: str) -> None:
         spark.conf.unset(ORDER)
+        spark.conf.unset(GROUP_CHOICE)
         for k, v in confs[name].items():
             spark.conf.set(k, v)
-
-    from spark_match_recognize import operator_metrics
 
     counts, partial = {}, {}
     for name in confs:
@@ -106,12 +121,12 @@ def main() -> None:
         )
     assert len({tuple(c) for c in counts.values()}) == 1, counts
     total = sum(n for _, n in counts["together"])
-    print(f"{args.events:,} events, {KEYS} keys, {len(PATTERNS)} patterns, {total:,} matches")
+    print(f"\n{title}: {len(patterns)} patterns, {total:,} matches")
 
-    times = timed_rounds(spark, {name: union for name in confs}, runs=args.runs, before=use)
+    times = timed_rounds(spark, {name: union for name in confs}, runs=runs, warmups=2, before=use)
     use("together")
     separate = []
-    for _ in range(args.runs):
+    for _ in range(runs):
         t0 = time.perf_counter()
         for sql in singles:
             spark.sql(sql).write.format("noop").mode("overwrite").save()
@@ -122,6 +137,23 @@ def main() -> None:
     for name, (t, _) in times.items():
         pm = f"{partial[name]:14,d} partial matches" if name in partial else ""
         print(f"    {name:22s} {t:7.2f} s  {t / base:6.2f}x together  {pm}")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--events", type=int, default=200_000)
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args()
+    spark = session("pattern_groups")
+    print(f"{args.events:,} events, {KEYS} keys")
+    overlapping = cached_parquet(spark, f"pattern_groups_{args.events}", events_sql(args.events))
+    compare(spark, "overlapping sequences", overlapping, OVERLAPPING, args.runs)
+    rare = cached_parquet(
+        spark, f"pattern_groups_rare_{args.events}", rare_end_events_sql(args.events)
+    )
+    compare(spark, "a common prefix, rare ends", rare, RARE_ENDS, args.runs)
     spark.stop()
 
 

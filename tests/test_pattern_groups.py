@@ -125,6 +125,24 @@ def test_each_pattern_keeps_its_own_window_on_a_shared_sub_tree(spark, grouped_e
     assert compare_rows(ordered, rows, False) is None
 
 
+def test_a_later_pattern_chooses_the_tree_that_shares_an_earlier_ones_node(spark, grouped_events):
+    # A B's only node is (A ⋈ B): for A B C that node is then free, and its tree builds on it.
+    sql = " UNION ALL ".join([
+        _pattern("ab", "A B", "A AS e = 'a', B AS e = 'b' AND B.v > A.v",
+                 measures="FIRST(A.t) AS first_t, LAST(B.t) AS last_t"),
+        _pattern("abc", "A B C", "A AS e = 'a', B AS e = 'b' AND B.v > A.v, C AS e = 'c'"),
+    ])
+    _same_rows_both_ways(spark, sql)
+    plan = _plan(spark, sql)
+    assert "shares (A ⋈ B) with the patterns planned before it" in plan, plan
+    assert "pattern 2: ((A ⋈ B) ⋈ C)" in plan, plan
+    assert "2 trees sharing nodes: 5 nodes evaluated for their 8" in plan, plan
+    # Another condition between A and B is another node: nothing to share there.
+    other = sql.replace("B AS e = 'b' AND B.v > A.v, C", "B AS e = 'b' AND B.v < A.v, C")
+    _same_rows_both_ways(spark, other)
+    assert "shares" not in _plan(spark, other)
+
+
 def test_the_same_pattern_twice_gives_its_rows_twice(spark, grouped_events):
     sql = " UNION ALL ".join([_pattern("x", "A B C", ABC), _pattern("y", "A B C", ABC)])
     rows = _same_rows_both_ways(spark, sql)

@@ -257,6 +257,16 @@ object MatchRecognizeConf {
    * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
    * alternatives; or `random:<seed>` for a seeded random tree per alternative.
    */
+  val GROUP_TREE_CHOICE: ConfigEntry[Boolean] =
+    buildConf("spark.sql.matchRecognize.internal.groupTreeChoice")
+      .internal()
+      .doc("In a group of patterns planned together, each pattern's join tree counts the " +
+        "sub-trees it can share with the patterns planned before it as free (false: each " +
+        "pattern's tree is chosen as alone; benchmarks only).")
+      .version("0.1.0")
+      .booleanConf
+      .createWithDefault(true)
+
   val FORCED_JOIN_TREE: ConfigEntry[String] =
     buildConf("spark.sql.matchRecognize.internal.joinTree")
       .internal()

@@ -59,8 +59,9 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
               "reason" -> Json.str("the statistics sample has no rows"),
               "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t.sql)))))))
       case Some(e) =>
-        val joinStats = builder.alternatives.zip(e.perAlternative).map { case (s, st) =>
-          st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight,
+        val computed = builder.computedTrees
+        val joinStats = builder.alternatives.zip(e.perAlternative).zipWithIndex.map { case ((s, st), i) =>
+          st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight, computed = computed(i),
             bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
             kleeneBounds = if (paperCost) Map.empty
             else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,

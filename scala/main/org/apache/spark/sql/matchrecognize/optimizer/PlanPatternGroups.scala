@@ -71,7 +71,7 @@ case class PlanPatternGroups(session: SparkSession) extends Rule[LogicalPlan] {
     val replaced = mutable.HashMap.empty[Int, Seq[LogicalPlan]]
     together.foreach { case (first, indexes) =>
       val plans = CepPatternGroup.plan(indexes.toSeq.map(i => onto(members(i).get, first.node.child)),
-        settings)
+        settings, conf.getConf(MatchRecognizeConf.GROUP_TREE_CHOICE))
       if (plans.size == 1) {
         replaced(indexes.head) = plans
         indexes.tail.foreach(replaced(_) = Nil)

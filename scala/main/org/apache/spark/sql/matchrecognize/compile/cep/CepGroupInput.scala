@@ -13,9 +13,11 @@ import org.apache.spark.sql.catalyst.plans.logical._
  * longest window of the group; each pattern keeps a match only in the slice of its
  * first row, as alone.
  *
- * Every member registers before the first plan asks for the input.
+ * Every member registers before the first plan asks for the input. The members are then
+ * planned in turn, and each one's join-tree choice counts the sub-trees the members before
+ * it chose and it can share as free ([[computedFor]]).
  */
-private[cep] final class CepGroupInput(taskChooser: CepTaskChooser) {
+private[cep] final class CepGroupInput(taskChooser: CepTaskChooser, shareTrees: Boolean) {
   private val members = mutable.ArrayBuffer.empty[CepVariables]
 
   def register(pattern: CepVariables): Unit = members += pattern
@@ -61,6 +63,42 @@ private[cep] final class CepGroupInput(taskChooser: CepTaskChooser) {
     val i = members.indexWhere(_ eq pattern)
     (rows.plan, conditionOf(i).map { case (v, c) => v -> rows.flags(c) }, rows.slice)
   }
+
+  /** The number of the own conditions of `pattern`'s variable `v` among the group's. */
+  def leafOf(pattern: CepVariables, v: String): Int = conditionOf(members.indexWhere(_ eq pattern))(v)
+
+  // The trees each member chose, as the members are planned one after the other.
+  private val chosen = mutable.ArrayBuffer.empty[(CepVariables, Seq[JoinTree])]
+
+  def chose(pattern: CepVariables, trees: Seq[JoinTree]): Unit = chosen += ((pattern, trees))
+
+  private lazy val subtrees = new SharedSubtrees(leafOf)
+  private lazy val subPatterns: Map[CepVariables, Seq[(Seq[String], Any)]] =
+    members.map(p => p -> subtrees.subPatterns(p)).toMap
+
+  /** How many members have each sub-pattern. */
+  private lazy val sharers: Map[Any, Int] =
+    subPatterns.values.flatMap(_.map(_._2).distinct).groupBy(identity).map { case (k, ks) => k -> ks.size }
+
+  /**
+   * Per alternative of `pattern`, the sub-trees it may share with the other members (in its
+   * variable names), each with the number of members that pay for it: the sub-trees the
+   * members planned before it chose (computed anyway: infinitely many), and, over each
+   * sub-pattern other members have too, the tree in pattern order (its cost split among
+   * them). See `PatternStatistics.computed`.
+   */
+  def computedFor(pattern: CepVariables): Seq[Seq[(JoinTree, Double)]] =
+    if (pattern.alternatives.size != 1 || !shareTrees) pattern.alternatives.map(_ => Nil)
+    else {
+      val own = subPatterns(pattern)
+      val built = chosen.toSeq.flatMap { case (p, trees) =>
+        if (trees.size != 1) Nil else subtrees.shared(p, trees.head, own)
+      }.distinct.map(_ -> Double.PositiveInfinity)
+      val common = own.filter { case (_, k) => sharers(k) > 1 }.map { case (vars, k) =>
+        JoinTree.leftDeep(vars) -> sharers(k).toDouble
+      }
+      Seq(built ++ common.filterNot(c => built.exists(_._1.variables == c._1.variables)))
+    }
 
   /** How many leaf conditions the group's patterns have, and how many distinct ones. */
   def sharing: (Int, Int) = (conditionOf.map(_.size).sum, conditions.size)

@@ -51,10 +51,12 @@ object CepPatternGroup {
   /**
    * The rows of `members` (two or more, over one input, each passing [[refusal]] and of
    * [[sameLayout]]): one plan in the first member's columns when one pass evaluates them
-   * all, else each member's plan, all reading the group's input.
+   * all, else each member's plan, all reading the group's input. The members are planned
+   * in turn; with `shareTrees`, each one's tree choice counts the sub-trees it can share
+   * with the members before it as free (see [[CepGroupInput.computedFor]]).
    */
-  def plan(members: Seq[GroupMember], settings: CepSettings): Seq[LogicalPlan] = {
-    val group = new CepGroupInput(settings.taskChooser)
+  def plan(members: Seq[GroupMember], settings: CepSettings, shareTrees: Boolean): Seq[LogicalPlan] = {
+    val group = new CepGroupInput(settings.taskChooser, shareTrees)
     val builders = members.map(m => new CepPlanBuilder(m.node, settings, Some(group)))
     val built = builders.map(_.build())
     val (all, shared) = group.sharing

@@ -59,6 +59,14 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
   lazy val requestedExecution: TreeExecutionChoice =
     TreeExecution.choose(settings.execution)
 
+  /**
+   * Per alternative, the sub-trees (in its variable names) it may share with the other
+   * patterns planned together with this one, each with the number of patterns that pay for
+   * it (see `PatternStatistics.computed`).
+   */
+  def computedTrees: Seq[Seq[(JoinTree, Double)]] =
+    group.map(_.computedFor(pattern)).getOrElse(alternatives.map(_ => Nil))
+
   /** The sequence joins narrow their bands by the pattern order (see `CepJoinPlan`). */
   def bandNarrowsByOrder: Boolean = pattern.positionsAreWindowPositions
   def samplePlan: SampleLayout = leaves.samplePlan
@@ -84,7 +92,17 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
 
   /** The plan of the matches; `note` is added to what EXPLAIN says of the plan's choice. */
   def build(note: String = ""): LogicalPlan = {
+    val computed = computedTrees
     val picked = settings.chooser.choose(this)
+    group.foreach(_.chose(pattern, picked.trees))
+    val shares = picked.trees.indices.flatMap { i =>
+      val offered = computed.lift(i).getOrElse(Nil).toMap
+      // The largest: a shared node's children are shared too.
+      SharedSubtrees.subtrees(picked.trees(i)).find(offered.contains).map { t =>
+        if (offered(t).isPosInfinity) s" | shares ${t.sql} with the patterns planned before it"
+        else s" | builds ${t.sql} for the ${offered(t).toInt} patterns of the group that have it"
+      }
+    }
     val execution = picked.execution.getOrElse(requestedExecution)
     // One pass evaluates the orders of a conjunction (PERMUTE) as one tree: the first's.
     val groups =
@@ -92,7 +110,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
     val merged = groups.filter(_.size > 1).map(g =>
       s" | alternatives ${g.map(_ + 1).mkString(", ")}: one conjunction, alternative ${g.head + 1}'s tree")
     val chosen = picked.copy(report = picked.report.copy(
-      summary = s"${execution.summary} ${picked.report.summary}${merged.mkString}$note"))
+      summary = s"${execution.summary} ${picked.report.summary}${merged.mkString}${shares.mkString}$note"))
     val built =
       if (!execution.onePass) alternatives.zip(chosen.trees).map { case (s, t) => joins.alternative(s, t) }
       else groups.map {

@@ -1,5 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
+import scala.collection.mutable
+
 import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
@@ -10,7 +12,9 @@ import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternSta
  * allowed, as in the paper). A latency weight adds, at each node on the last variable's
  * path, alpha * PM of the other side, which again depends only on the split. A candidate
  * weight adds omega * C(left, right), which also depends on which part is the join's right
- * side: both are tried; so does a sort weight (the rows sorted because of the join).
+ * side: both are tried; so does a sort weight (the rows sorted because of the join). A
+ * sub-tree shared with other patterns (`stats.computed`) is the plan of its variables when
+ * its share of the cost is below their best tree's.
  */
 object DpBushy extends JoinOrderAlgorithm {
   val name = "dp_bushy"
@@ -40,6 +44,15 @@ object DpBushy extends JoinOrderAlgorithm {
     val sorts = if (stats.sortWeight > 0) Some(new MaskSortCosts(vars, stats, pmOf)) else None
     val latencyBit = stats.latencyVariable.map(v => 1 << vars.indexOf(v)).filter(_ > 0)
     val logAlpha = math.log(stats.latencyWeight)
+    // Sub-trees shared with other patterns: their cost split among the patterns that pay
+    // for it, nothing (nor for their own nodes) when computed anyway.
+    def maskOf(t: JoinTree): Int = t.variables.foldLeft(0)((m, v) => m | (1 << vars.indexOf(v)))
+    val shared: Map[Int, (JoinTree, Double)] = stats.computed.filter(_._1.variables.subsetOf(vars.toSet))
+      .flatMap { case (t, payers) =>
+        if (payers.isPosInfinity) SharedSubtreeNodes(t).map(_ -> Double.NegativeInfinity)
+        else Seq(t -> (CostModel.logCostTree(t, stats) - math.log(payers)))
+      }.groupBy { case (t, _) => maskOf(t) }.map { case (m, ts) => m -> ts.minBy(_._2) }
+    val forced = mutable.HashMap.empty[Int, JoinTree]
     for (mask <- 1 to full) {
       val pm = pmOf(mask)
       if (Integer.bitCount(mask) == 1) best(mask) = pm
@@ -75,10 +88,22 @@ object DpBushy extends JoinOrderAlgorithm {
           sub = (sub - 1) & mask
         }
       }
+      shared.get(mask).foreach { case (t, c) =>
+        if (c < best(mask)) { best(mask) = c; forced(mask) = t }
+      }
     }
     def build(mask: Int): JoinTree =
-      if (Integer.bitCount(mask) == 1) JoinLeaf(vars(Integer.numberOfTrailingZeros(mask)))
+      if (forced.contains(mask)) forced(mask)
+      else if (Integer.bitCount(mask) == 1) JoinLeaf(vars(Integer.numberOfTrailingZeros(mask)))
       else JoinNode(build(split(mask)), build(mask ^ split(mask)))
     build(full)
+  }
+}
+
+/** A tree's join nodes, itself first. */
+private object SharedSubtreeNodes {
+  def apply(t: JoinTree): Seq[JoinTree] = t match {
+    case j: JoinNode => j +: (apply(j.left) ++ apply(j.right))
+    case _ => Nil
   }
 }

@@ -1,5 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.cost
 
+import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+
 /**
  * What the cost functions know about one simple sequence of a SKIP TILL ANY MATCH pattern.
  *
@@ -38,6 +40,11 @@ package org.apache.spark.sql.matchrecognize.optimizer.cost
  * @param openingKleene the Kleene variables with no variable before them in the pattern:
  *                      their bindings may start a match earlier than its rows, so their
  *                      output is not in start order (see [[CostModel.logSortCost]])
+ * @param computed      sub-trees this pattern may share with other patterns planned
+ *                      together with it (in its variable names), each with the number of
+ *                      patterns that pay for it: DP_BUSHY counts a sub-tree's cost divided by
+ *                      that number (nothing for one computed anyway: infinitely many), so a
+ *                      tree that shares it may win over the pattern's best tree alone
  */
 final case class PatternStatistics(
     window: Double,
@@ -53,7 +60,8 @@ final case class PatternStatistics(
     negations: Map[String, NegationStatistics] = Map.empty,
     sortWeight: Double = 0.0,
     spanAware: Boolean = false,
-    openingKleene: Set[String] = Set.empty) {
+    openingKleene: Set[String] = Set.empty,
+    computed: Seq[(JoinTree, Double)] = Nil) {
 
   /** The latency term's variable, when the weight asks for one. */
   def latencyVariable: Option[String] = if (latencyWeight > 0) last else None

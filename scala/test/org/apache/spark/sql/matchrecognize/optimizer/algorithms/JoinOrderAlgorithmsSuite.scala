@@ -37,6 +37,34 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
     assert(close(math.exp(CostModel.logCostTree(tree, abc)), 95))
   }
 
+  test("dp_bushy takes a sub-tree shared with other patterns when its share costs less") {
+    val alone = DpBushy.plan(vars, abc) // (A (B C)) at 95
+    // (A B) computed by another pattern anyway: ((A B) C) costs only A, B, C and the root.
+    val computed = abc.copy(computed = Seq(JoinTree.parse("(A B)") -> Double.PositiveInfinity))
+    assert(DpBushy.plan(vars, computed) == JoinTree.parse("((A B) C)"))
+    // A whole tree computed elsewhere is the plan, in its own shape.
+    val whole = abc.copy(computed = Seq(JoinTree.parse("((C A) B)") -> Double.PositiveInfinity))
+    assert(DpBushy.plan(vars, whole) == JoinTree.parse("((C A) B)"))
+    // (A B) paid by k patterns: ((A B) C) costs (A B)'s cost / k plus the rest, against 95;
+    // paid by this pattern alone it is just the tree at 185.
+    val abCost = math.exp(CostModel.logCostTree(JoinTree.parse("(A B)"), abc))
+    for (k <- Seq(2.0, 10.0)) {
+      val split = abc.copy(computed = Seq(JoinTree.parse("(A B)") -> k))
+      val tree = DpBushy.plan(vars, split)
+      val cost = math.exp(CostModel.logCostTree(alone, abc))
+      assert(close(cost, 95))
+      val sharedCost = abCost / k + math.exp(CostModel.logCostTree(JoinTree.parse("((A B) C)"), abc)) - abCost
+      assert(tree == (if (sharedCost < cost) JoinTree.parse("((A B) C)") else alone), s"$k payers")
+    }
+    // Two payers do not make (A B) worth it here; ten do.
+    assert(DpBushy.plan(vars, abc.copy(computed = Seq(JoinTree.parse("(A B)") -> 2.0))) == alone)
+    assert(DpBushy.plan(vars, abc.copy(computed = Seq(JoinTree.parse("(A B)") -> 10.0))) ==
+      JoinTree.parse("((A B) C)"))
+    assert(DpBushy.plan(vars, abc.copy(computed = Seq(JoinTree.parse("(A B)") -> 1.0))) == alone)
+    // A sub-tree over variables the pattern does not have is no help.
+    assert(DpBushy.plan(vars, abc.copy(computed = Seq(JoinTree.parse("(A D)") -> 2.0))) == alone)
+  }
+
   test("every algorithm is found by its conf name and covers the variables once") {
     for (a <- JoinOrderAlgorithm.all) {
       assert(JoinOrderAlgorithm.named(a.name).contains(a))

@@ -247,8 +247,9 @@ object MatchRecognizeConf {
         "with the same PARTITION BY and ORDER BY (and only projections above them) is planned " +
         "as one: the input is scanned, filtered and shuffled once for all patterns, and when " +
         "each runs in one pass, one operator evaluates every pattern in one pass over each " +
-        "key's rows (see docs/optimizer.md). false: each query is planned on its own. Both " +
-        "return the same rows.")
+        "key's rows, the nodes their trees have alike once (see docs/optimizer.md); over a " +
+        "stream, one stateful operator runs them all. false: each query is planned on its " +
+        "own. Both return the same rows.")
       .version("0.1.0")
       .booleanConf
       .createWithDefault(true)

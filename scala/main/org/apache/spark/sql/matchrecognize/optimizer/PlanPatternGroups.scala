@@ -3,8 +3,8 @@ package org.apache.spark.sql.matchrecognize.optimizer
 import scala.collection.mutable
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, NamedExpression}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, Union}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, SubqueryAlias, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.compile.cep.{CepPatternGroup, GroupMember}
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
@@ -18,18 +18,38 @@ import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, SelectionStrat
  * Runs before [[PlanAnyMatchPatterns]], which plans every other pattern alone.
  */
 case class PlanPatternGroups(session: SparkSession) extends Rule[LogicalPlan] {
+  import PlanPatternGroups._
 
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!conf.getConf(MatchRecognizeConf.PLAN_PATTERNS_TOGETHER)) plan
     else plan.transformUp { case u: Union if !u.isStreaming => planTogether(u) }
 
-  /** A union child that is projections over an ANY MATCH pattern that can share an input. */
-  private def memberOf(child: LogicalPlan): Option[GroupMember] = {
+  private def planTogether(u: Union): LogicalPlan = {
+    val found = groups(u,
+      m =>
+        m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) &&
+          CepPatternGroup.refusal(m).isEmpty)
+    if (found.isEmpty) u
+    else {
+      val settings = PlanAnyMatchPatterns.settings(conf, Some(session))
+      val shareTrees = conf.getConf(MatchRecognizeConf.GROUP_TREE_CHOICE)
+      replaced(u,
+        found.map { case (indexes, members) =>
+          indexes -> CepPatternGroup.plan(members, settings, shareTrees)
+        })
+    }
+  }
+}
+
+object PlanPatternGroups {
+
+  /** A union child that is projections over a pattern `accept` takes. */
+  private def memberOf(child: LogicalPlan, accept: MatchRecognize => Boolean): Option[GroupMember] = {
     def walk(p: LogicalPlan, above: Seq[Seq[NamedExpression]]): Option[GroupMember] = p match {
       case Project(list, c) => walk(c, above :+ list)
-      case m: MatchRecognize
-          if m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) &&
-            CepPatternGroup.refusal(m).isEmpty => Some(GroupMember(m, above))
+      // Subquery aliases only name columns (a stream's plan still has them).
+      case SubqueryAlias(_, c) => walk(c, above)
+      case m: MatchRecognize if accept(m) => Some(GroupMember(m, above))
       case _ => None
     }
     walk(child, Nil)
@@ -41,7 +61,7 @@ case class PlanPatternGroups(session: SparkSession) extends Rule[LogicalPlan] {
     if (own eq input) member
     else {
       val map = AttributeMap(own.output.zip(input.output))
-      def remap[T <: org.apache.spark.sql.catalyst.expressions.Expression](e: T): T = e.transform {
+      def remap[T <: Expression](e: T): T = e.transform {
         case a: Attribute if map.contains(a) => map(a)
       }.asInstanceOf[T]
       val node = member.node.transformExpressions { case a: Attribute if map.contains(a) => map(a) }
@@ -50,34 +70,44 @@ case class PlanPatternGroups(session: SparkSession) extends Rule[LogicalPlan] {
     }
   }
 
-  private def planTogether(u: Union): LogicalPlan = {
-    val members = u.children.map(memberOf)
-    // Groups of union children (by index) over one input, each with its first member.
-    val groups = mutable.ArrayBuffer.empty[(GroupMember, mutable.ArrayBuffer[Int])]
+  /**
+   * The children of `u` that are projections over patterns `accept` takes, in groups of two
+   * or more over one input (plans that give the same rows) with the same PARTITION BY and
+   * ORDER BY: each group's union child indexes, and its members, all reading its first
+   * member's input.
+   */
+  def groups(u: Union, accept: MatchRecognize => Boolean): Seq[(Seq[Int], Seq[GroupMember])] = {
+    val members = u.children.map(memberOf(_, accept))
+    val found = mutable.ArrayBuffer.empty[(GroupMember, mutable.ArrayBuffer[Int])]
     members.zipWithIndex.foreach {
       case (Some(m), i) =>
-        groups.find { case (first, _) =>
+        found.find { case (first, _) =>
           first.node.child.sameResult(m.node.child) &&
           CepPatternGroup.sameLayout(first.node, onto(m, first.node.child).node)
         } match {
           case Some((_, indexes)) => indexes += i
-          case None => groups += ((m, mutable.ArrayBuffer(i)))
+          case None => found += ((m, mutable.ArrayBuffer(i)))
         }
       case _ =>
     }
-    val together = groups.filter(_._2.size > 1)
-    if (together.isEmpty) return u
-    val settings = PlanAnyMatchPatterns.settings(conf, Some(session))
-    val replaced = mutable.HashMap.empty[Int, Seq[LogicalPlan]]
-    together.foreach { case (first, indexes) =>
-      val plans = CepPatternGroup.plan(indexes.toSeq.map(i => onto(members(i).get, first.node.child)),
-        settings, conf.getConf(MatchRecognizeConf.GROUP_TREE_CHOICE))
-      if (plans.size == 1) {
-        replaced(indexes.head) = plans
-        indexes.tail.foreach(replaced(_) = Nil)
-      } else indexes.zip(plans).foreach { case (i, p) => replaced(i) = Seq(p) }
+    found.toSeq.filter(_._2.size > 1).map { case (first, indexes) =>
+      indexes.toSeq -> indexes.toSeq.map(i => onto(members(i).get, first.node.child))
     }
-    val children = u.children.indices.flatMap(i => replaced.getOrElse(i, Seq(u.children(i))))
+  }
+
+  /**
+   * `u` with each group's children replaced by its plans: one plan (in the first child's
+   * place), or one per child.
+   */
+  def replaced(u: Union, plans: Seq[(Seq[Int], Seq[LogicalPlan])]): LogicalPlan = {
+    val byIndex = mutable.HashMap.empty[Int, Seq[LogicalPlan]]
+    plans.foreach { case (indexes, ps) =>
+      if (ps.size == 1) {
+        byIndex(indexes.head) = ps
+        indexes.tail.foreach(byIndex(_) = Nil)
+      } else indexes.zip(ps).foreach { case (i, p) => byIndex(i) = Seq(p) }
+    }
+    val children = u.children.indices.flatMap(i => byIndex.getOrElse(i, Seq(u.children(i))))
     if (children.size == 1) children.head else u.copy(children = children)
   }
 }

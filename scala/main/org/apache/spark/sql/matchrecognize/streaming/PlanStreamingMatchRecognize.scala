@@ -3,13 +3,13 @@ package org.apache.spark.sql.matchrecognize.streaming
 import org.apache.spark.sql.catalyst.encoders.{AgnosticEncoders, ExpressionEncoder}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, If, Literal, NamedExpression, Not}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Count, Max, Sum}
-import org.apache.spark.sql.catalyst.plans.logical.{CollectMetrics, EventTimeWatermark, Filter, FlatMapGroupsWithState, LocalRelation, LogicalGroupState, LogicalPlan, Project, SerializeFromObject}
+import org.apache.spark.sql.catalyst.plans.logical.{CollectMetrics, EventTimeWatermark, Filter, FlatMapGroupsWithState, LocalRelation, LogicalGroupState, LogicalPlan, Project, SerializeFromObject, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
-import org.apache.spark.sql.matchrecognize.compile.cep.CepPlanBuilder
+import org.apache.spark.sql.matchrecognize.compile.cep.{CepPatternGroup, CepPlanBuilder, GroupMember, TreeStreamSpec}
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.{InputOrdering, MatcherSpec}
-import org.apache.spark.sql.matchrecognize.optimizer.PlanAnyMatchPatterns
+import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PlanPatternGroups}
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, SelectionStrategy}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType, TimestampNTZType, TimestampType}
@@ -31,12 +31,67 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan = {
     var observed = 0
-    plan.resolveOperatorsUp {
-      case m: MatchRecognize if m.child.isStreaming && m.resolved =>
-        observed += 1
-        // Observed metrics need a name unique in the query.
-        rewrite(m, if (observed == 1) "match_recognize" else s"match_recognize_$observed")
+    // Observed metrics need a name unique in the query.
+    def metricsName(): String = {
+      observed += 1
+      if (observed == 1) "match_recognize" else s"match_recognize_$observed"
     }
+    val grouped =
+      if (!conf.getConf(MatchRecognizeConf.PLAN_PATTERNS_TOGETHER)) plan
+      else plan.resolveOperatorsDown { case u: Union if u.isStreaming => together(u, metricsName) }
+    grouped.resolveOperatorsUp {
+      case m: MatchRecognize if m.child.isStreaming && m.resolved => rewrite(m, metricsName())
+    }
+  }
+
+  /**
+   * The SKIP TILL ANY MATCH patterns of a union over one stream, with the same PARTITION BY
+   * and ORDER BY (see `PlanPatternGroups`), in one stateful operator: one state per key for
+   * all of them, each row offered to every pattern's trees. A member one stream plan cannot
+   * take ([[CepPatternGroup.streamSpec]]) is left to be planned alone.
+   */
+  private def together(nested: Union, metricsName: () => String): LogicalPlan = {
+    // `a UNION ALL b UNION ALL c` is a union of a union here (the optimizer flattens them).
+    def children(p: LogicalPlan): Seq[LogicalPlan] = p match {
+      case v: Union if !v.byName && !v.allowMissingCol => v.children.flatMap(children)
+      case other => Seq(other)
+    }
+    val u = nested.copy(children = children(nested))
+    val found = PlanPatternGroups.groups(u,
+      m =>
+        m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) && m.child.isStreaming &&
+          m.resolved && CepPatternGroup.refusal(m).isEmpty)
+    if (found.isEmpty) nested
+    else {
+      val settings = PlanAnyMatchPatterns.settings(conf, None)
+      // The members one stream plan can take (one row per match of its measures) go together.
+      val planned = found.flatMap { case (indexes, members) =>
+        val fit = indexes.zip(members).filter { case (_, m) => CepPatternGroup.streamSpec(Seq(m), settings).isDefined }
+        if (fit.size < 2) None
+        else CepPatternGroup.streamSpec(fit.map(_._2), settings).map { case (spec, targets) =>
+          fit.map(_._1) -> Seq(groupStream(fit.map(_._2), spec, targets, metricsName()))
+        }
+      }
+      if (planned.isEmpty) nested else PlanPatternGroups.replaced(u, planned)
+    }
+  }
+
+  private def groupStream(members: Seq[GroupMember], spec: TreeStreamSpec, targets: Seq[Attribute],
+      metricsName: String): LogicalPlan = {
+    val m = members.head.node
+    val eventTime = eventTimeOf(m)
+    members.tail.foreach(member => eventTimeOf(member.node))
+    val input = m.child.output
+    val function = new StreamTreeFunction(spec, input, eventTime, m.partitionBy,
+      describe(m) + spec.alternatives.map(_.description)
+        .mkString(s", ${members.size} patterns planned together: one-pass trees ", " ∪ ", ""))
+    val columns = targets.map(_.withNullability(true))
+    val statistics = StreamTreeFunction.statistics()
+    val written = stateful(m, input, function, columns ++ statistics, metricsName)
+    Project(columns,
+      Filter(Not(statistics.head),
+        observeTrees(metricsName, statistics,
+          written)))
   }
 
   /** The event-time column, or an error saying what the query must add. */
@@ -96,7 +151,7 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       describe(m))
     val statistics = StreamMatchFunction.statistics()
     val Seq(isStatistics, matches, partial) = statistics
-    val written = stateful(m, input, function, m.output ++ statistics)
+    val written = stateful(m, input, function, m.output ++ statistics, metricsName)
     Project(m.output,
       Filter(Not(isStatistics),
         observe(metricsName,
@@ -121,7 +176,7 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     // A column is NULL in the matches of alternatives that do not bind its variable.
     val columns = plan.matchColumns.map(_.withNullability(true))
     val statistics = StreamTreeFunction.statistics()
-    val written = stateful(m, input, function, columns ++ statistics)
+    val written = stateful(m, input, function, columns ++ statistics, metricsName)
     plan.output(Project(columns,
         Filter(Not(statistics.head),
           observeTrees(metricsName, statistics,
@@ -157,15 +212,22 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
    * PARTITION BY key's rows (a constant key without PARTITION BY), whose result rows are
    * the struct of `columns`; the plan's output is `columns` themselves (same ids, metadata
    * such as the event time's watermark included).
+   *
+   * The rows also carry `operator` (the operator's metrics name, unique in the query),
+   * which the function does not read: two operators over the same input would otherwise
+   * shuffle it by the same plan, and Spark would reuse one shuffle for both, which loses
+   * the second operator's rows when the columns above them are pruned.
    */
   private def stateful(m: MatchRecognize, input: Seq[Attribute],
       function: (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any],
-      columns: Seq[Attribute]): LogicalPlan = {
+      columns: Seq[Attribute], operator: String): LogicalPlan = {
+    val tag = Alias(Literal(operator), "#operator")()
+    val data = input :+ tag.toAttribute
     val (keys, below) =
-      if (m.partitionBy.nonEmpty) (m.partitionBy, Project(input, m.child))
+      if (m.partitionBy.nonEmpty) (m.partitionBy, Project(input :+ tag, m.child))
       else {
         val constant = Alias(Literal(0, IntegerType), "match_recognize_all_rows")()
-        (Seq(constant.toAttribute), Project(input :+ constant, m.child))
+        (Seq(constant.toAttribute), Project(input :+ tag :+ constant, m.child))
       }
     val outputType = StructType(columns.map(a => StructField(a.name, a.dataType, a.nullable)))
     val outputObject = AttributeReference("match_recognize_row", outputType, nullable = false)()
@@ -174,9 +236,9 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val stateful = FlatMapGroupsWithState(
       function,
       keyStruct,
-      struct(input),
+      struct(data),
       keys,
-      input,
+      data,
       outputObject,
       stateEncoder.asInstanceOf[ExpressionEncoder[Any]],
       OutputMode.Append(),
@@ -184,9 +246,9 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       GroupStateTimeout.EventTimeTimeout(),
       hasInitialState = false,
       keys,
-      input,
+      data,
       keyStruct,
-      LocalRelation((keys ++ input).map(_.newInstance())), // no initial state
+      LocalRelation((keys ++ data).map(_.newInstance())), // no initial state
       below)
     SerializeFromObject(columns.zipWithIndex.map { case (a, i) =>
         Alias(GetStructField(outputObject, i, Some(a.name)), a.name)(

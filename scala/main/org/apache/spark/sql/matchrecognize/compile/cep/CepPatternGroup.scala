@@ -68,6 +68,49 @@ object CepPatternGroup {
     }
   }
 
+  /**
+   * The members (two or more, each passing [[refusal]], of [[sameLayout]], over one
+   * streaming input) as one stream: every pattern's one-pass trees in one stateful
+   * function, each with its own window, each match written in the union's columns (the
+   * first member's, returned with the spec); None when a member is not one row per match
+   * of its measures (ALL ROWS PER MATCH, MATCH_NUMBER()) or its stream plan fails (it is
+   * then planned alone, which says why).
+   */
+  def streamSpec(members: Seq[GroupMember], settings: CepSettings): Option[(TreeStreamSpec, Seq[Attribute])] = {
+    val plans = Try(members.map(m => new CepPlanBuilder(m.node, settings).streamPlan())).toOption
+    plans.flatMap { plans =>
+      val specs = plans.map(_.spec)
+      val first = specs.head
+      val measures = plans.map { p =>
+        p.output(LocalRelation(p.matchColumns)) match {
+          case Project(list, _: LocalRelation) => Some(list)
+          case _ => None
+        }
+      }
+      val targets = members.head.output
+      val fits = measures.forall(_.isDefined) && specs.forall { s =>
+        s.numbering.isEmpty && s.distinctBy.isEmpty && s.windowColumns.isEmpty && !s.rowsWindow &&
+        s.order.semanticEquals(first.order) && s.lo.semanticEquals(first.lo) &&
+        s.hi.semanticEquals(first.hi) && s.narrowByOrder == first.narrowByOrder
+      } && members.forall(_.output.map(_.dataType) == targets.map(_.dataType))
+      if (!fits) None
+      else {
+        val alternatives = members.zip(specs).zip(measures.flatten).zipWithIndex.flatMap {
+          case (((m, spec), list), p) =>
+            val exprs = (m.projections :+ list).foldLeft(targets.indices.map(i => m.output(i): Expression)) {
+              (es, level) => es.map(substitute(_, definitions(level)))
+            }
+            spec.alternatives.map { a =>
+              val defs = definitions(a.columns)
+              a.copy(columns = exprs.zip(targets).map { case (e, t) => Alias(substitute(e, defs), t.name)(t.exprId) },
+                window = Some(spec.window), description = s"pattern ${p + 1}: ${a.description}")
+            }
+        }
+        Some((first.copy(alternatives = alternatives, window = specs.map(_.window).max), targets))
+      }
+    }
+  }
+
   /** An expression's definition by a projection (its alias stripped), by attribute. */
   private def definitions(list: Seq[NamedExpression]): Map[ExprId, Expression] =
     list.map {

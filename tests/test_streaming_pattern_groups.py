@@ -1,0 +1,181 @@
+"""Several SKIP TILL ANY MATCH patterns over one stream, planned together: a UNION ALL of
+patterns with the same PARTITION BY and ORDER BY over one streaming view runs in one
+stateful operator (one state per key for all patterns), and writes the rows the batch union
+writes over the same rows, whatever the micro-batches; a union member one operator cannot
+take (ALL ROWS PER MATCH here) gets its own operator beside the group. match_patterns()
+over a streaming DataFrame is the same query.
+
+Every stream ends with a flush row far in the future, in a partition of its own, that moves
+the watermark past every other row (see streaming_harness).
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+
+from result_compare import compare_rows
+from streaming_harness import FLUSH_ID, arrival_batches, run_batch, run_stream
+
+EPOCH = datetime.datetime(2024, 1, 1)
+SCHEMA = "id INT, part STRING, x INT, y INT, ts TIMESTAMP"
+COLUMNS = ["id", "part", "x", "y", "ts"]
+
+
+def _rows(n: int, seed: int) -> list[tuple]:
+    rng = random.Random(seed)
+    rows, t = [], 0
+    for i in range(1, n + 1):
+        t += rng.choice([0, 1, 1, 2, 3])
+        ts = EPOCH + datetime.timedelta(seconds=t)
+        rows.append((i, rng.choice(["p", "q"]), rng.randint(0, 9), rng.randint(0, 9), ts))
+    return rows
+
+
+def _stream_and_batch(spark, tmp_path, rows, sql, seed=0, delay=5.0):
+    batches = arrival_batches(rows, lambda r: r[4].timestamp(), delay, random.Random(seed), 10)
+    batches.append([(FLUSH_ID, "zz_flush", None, None, EPOCH + datetime.timedelta(days=30))])
+    stream = run_stream(spark, tmp_path, SCHEMA, COLUMNS, batches, sql, watermark="5 seconds")
+    return stream, run_batch(spark, SCHEMA, rows, sql)
+
+
+def _stateful_operators(stream) -> int:
+    return len(stream.progress[-1].get("stateOperators", []))
+
+
+def _pattern(
+    name,
+    pattern,
+    define,
+    within="20",
+    rows="ONE ROW PER MATCH",
+    measures="A.id AS a_id, LAST(C.id) AS c_id",
+):
+    return f"""SELECT '{name}' AS pattern, * FROM events MATCH_RECOGNIZE (
+        PARTITION BY part ORDER BY ts MEASURES {measures} {rows} SKIP TILL ANY MATCH
+        PATTERN ({pattern}) WITHIN INTERVAL '{within}' SECOND DEFINE {define})"""
+
+
+def test_patterns_of_one_stream_run_in_one_stateful_operator(spark, tmp_path):
+    sql = " UNION ALL ".join(
+        [
+            _pattern("abc", "A B C", "A AS x > 6, B AS x < A.x, C AS x > B.x AND y > 4"),
+            _pattern(
+                "ac",
+                "A C",
+                "A AS x > 6, C AS x > B.x AND y > 4".replace(" > B.x AND", " > 3 AND"),
+                within="10",
+            ),
+            _pattern("abd", "A B C", "A AS x > 6, B AS x < A.x, C AS y < 2", within="30"),
+        ]
+    )
+    rows = _rows(160, 5)
+    stream, expected = _stream_and_batch(spark, tmp_path, rows, sql, seed=5)
+    assert len(expected) > 30
+    assert {r[0] for r in expected} == {"abc", "ac", "abd"}
+    diff = compare_rows(stream.rows, expected, ordered=False)
+    assert diff is None, diff
+    assert stream.dropped_by_watermark() == 0
+    assert _stateful_operators(stream) == 1
+    metrics = [
+        p["observedMetrics"]["match_recognize"]
+        for p in stream.progress
+        if "match_recognize" in p.get("observedMetrics", {})
+    ]
+    assert sum(m["matches"] for m in metrics) == len(expected)
+
+
+def test_negations_closures_and_a_trailing_negation_in_one_stateful_operator(spark, tmp_path):
+    sql = " UNION ALL ".join(
+        [
+            _pattern("neg", "A !N C", "A AS x > 6, N AS x = 0, C AS y > 5"),
+            _pattern(
+                "kleene",
+                "A B+ C",
+                "A AS x > 6, B AS x < A.x, C AS y > 5",
+                measures="A.id AS a_id, count(B.*) AS c_id",
+                within="8",
+            ),
+            _pattern("trailing", "A C !N", "A AS x > 6, C AS y > 5, N AS x = 9", within="12"),
+        ]
+    )
+    rows = _rows(140, 8)
+    stream, expected = _stream_and_batch(spark, tmp_path, rows, sql, seed=8)
+    assert {r[0] for r in expected} == {"neg", "kleene", "trailing"}
+    diff = compare_rows(stream.rows, expected, ordered=False)
+    assert diff is None, diff
+    assert _stateful_operators(stream) == 1
+
+
+def test_a_member_one_operator_cannot_take_gets_its_own(spark, tmp_path):
+    all_rows = _pattern(
+        "all",
+        "A C",
+        "A AS x > 6, C AS y > 5",
+        rows="ALL ROWS PER MATCH",
+        measures="A.id AS a_id, LAST(C.id) AS c_id",
+    )
+    sql = (
+        "SELECT pattern, a_id, c_id FROM ("
+        + all_rows
+        + ") UNION ALL "
+        + " UNION ALL ".join(
+            f"SELECT pattern, a_id, c_id FROM ({p})"
+            for p in [
+                _pattern("ac", "A C", "A AS x > 6, C AS y > 5"),
+                _pattern("abc", "A B C", "A AS x > 6, B AS x < A.x, C AS y > 5"),
+            ]
+        )
+    )
+    rows = _rows(100, 11)
+    stream, expected = _stream_and_batch(spark, tmp_path, rows, sql, seed=11)
+    diff = compare_rows(stream.rows, expected, ordered=False)
+    assert diff is None, diff
+    # The ALL ROWS pattern is wrapped in a projection the group takes too, but its output is
+    # not one row per match: it runs alone, the two others together.
+    assert _stateful_operators(stream) == 2
+
+
+def test_match_patterns_over_a_stream_equals_batch(spark, tmp_path):
+    from spark_match_recognize import match_patterns_sql
+
+    patterns = {
+        "rise": {"pattern": "A B", "define": {"A": "x < 3", "B": "x > A.x + 4"}},
+        "fall": {
+            "pattern": "A B",
+            "define": {"A": "x > 6", "B": "x < A.x - 4"},
+            "within": "INTERVAL '8' SECOND",
+        },
+    }
+    sql = match_patterns_sql(
+        "events",
+        patterns,
+        partition_by="part",
+        order_by="ts",
+        measures={"a_id": "A.id", "b_id": "B.id"},
+        strategy="SKIP TILL ANY MATCH",
+        within="INTERVAL '15' SECOND",
+    )
+    rows = _rows(120, 13)
+    stream, expected = _stream_and_batch(spark, tmp_path, rows, sql, seed=13)
+    assert {r[0] for r in expected} == {"rise", "fall"}
+    diff = compare_rows(stream.rows, expected, ordered=False)
+    assert diff is None, diff
+    assert _stateful_operators(stream) == 1
+
+
+def test_patterns_over_one_stream_in_operators_of_their_own_keep_their_rows(spark, tmp_path):
+    # Two stateful operators over the same input, with only some columns read above them:
+    # each must still write its own matches (Spark must not serve both from one shuffle).
+    ac = _pattern("ac", "A C", "A AS x > 6, C AS y > 5")
+    abc = _pattern("abc", "A B C", "A AS x > 6, B AS x < A.x, C AS y > 5")
+    sql = f"SELECT pattern, a_id FROM ({ac}) UNION ALL SELECT pattern, a_id FROM ({abc})"
+    spark.conf.set("spark.sql.matchRecognize.planPatternsTogether", "false")
+    try:
+        stream, expected = _stream_and_batch(spark, tmp_path, _rows(100, 11), sql, seed=11)
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.planPatternsTogether")
+    assert {r[0] for r in expected} == {"ac", "abc"}
+    diff = compare_rows(stream.rows, expected, ordered=False)
+    assert diff is None, diff
+    assert _stateful_operators(stream) == 2

@@ -18,7 +18,9 @@ into the noop sink (medians), with their per-pattern match counts checked equal:
     baseline (neither reordering nor sharing);
   - twenty queries: each pattern as its own query, one after the other (the sum).
 
-It also prints the partial matches each side creates (the cost the optimizer models).
+Each round runs the sides in a rotated order; the two `together` sides are then also run
+alternately on their own. It also prints the partial matches each side creates (the cost the
+optimizer models).
 
     .venv/bin/python bench/pattern_groups.py                  # 200,000 events
     .venv/bin/python bench/pattern_groups.py --events 50000   # a quick profile
@@ -27,9 +29,10 @@ It also prints the partial matches each side creates (the cost the optimizer mod
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
-from common import cached_parquet, session, timed_rounds
+from common import cached_parquet, session
 
 KEYS = 8
 TOGETHER = "spark.sql.matchRecognize.planPatternsTogether"
@@ -123,7 +126,18 @@ def compare(spark, title: str, events: str, patterns: list, runs: int) -> None:
     total = sum(n for _, n in counts["together"])
     print(f"\n{title}: {len(patterns)} patterns, {total:,} matches")
 
-    times = timed_rounds(spark, {name: union for name in confs}, runs=runs, warmups=2, before=use)
+    # Each round runs the sides in another order: a side run right after one that left much
+    # garbage pays for its collection, and the same side must not always be that one.
+    names = list(confs)
+    runs_of: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(2 + runs):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            use(name)
+            t0 = time.perf_counter()
+            spark.sql(union).write.format("noop").mode("overwrite").save()
+            if r >= 2:  # two warm-up rounds
+                runs_of[name].append(time.perf_counter() - t0)
+    times = {name: (statistics.median(ts), ts) for name, ts in runs_of.items()}
     use("together")
     separate = []
     for _ in range(runs):
@@ -137,6 +151,17 @@ def compare(spark, title: str, events: str, patterns: list, runs: int) -> None:
     for name, (t, _) in times.items():
         pm = f"{partial[name]:14,d} partial matches" if name in partial else ""
         print(f"    {name:22s} {t:7.2f} s  {t / base:6.2f}x together  {pm}")
+    # The two `together` sides differ only in trees, by less than the others' garbage moves
+    # a run: alternated alone, run after run.
+    pair = {"together": [], "together, own trees": []}
+    for r in range(2 * runs):
+        for name in list(pair)[r % 2 :] + list(pair)[: r % 2]:
+            use(name)
+            t0 = time.perf_counter()
+            spark.sql(union).write.format("noop").mode("overwrite").save()
+            pair[name].append(time.perf_counter() - t0)
+    a, b = (statistics.median(ts) for ts in pair.values())
+    print(f"    alternated alone: together {a:.2f} s, own trees {b:.2f} s ({b / a:.2f}x)")
 
 
 def main() -> None:

@@ -17,6 +17,32 @@ final case class GroupMember(node: MatchRecognize, projections: Seq[Seq[NamedExp
   def over(plan: LogicalPlan): LogicalPlan = projections.foldRight(plan)((list, p) => Project(list, p))
 
   def output: Seq[Attribute] = projections.headOption.map(_.map(_.toAttribute)).getOrElse(node.output)
+
+  /**
+   * The member's output columns computed over the columns `measures` (the node's output
+   * computed from a match) read: the projections above the node, composed with them.
+   */
+  def columnsOver(measures: Seq[NamedExpression]): Seq[Expression] = {
+    import Projections._
+    (projections :+ measures).foldLeft(output.map(a => a: Expression)) { (exprs, level) =>
+      exprs.map(substitute(_, definitions(level)))
+    }
+  }
+}
+
+/** Composing projections: each column replaced by what a projection below defines it as. */
+private[cep] object Projections {
+
+  /** An expression's definition by a projection (its alias stripped), by attribute. */
+  def definitions(list: Seq[NamedExpression]): Map[ExprId, Expression] =
+    list.map {
+      case a: Alias => a.exprId -> a.child
+      case other => other.exprId -> (other: Expression)
+    }.toMap
+
+  def substitute(e: Expression, defs: Map[ExprId, Expression]): Expression = e.transform {
+    case a: Attribute if defs.contains(a.exprId) => defs(a.exprId)
+  }
 }
 
 /**
@@ -29,6 +55,7 @@ final case class GroupMember(node: MatchRecognize, projections: Seq[Seq[NamedExp
  * patterns have alike are evaluated once ([[SharedLeaves]], [[SharedTreeGraph]]).
  */
 object CepPatternGroup {
+  import Projections._
 
   /** Why `node` cannot read a group's input (its leaves need columns of its own); None if it can. */
   def refusal(node: MatchRecognize): Option[String] =
@@ -97,9 +124,7 @@ object CepPatternGroup {
       else {
         val alternatives = members.zip(specs).zip(measures.flatten).zipWithIndex.flatMap {
           case (((m, spec), list), p) =>
-            val exprs = (m.projections :+ list).foldLeft(targets.indices.map(i => m.output(i): Expression)) {
-              (es, level) => es.map(substitute(_, definitions(level)))
-            }
+            val exprs = m.columnsOver(list)
             spec.alternatives.map { a =>
               val defs = definitions(a.columns)
               a.copy(columns = exprs.zip(targets).map { case (e, t) => Alias(substitute(e, defs), t.name)(t.exprId) },
@@ -109,17 +134,6 @@ object CepPatternGroup {
         Some((first.copy(alternatives = alternatives, window = specs.map(_.window).max), targets))
       }
     }
-  }
-
-  /** An expression's definition by a projection (its alias stripped), by attribute. */
-  private def definitions(list: Seq[NamedExpression]): Map[ExprId, Expression] =
-    list.map {
-      case a: Alias => a.exprId -> a.child
-      case other => other.exprId -> (other: Expression)
-    }.toMap
-
-  private def substitute(e: Expression, defs: Map[ExprId, Expression]): Expression = e.transform {
-    case a: Attribute if defs.contains(a.exprId) => defs(a.exprId)
   }
 
   /**
@@ -148,11 +162,7 @@ object CepPatternGroup {
     if (!sameInput || !sameTypes) return None
 
     // Each member's columns over its tree's output, through the projections above it.
-    val finals = members.zip(trees).map { case (m, (list, _, _)) =>
-      (m.projections :+ list).foldLeft(targets.indices.map(i => m.output(i): Expression)) {
-        (exprs, level) => exprs.map(substitute(_, definitions(level)))
-      }
-    }
+    val finals = members.zip(trees).map { case (m, (list, _, _)) => m.columnsOver(list) }
     val nullable = targets.indices.map(i => finals.exists(_(i).nullable))
     val partitionBy = members.head.node.partitionBy
     val keyAliases = partitionBy.map(k => Alias(k, k.name)())

@@ -82,10 +82,9 @@ private[cep] final class SharedSubtrees(leaf: (CepVariables, String) => Int) {
 
 private[cep] object SharedSubtrees {
 
-  def subtrees(t: JoinTree): Seq[JoinTree] = t match {
-    case n: JoinNode => n +: (subtrees(n.left) ++ subtrees(n.right))
-    case _ => Nil
-  }
+  /** A tree's join nodes, the largest first. */
+  def subtrees(t: JoinTree): Seq[JoinTree] =
+    t.nodes.collect { case n: JoinNode => n }.sortBy(-_.variables.size)
 
   def renamed(t: JoinTree, to: Map[String, String]): JoinTree = t match {
     case JoinLeaf(v) => JoinLeaf(to(v))

@@ -89,7 +89,7 @@ final class SharedTreeEvaluator(
   }.toArray
 
   /** The metric name of each node. */
-  def nodeNames: Seq[String] = graph.names
+  def nodeNames: Seq[String] = graph.names()
 
   def newState(): TreeState = new TreeState(nodeCount)
 

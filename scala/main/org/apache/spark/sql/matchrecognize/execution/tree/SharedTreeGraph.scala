@@ -55,13 +55,16 @@ final class SharedTreeGraph(alternatives: Seq[TreeAlternative], windows: Seq[Lon
   /** The node of each leaf. */
   def leafNode(k: Int): Int = ids.getOrElse(("leaf", k), -1)
 
-  /** A name per node for the metrics: the tree it computes and the alternatives sharing it. */
-  def names: Seq[String] = nodes.indices.map { i =>
+  /**
+   * A name per node for the metrics: the tree it computes and the alternatives sharing it,
+   * alternative `t` numbered `number(t)`.
+   */
+  def names(number: Int => Int = _ + 1): Seq[String] = nodes.indices.map { i =>
     val what = nodes(i) match {
       case TreeLeafNode(k) => alternatives.head.leaves(k).variable
       case j: TreeJoinNode => j.description
     }
-    s"[${alternativesOf(i).map(_ + 1).mkString(",")}] $what"
+    s"[${alternativesOf(i).map(number).mkString(",")}] $what"
   }
 }
 

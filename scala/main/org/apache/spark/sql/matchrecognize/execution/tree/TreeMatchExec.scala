@@ -56,15 +56,11 @@ case class TreeMatchExec(
     val shared = SharedTreeGraph.units(alternatives).filter(_.size > 1)
     if (shared.isEmpty) ""
     else {
-      val trees = shared.flatten.map(i => nodesOf(alternatives(i).root)).sum
+      // A binary tree of n leaves has 2n - 1 nodes.
+      val trees = shared.flatten.map(i => 2 * alternatives(i).root.leafIndexes.size - 1).sum
       val nodes = shared.map(u => new SharedTreeGraph(u.map(alternatives), u.map(_ => window)).size).sum
       s", ${shared.flatten.size} trees sharing nodes: $nodes nodes evaluated for their $trees"
     }
-  }
-
-  private def nodesOf(n: TreeNodeSpec): Int = n match {
-    case j: TreeJoinNode => 1 + nodesOf(j.left) + nodesOf(j.right)
-    case _ => 1
   }
 
   /** The same operator writing `list` (over its output) instead of its output. */
@@ -103,11 +99,7 @@ case class TreeMatchExec(
       if (alternatives.size == 1) names else names.map(name => s"[${i + 1}] $name")
     case shared =>
       new SharedTreeGraph(shared.map(alternatives), shared.map(alternatives(_).window.getOrElse(window)))
-        .names.map { name =>
-          // The graph numbers the alternatives of the unit: name them as the operator does.
-          val (users, rest) = name.stripPrefix("[").span(_ != ']')
-          users.split(",").map(u => shared(u.toInt - 1) + 1).mkString("[", ",", rest)
-        }
+        .names(t => shared(t) + 1) // the operator's numbering of the unit's alternatives
   }
 
   override lazy val metrics: Map[String, SQLMetric] = Map(

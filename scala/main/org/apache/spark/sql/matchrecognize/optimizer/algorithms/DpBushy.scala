@@ -49,7 +49,7 @@ object DpBushy extends JoinOrderAlgorithm {
     def maskOf(t: JoinTree): Int = t.variables.foldLeft(0)((m, v) => m | (1 << vars.indexOf(v)))
     val shared: Map[Int, (JoinTree, Double)] = stats.computed.filter(_._1.variables.subsetOf(vars.toSet))
       .flatMap { case (t, payers) =>
-        if (payers.isPosInfinity) SharedSubtreeNodes(t).map(_ -> Double.NegativeInfinity)
+        if (payers.isPosInfinity) t.nodes.collect { case j: JoinNode => j -> Double.NegativeInfinity }
         else Seq(t -> (CostModel.logCostTree(t, stats) - math.log(payers)))
       }.groupBy { case (t, _) => maskOf(t) }.map { case (m, ts) => m -> ts.minBy(_._2) }
     val forced = mutable.HashMap.empty[Int, JoinTree]
@@ -97,13 +97,5 @@ object DpBushy extends JoinOrderAlgorithm {
       else if (Integer.bitCount(mask) == 1) JoinLeaf(vars(Integer.numberOfTrailingZeros(mask)))
       else JoinNode(build(split(mask)), build(mask ^ split(mask)))
     build(full)
-  }
-}
-
-/** A tree's join nodes, itself first. */
-private object SharedSubtreeNodes {
-  def apply(t: JoinTree): Seq[JoinTree] = t match {
-    case j: JoinNode => j +: (apply(j.left) ++ apply(j.right))
-    case _ => Nil
   }
 }

@@ -8,10 +8,11 @@ data into the noop sink (median of interleaved rounds), with the counts checked 
     and a hand-written window aggregation (for each b row, the a rows of the window before
     it: a RANGE frame), which exists for two variables only;
   - `A B C` likewise: counted and built, grouped by key, and by key and minute of the
-    match's first row (a count per first row);
+    match's first row (a count per first row), and with the sum, maximum and earliest time
+    of the last row's amount beside the count (aggregated with the counts);
   - `A B+ C` WITHIN 60 s (`--kleene-window`), whose matches number in the billions per
-    key: counted, and built, which stops at the guard on Kleene bindings (the error is
-    printed, not a time).
+    key: counted (with and without the sum and maximum of C's amount), and built, which
+    stops at the guard on Kleene bindings (the error is printed, not a time).
 
     .venv/bin/python bench/count_matches.py                  # 400,000 events
     .venv/bin/python bench/count_matches.py --events 100000  # a quick profile
@@ -30,20 +31,28 @@ COUNT = "spark.sql.matchRecognize.countWithoutMatches"
 def events_sql(n: int) -> str:
     # kind from a hash: a 10 %, b 30 %, c 5 %, x the rest; one event per key and second.
     return f"""
-        SELECT k, timestamp_seconds(1700000000 + t) AS ts, kind FROM (
+        SELECT k, timestamp_seconds(1700000000 + t) AS ts, kind, amount FROM (
           SELECT id % {KEYS} AS k, id DIV {KEYS} AS t,
                  CASE WHEN h < 1000 THEN 'a' WHEN h < 4000 THEN 'b'
-                      WHEN h < 4500 THEN 'c' ELSE 'x' END AS kind
+                      WHEN h < 4500 THEN 'c' ELSE 'x' END AS kind,
+                 pmod(hash(id, 7), 1000) AS amount
           FROM (SELECT id, pmod(hash(id, 5), 10000) AS h FROM range({n})))"""
 
 
-def count_query(events: str, pattern: str, window: int, by_minute: bool = False) -> str:
+LAST_ROW = "sum(c_amount) AS total, max(c_amount) AS largest, min(c_ts) AS earliest"
+
+
+def count_query(
+    events: str, pattern: str, window: int, by_minute: bool = False, aggregates: str = ""
+) -> str:
     define = ", ".join(f"{v} AS kind = '{v.lower()}'" for v in "ABC" if v in pattern)
     group = "k, date_trunc('MINUTE', a_ts)" if by_minute else "k"
+    measures = "A.ts AS a_ts" + (", C.amount AS c_amount, C.ts AS c_ts" if aggregates else "")
+    extra = f", {aggregates}" if aggregates else ""
     return f"""
-        SELECT {group}, count(*) AS n FROM {events} MATCH_RECOGNIZE (
+        SELECT {group}, count(*) AS n{extra} FROM {events} MATCH_RECOGNIZE (
           PARTITION BY k ORDER BY ts
-          MEASURES A.ts AS a_ts
+          MEASURES {measures}
           ONE ROW PER MATCH
           SKIP TILL ANY MATCH
           PATTERN ({pattern})
@@ -77,25 +86,26 @@ def main() -> None:
     )
     args = p.parse_args()
     spark = session("count_matches")
-    events = cached_parquet(spark, f"counted_{args.events}", events_sql(args.events))
+    events = cached_parquet(spark, f"counted_amounts_{args.events}", events_sql(args.events))
     print(f"{args.events:,} events, {KEYS} keys, WITHIN {args.window} s")
 
     def rows(sql: str, counted: bool) -> list[tuple]:
         spark.conf.set(COUNT, str(counted).lower())
         return sorted(tuple(r) for r in spark.sql(sql).collect())
 
-    for pattern, with_window, by_minute in (
-        ("A B", True, False),
-        ("A B C", False, False),
-        ("A B C", False, True),
+    for pattern, with_window, by_minute, aggregates in (
+        ("A B", True, False, ""),
+        ("A B C", False, False, ""),
+        ("A B C", False, True, ""),
+        ("A B C", False, False, LAST_ROW),
     ):
-        sql = count_query(events, pattern, args.window, by_minute)
+        sql = count_query(events, pattern, args.window, by_minute, aggregates)
         sides = {"counted": (sql, True), "built": (sql, False)}
         if with_window:
             sides["window aggregation"] = (window_query(events, args.window), True)
         results = {name: rows(q, c) for name, (q, c) in sides.items()}
         assert len({tuple(r) for r in results.values()}) == 1, results
-        total = sum(r[-1] for r in results["counted"])
+        total = sum(r[-4 if aggregates else -1] for r in results["counted"])
         times = timed_rounds(
             spark,
             {name: q for name, (q, _) in sides.items()},
@@ -103,6 +113,7 @@ def main() -> None:
             before=lambda name, s=sides: spark.conf.set(COUNT, str(s[name][1]).lower()),
         )
         grouping = ", per key and minute of the first row" if by_minute else ""
+        grouping += f", with {aggregates}" if aggregates else ""
         print(f"\nPATTERN ({pattern}): {total:,} matches{grouping}")
         for name, (t, _) in times.items():
             print(f"    {name:20s} {t:8.2f} s   {args.events / t:12,.0f} events/s")
@@ -115,14 +126,20 @@ def main() -> None:
             )
 
     sql = count_query(events, "A B+ C", args.kleene_window)
+    with_values = count_query(events, "A B+ C", args.kleene_window, aggregates=LAST_ROW)
     counted = rows(sql, True)
+    assert [r[:2] for r in rows(with_values, True)] == counted
     times = timed_rounds(
-        spark, {"counted": sql}, runs=args.runs, before=lambda _: spark.conf.set(COUNT, "true")
+        spark,
+        {"counted": sql, "counted with C amounts": with_values},
+        runs=args.runs,
+        before=lambda _: spark.conf.set(COUNT, "true"),
     )
     total = sum(r[1] for r in counted)
     print(
         f"\nPATTERN (A B+ C) WITHIN {args.kleene_window} s: {total:,} matches "
-        f"({total / KEYS:.3g} per key), counted in {times['counted'][0]:.2f} s"
+        f"({total / KEYS:.3g} per key), counted in {times['counted'][0]:.2f} s, "
+        f"with {LAST_ROW} in {times['counted with C amounts'][0]:.2f} s"
     )
     spark.conf.set(COUNT, "false")
     try:

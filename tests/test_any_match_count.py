@@ -204,10 +204,108 @@ def test_aggregates_of_first_row_measures_are_weighted_by_the_matches(
 
 
 @pytest.mark.parametrize(
-    "aggregate", ["sum(c_t)", "avg(CAST(first_v AS DOUBLE))", "count(*) FILTER (WHERE first_v > 2)"]
+    "aggregate",
+    [
+        "avg(CAST(first_v AS DOUBLE))",
+        "count(*) FILTER (WHERE first_v > 2)",
+        "sum(b_last)",
+        "sum(c_v - first_v)",
+        "count(DISTINCT c_v)",
+        "max(CAST(c_v AS DOUBLE))",
+        "sum(c_v) FILTER (WHERE c_v > 2)",
+    ],
 )
 def test_other_aggregates_build_the_matches_too(spark, counted_events, aggregate):
-    sql = _query("A B C", measures=FIRST_ROW).replace("count(*) AS n", f"{aggregate} AS x")
+    sql = _query("A B+ C", measures=_later_rows("A B+ C")).replace(
+        "count(*) AS n", f"{aggregate} AS x"
+    )
     counted, built, plan = _both(spark, sql)
     assert counted == built and len(counted) > 1
     assert "CepMatchCount" not in plan
+
+
+_LATER_ROWS = {
+    "A": "A.t AS first_t, A.ts AS first_ts, A.v AS first_v",
+    "B": "LAST(B.v) AS b_last",
+    "C": "C.t AS c_t, C.v AS c_v, C.ts AS c_ts, CASE WHEN C.v > 5 THEN C.v END AS c_big",
+    "D": "D.v AS d_v",
+}
+
+
+def _later_rows(pattern: str) -> str:
+    """Measures of the first row and of later ones, for the variables `pattern` binds."""
+    bound = set(pattern.replace("!D", "").replace("+", ""))
+    return ", ".join(m for v, m in _LATER_ROWS.items() if v in bound)
+
+
+@pytest.mark.parametrize(
+    "pattern, aggregates, group",
+    [
+        (
+            "A D C",
+            "sum(c_v), count(c_v), avg(c_v), min(c_ts), max(c_t), sum(d_v) + 2 * max(d_v)",
+            "k",
+        ),
+        ("A B+ !D C", "sum(c_v), min(c_v), max(c_v), avg(c_v), count(c_big), min(c_big)", "k"),
+        ("A B+ C", "sum(c_v), avg(c_big), max(c_ts)", "k, date_trunc('MINUTE', first_ts)"),
+        ("A B+ C", "sum(c_v), min(c_t) - min(first_t)", "first_v"),
+        ("A B+ C", "sum(c_v), count(c_big), max(c_big)", ""),
+    ],
+)
+def test_aggregates_of_later_rows_are_counted_with_the_matches(
+    spark, counted_events, pattern, aggregates, group
+):
+    sql = _query(
+        pattern, within="WITHIN INTERVAL '12' SECOND", measures=_later_rows(pattern), group=group
+    )
+    sql = sql.replace("count(*) AS n", f"count(*) AS n, {aggregates}")
+    counted, built, plan = _both(spark, sql)
+    assert counted == built and len(counted) >= 1 and counted[0][-1] is not None
+    assert "CepMatchCount" in plan and "over the matches" in plan, plan
+
+
+def test_a_keyless_later_row_sum_in_many_time_slices_counts_each_match_once(spark, counted_events):
+    sql = _query(
+        "A B+ C",
+        partition="",
+        group="",
+        measures=_later_rows("A B+ C"),
+        within="WITHIN INTERVAL '12' SECOND",
+    ).replace("count(*) AS n", "count(*) AS n, sum(c_v), min(c_ts), max(c_ts)")
+    spark.conf.set(ROWS_PER_TASK, "50")
+    try:
+        counted, built, plan = _both(spark, sql)
+    finally:
+        spark.conf.unset(ROWS_PER_TASK)
+    assert counted == built and counted[0][0] > 0
+    assert "CepMatchCount" in plan
+
+
+def test_a_later_row_value_read_through_a_projection_and_filter_is_counted(spark, counted_events):
+    inner = _query(
+        "A B+ C", measures=_later_rows("A B+ C"), within="WITHIN INTERVAL '12' SECOND", group=""
+    ).split("FROM", 1)[1]
+    sql = f"""
+        SELECT k, count(*) AS n, sum(x), max(x), avg(y)
+        FROM (SELECT k, first_v, c_v * 2 + 1 AS x, c_big AS y, c_t FROM {inner.strip()})
+        WHERE first_v > 2 GROUP BY k"""
+    counted, built, plan = _both(spark, sql)
+    assert counted == built and len(counted) > 1
+    assert "CepMatchCount" in plan and "over the matches" in plan, plan
+
+
+def test_a_later_row_measure_is_computed_only_on_the_rows_its_variable_binds(spark, counted_events):
+    # 10 div v fails on v = 0 (ANSI); C's own condition keeps those rows out of its binding.
+    sql = _query(
+        "A B C",
+        measures="10 div C.v AS c_share",
+        group="k",
+        within="WITHIN INTERVAL '12' SECOND",
+    ).replace("count(*) AS n", "count(*) AS n, sum(c_share), min(c_share)")
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    try:
+        counted, built, plan = _both(spark, sql)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+    assert counted == built and len(counted) > 1
+    assert "CepMatchCount" in plan, plan

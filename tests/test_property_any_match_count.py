@@ -5,7 +5,9 @@ generator of test_property_any_match.py and kept when of that form), wrapped in
 `SELECT count(*)`, must count as many matches as the brute-force reference enumerates, and
 EXPLAIN must show the counting operator; when the pattern starts with a single row, the
 count grouped by that row's id (a measure) must match the reference's matches per id, and
-the sum, min, max and average of that id over all matches the reference's.
+the sum, min, max and average of that id over all matches the reference's; so must the sum,
+count, min, max and average of a later single-row variable's id (aggregated alongside the
+counts).
 
 Quick profile by default; SMR_COUNT_CASES=200 (and SMR_PROPERTY_SEED) for a long run.
 """
@@ -43,7 +45,7 @@ def _countable(case) -> bool:
 
 
 def test_random_countable_patterns_count_what_the_reference_enumerates(spark):
-    failures, counted, forms, seed, by_first_row = [], 0, set(), SEED_BASE, 0
+    failures, counted, forms, seed, by_first_row, later = [], 0, set(), SEED_BASE, 0, 0
     while counted < CASES and seed < SEED_BASE + max(3000, 40 * CASES) and len(failures) < 3:
         seed += 1
         case = generate(seed)
@@ -91,7 +93,35 @@ def test_random_countable_patterns_count_what_the_reference_enumerates(spark):
                     f"seed {seed}: {aggregates} = {got_aggregates}, the reference "
                     f"{expected_aggregates}\n{case.sql}"
                 )
+        elements = flat_alternatives(parse(case.pattern_text))[0]
+        singles = [e for e in elements[1:] if type(e).__name__ == "Single"]
+        columns = spark.sql(case.sql).columns
+        for element in singles:
+            column = f"{element.var.lower()}_id"
+            if column not in columns:
+                continue
+            later += 1
+            aggregates = (
+                f"sum({column}), count({column}), min({column}), max({column}), avg({column})"
+            )
+            query = f"SELECT {aggregates} FROM ({case.sql})"
+            if "over the matches" not in spark.sql("EXPLAIN " + query).collect()[0][0]:
+                failures.append(f"seed {seed}: {column} not aggregated with the counts\n{query}")
+                continue
+            values = [r[columns.index(column)] for r in case.expected.rows]
+            values = [v for v in values if v is not None]
+            expected = (
+                (sum(values), len(values), min(values), max(values), sum(values) / len(values))
+                if values
+                else (None, 0, None, None, None)
+            )
+            got = tuple(spark.sql(query).collect()[0])
+            if got != expected:
+                failures.append(
+                    f"seed {seed}: {aggregates} = {got}, the reference {expected}\n{case.sql}"
+                )
     assert not failures, "\n\n".join(failures)
     assert counted == CASES, f"only {counted} countable cases among the seeds tried"
     assert {"Single", "Kleene", "NegEl"} <= forms, forms
     assert by_first_row >= CASES // 3, f"only {by_first_row} cases grouped by their first row"
+    assert later >= CASES // 3, f"only {later} later rows' values aggregated"

@@ -231,7 +231,8 @@ object MatchRecognizeConf {
   val COUNT_WITHOUT_MATCHES: ConfigEntry[Boolean] =
     buildConf("spark.sql.matchRecognize.countWithoutMatches")
       .doc("Under SKIP TILL ANY MATCH, count(*) of the matches over a ONE ROW PER MATCH " +
-        "query, and count, sum, avg, min and max of measures of a match's first row, grouped " +
+        "query, and count, sum, avg, min and max of measures of a match's first row or of " +
+        "one later single-row variable, grouped " +
         "by partition keys or such measures (or not grouped), are computed from running " +
         "counts per first row, without building the matches, when every DEFINE condition " +
         "reads only its own row and the pattern is one sequence of single rows and `B+` " +

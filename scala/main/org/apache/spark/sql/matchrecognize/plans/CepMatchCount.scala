@@ -2,14 +2,16 @@ package org.apache.spark.sql.matchrecognize.plans
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+import org.apache.spark.sql.types._
 
 /**
  * Counts the matches of a SKIP TILL ANY MATCH sequence over the rows of each group (`keys`:
  * partition key and time slice), delivered in ORDER BY order, without building them (see
  * `MatchCounter`): one row per group with matches, its partition key columns and
  * `matches`; with `startColumns` (columns of a match's first row, computed from that row),
- * one row per first row with matches instead, with those columns between. `flags(i)` tells whether a row passes the own conditions of the sequence's
- * variable i, `starts` whether the group may count a match that begins at the row (its time
+ * one row per first row with matches instead, with those columns between; then each counted
+ * value's aggregates over those matches (see [[CountedValue]]). `flags(i)` tells whether a
+ * row passes the own conditions of the sequence's variable i, `starts` whether the group may count a match that begins at the row (its time
  * slice owns it); `order`, `lo` and `hi` are its ORDER BY and window positions.
  */
 final case class CepMatchCount(
@@ -25,20 +27,24 @@ final case class CepMatchCount(
     window: Long,
     matches: Attribute,
     description: String,
-    firstRow: FirstRowColumns = FirstRowColumns(Nil)) extends UnaryNode {
+    firstRow: FirstRowColumns = FirstRowColumns(Nil),
+    counted: CountedValues = CountedValues(Nil)) extends UnaryNode {
 
   def startColumns: Seq[NamedExpression] = firstRow.columns
 
-  override def output: Seq[Attribute] = (partitionBy ++ startColumns.map(_.toAttribute)) :+ matches
+  def values: Seq[CountedValue] = counted.values
 
-  override def producedAttributes: AttributeSet = AttributeSet(startColumns.map(_.toAttribute) :+ matches)
+  override def output: Seq[Attribute] =
+    ((partitionBy ++ startColumns.map(_.toAttribute)) :+ matches) ++ values.flatMap(_.columns)
+
+  override def producedAttributes: AttributeSet =
+    AttributeSet((startColumns.map(_.toAttribute) :+ matches) ++ values.flatMap(_.columns))
 
   // The first row's columns are read too, out of sight of column pruning (see FirstRowColumns).
   override def references: AttributeSet = child.outputSet
 
-  override def simpleString(maxFields: Int): String =
-    s"CepMatchCount $description within $window, counted per first row without building the matches" +
-      (if (startColumns.isEmpty) "" else s", by ${startColumns.map(_.name).mkString(", ")} of the first row")
+  override def simpleString(maxFields: Int): String = CepMatchCount.describe(description, window,
+    startColumns, values)
 
   override protected def withNewChildInternal(c: LogicalPlan): CepMatchCount = copy(child = c)
 }
@@ -49,3 +55,40 @@ final case class CepMatchCount(
  * node's output columns, named and numbered as the measures they replace.
  */
 final case class FirstRowColumns(columns: Seq[NamedExpression])
+
+object CepMatchCount {
+  def describe(description: String, window: Long, startColumns: Seq[NamedExpression],
+      values: Seq[CountedValue]): String =
+    s"CepMatchCount $description within $window, counted per first row without building the matches" +
+      (if (startColumns.isEmpty) "" else s", by ${startColumns.map(_.name).mkString(", ")} of the first row") +
+      (if (values.isEmpty) ""
+       else s", aggregating ${values.map(_.describe).mkString(", ")} over the matches")
+}
+
+/**
+ * A value of the row a counted sequence's element `element` binds (a measure of a later
+ * row), aggregated over the matches as they are counted: its sum when `summed`, how many
+ * matches have it (not null), its least and greatest; the columns `sum`, `present`, `least`
+ * and `greatest` (the sum and the extremes null when no match has it).
+ */
+final case class CountedValue(element: Int, variable: String, value: Expression, summed: Boolean,
+    sum: Attribute, present: Attribute, least: Attribute, greatest: Attribute) {
+  def columns: Seq[Attribute] = Seq(sum, present, least, greatest)
+
+  def describe: String = s"${value.sql} of $variable"
+}
+
+object CountedValue {
+
+  /** The types a value can have: those the counter keeps in a long and compares as one. */
+  def supports(t: DataType): Boolean = t match {
+    case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType => true
+    case _ => false
+  }
+
+  /** Whether a sum of the value is exact in a long (an integer, not a date or a time). */
+  def summable(t: DataType): Boolean = t.isInstanceOf[IntegralType]
+}
+
+/** The [[CountedValue]]s of a count, kept out of reach of the optimizer's expression rules. */
+final case class CountedValues(values: Seq[CountedValue])

@@ -3,6 +3,7 @@ package org.apache.spark.sql.matchrecognize.compile.cep
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.LongType
 
 /**
  * The count of a SKIP TILL ANY MATCH pattern's matches per partition key, computed without
@@ -39,27 +40,55 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
    */
   lazy val firstRowMeasures: Map[Attribute, Expression] =
     alternatives.head.elements.headOption match {
-      case Some(Single(v)) =>
-        val columns = columnsOf(v)
-        val defined = columns.collect { case a: Alias => a.exprId -> a.child }.toMap
-        val available = AttributeSet(columns.map(_.toAttribute))
-        node.measureOutput.zip(measures).collect {
-          case (a, e) if e.references.subsetOf(available) && e.deterministic =>
-            a -> e.transform { case r: Attribute if defined.contains(r.exprId) => defined(r.exprId) }
-        }.toMap
+      case Some(Single(v)) => measuresOfRow(v)
       case _ => Map.empty
+    }
+
+  /** The measure columns computed from the row of single-row variable `v` alone, over it. */
+  private def measuresOfRow(v: String): Map[Attribute, Expression] = {
+    val columns = columnsOf(v)
+    val defined = columns.collect { case a: Alias => a.exprId -> a.child }.toMap
+    val available = AttributeSet(columns.map(_.toAttribute))
+    node.measureOutput.zip(measures).collect {
+      case (a, e) if e.references.subsetOf(available) && e.deterministic =>
+        a -> e.transform { case r: Attribute if defined.contains(r.exprId) => defined(r.exprId) }
+    }.toMap
+  }
+
+  private lazy val positives = alternatives.head.elements.filterNot(_.isInstanceOf[Negated])
+
+  /** Each later single-row element's position among the positive ones, and its measures. */
+  private lazy val laterRowMeasures: Seq[(Int, String, Map[Attribute, Expression])] =
+    positives.zipWithIndex.drop(1).collect { case (Single(v), j) => (j, v, measuresOfRow(v)) }
+
+  /**
+   * `e` (over the measure columns) as a value the count can aggregate over the matches: when
+   * it reads measures of one later single-row element only, deterministically, and has a type
+   * the counter keeps (see [[CountedValue.supports]]); summed when `summed`.
+   */
+  def countedValue(e: Expression, summed: Boolean): Option[CountedValue] =
+    if (!e.deterministic || e.references.isEmpty || !CountedValue.supports(e.dataType)) None
+    else laterRowMeasures.collectFirst {
+      case (j, v, measures) if e.references.forall(r => measures.keys.exists(_.exprId == r.exprId)) =>
+        val defined = measures.map { case (a, d) => a.exprId -> d }
+        val over = e.transform { case r: Attribute if defined.contains(r.exprId) => defined(r.exprId) }
+        val name = s"#${v.toLowerCase}_value"
+        CountedValue(j, v, over, summed, AttributeReference(s"${name}_sum", LongType)(),
+          AttributeReference(s"${name}_present", LongType, nullable = false)(),
+          AttributeReference(s"${name}_least", e.dataType)(),
+          AttributeReference(s"${name}_greatest", e.dataType)())
     }
 
   /**
    * The counts: one row per partition key and time slice with matches (keys, then
    * `matches`), or, given measure columns `byFirstRow` (of [[firstRowMeasures]]), one row
-   * per first row with matches, those columns between.
+   * per first row with matches, those columns between; then the aggregates of `values` (of
+   * [[countedValue]]) over those matches.
    */
-  def plan(matches: Attribute, byFirstRow: Seq[Attribute] = Nil): LogicalPlan = {
+  def plan(matches: Attribute, byFirstRow: Seq[Attribute] = Nil, values: Seq[CountedValue] = Nil): LogicalPlan = {
     val s = alternatives.head
     val (shared, flags, slice) = leaves.sharedLeafInput
     val (o, lo, hi) = rowPositions
-    val positives = s.elements.filterNot(_.isInstanceOf[Negated])
     val vars = (positives.map(_.variable) ++ s.negations).distinct
     val index = vars.zipWithIndex.toMap
     // The negations between each positive element and the next.
@@ -67,9 +96,11 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
       s.elements.drop(s.elements.indexOf(e) + 1).takeWhile(_.isInstanceOf[Negated]).map(d => index(d.variable))
     }
     val sequence = CountedSequence(positives.map(e => index(e.variable)).toIndexedSeq,
-      positives.map(_.isInstanceOf[Kleene]).toIndexedSeq, negatedAfter.toIndexedSeq)
+      positives.map(_.isInstanceOf[Kleene]).toIndexedSeq, negatedAfter.toIndexedSeq,
+      values.map(_.element).toIndexedSeq, values.map(_.summed).toIndexedSeq)
     CepMatchCount(shared, partitionBy :+ slice, partitionBy, vars.map(flags),
       EqualTo(OwningSlice(lo, leaves.sliceLength), slice), sequence, o, lo, hi, window, matches, s.sql,
-      FirstRowColumns(byFirstRow.map(a => Alias(firstRowMeasures(a), a.name)(a.exprId))))
+      FirstRowColumns(byFirstRow.map(a => Alias(firstRowMeasures(a), a.name)(a.exprId))),
+      CountedValues(values))
   }
 }

@@ -82,10 +82,15 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
   /**
    * The number of matches per partition key and time slice, without building them, as
    * rows of the partition key columns and `matches`, or per first row with the measure
-   * columns `byFirstRow` between; only when `countRefusal` is None.
+   * columns `byFirstRow` between, then the aggregates of `values` over those matches; only
+   * when `countRefusal` is None.
    */
-  def countPlan(matches: Attribute, byFirstRow: Seq[Attribute] = Nil): LogicalPlan =
-    counting.plan(matches, byFirstRow)
+  def countPlan(matches: Attribute, byFirstRow: Seq[Attribute] = Nil,
+      values: Seq[CountedValue] = Nil): LogicalPlan =
+    counting.plan(matches, byFirstRow, values)
+
+  /** `e` over the measure columns as a value of a later row a count can aggregate, if it is one. */
+  def countedValue(e: Expression, summed: Boolean): Option[CountedValue] = counting.countedValue(e, summed)
 
   /** The measure columns a count can be grouped by: those computed from a match's first row. */
   def firstRowMeasures: AttributeSet = AttributeSet(counting.firstRowMeasures.keys)

@@ -2,19 +2,21 @@ package org.apache.spark.sql.matchrecognize.execution.counting
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BasePredicate, BoundReference, Expression, JoinedRow, NamedExpression, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BasePredicate, BoundReference, Expression, GenericInternalRow, JoinedRow, NamedExpression, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.matchrecognize.plans.CountedSequence
-import org.apache.spark.sql.types.LongType
+import org.apache.spark.sql.matchrecognize.execution.counting.MatchCounter.Aggregates._
+import org.apache.spark.sql.matchrecognize.plans.{CepMatchCount, CountedSequence, CountedValue}
+import org.apache.spark.sql.types._
 
 /**
  * Counts the matches of a SKIP TILL ANY MATCH sequence in each group of its input (rows
  * clustered by `keys`, partition key and time slice, and sorted by ORDER BY position) with
  * a [[MatchCounter]], and writes one row per group that has matches: the partition key
  * columns and the count; with `startColumns`, one row per first row that has matches, with
- * those columns (computed from it) between. See `CepMatchCount` for the columns.
+ * those columns (computed from it) between; then the aggregates of each counted value over
+ * those matches. See `CepMatchCount` for the columns.
  */
 case class MatchCountExec(
     keys: Seq[Attribute],
@@ -29,11 +31,14 @@ case class MatchCountExec(
     matches: Attribute,
     description: String,
     startColumns: Seq[NamedExpression],
+    values: Seq[CountedValue],
     child: SparkPlan) extends UnaryExecNode {
 
-  override def output: Seq[Attribute] = (partitionBy ++ startColumns.map(_.toAttribute)) :+ matches
+  override def output: Seq[Attribute] =
+    ((partitionBy ++ startColumns.map(_.toAttribute)) :+ matches) ++ values.flatMap(_.columns)
 
-  override def producedAttributes: AttributeSet = AttributeSet(startColumns.map(_.toAttribute) :+ matches)
+  override def producedAttributes: AttributeSet =
+    AttributeSet((startColumns.map(_.toAttribute) :+ matches) ++ values.flatMap(_.columns))
 
   override def requiredChildDistribution: Seq[Distribution] = Seq(ClusteredDistribution(keys))
 
@@ -43,8 +48,7 @@ case class MatchCountExec(
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
   override def simpleString(maxFields: Int): String =
-    s"CepMatchCount $description within $window, counted per first row without building the matches" +
-      (if (startColumns.isEmpty) "" else s", by ${startColumns.map(_.name).mkString(", ")} of the first row")
+    CepMatchCount.describe(description, window, startColumns, values)
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of events read"),
@@ -58,16 +62,33 @@ case class MatchCountExec(
       val tests = flags.map(f => Predicate.create(f, input)).toArray
       val startTest = Predicate.create(starts, input)
       (tests :+ startTest).foreach(_.initialize(0))
-      val width = partitionBy.size + startColumns.size
-      val written = UnsafeProjection.create(
-        (partitionBy ++ startColumns.map(_.toAttribute)).zipWithIndex.map { case (a, i) =>
-          BoundReference(i, a.dataType, a.nullable)
-        } :+ BoundReference(width, LongType, nullable = false))
+      val columns = partitionBy ++ startColumns.map(_.toAttribute) ++ (matches +: values.flatMap(_.columns))
+      val written = UnsafeProjection.create(columns.zipWithIndex.map { case (a, i) =>
+        BoundReference(i, a.dataType, a.nullable)
+      })
       new GroupCounts(rows, UnsafeProjection.create(keys, input),
         UnsafeProjection.create(partitionBy, input), UnsafeProjection.create(Seq(order, lo, hi), input),
         if (startColumns.isEmpty) null else UnsafeProjection.create(startColumns, input), tests,
-        startTest, m, (key, count) => written(new JoinedRow(key, InternalRow(count))).copy())
+        startTest, values.map(v => UnsafeProjection.create(Seq(v.value), input)).toArray,
+        m, (key, aggregates) => written(new JoinedRow(key, aggregateRow(aggregates))).copy())
     }
+  }
+
+  /** The count and each value's sum, matches with it, least and greatest, as output columns. */
+  private def aggregateRow(aggregates: Array[Long]): InternalRow = {
+    val row = new GenericInternalRow(1 + values.size * VALUE)
+    row.setLong(0, aggregates(COUNT))
+    values.zipWithIndex.foreach { case (v, t) =>
+      val at = 1 + t * VALUE
+      val present = aggregates(at + PRESENT)
+      def extreme(i: Int): Any =
+        if (present == 0) null else MatchCountExec.internal(aggregates(at + i), v.value.dataType)
+      row.update(at + SUM, if (present == 0 || !v.summed) null else aggregates(at + SUM))
+      row.setLong(at + PRESENT, present)
+      row.update(at + LEAST, extreme(LEAST))
+      row.update(at + GREATEST, extreme(GREATEST))
+    }
+    row
   }
 
   /**
@@ -76,8 +97,9 @@ case class MatchCountExec(
    */
   private final class GroupCounts(rows: Iterator[InternalRow], keyOf: UnsafeProjection,
       partitionOf: UnsafeProjection, positions: UnsafeProjection, startOf: UnsafeProjection,
-      tests: Array[BasePredicate], startTest: BasePredicate, m: Map[String, SQLMetric],
-      write: (InternalRow, Long) => InternalRow) extends Iterator[InternalRow] {
+      tests: Array[BasePredicate], startTest: BasePredicate, valuesOf: Array[UnsafeProjection],
+      m: Map[String, SQLMetric], write: (InternalRow, Array[Long]) => InternalRow)
+    extends Iterator[InternalRow] {
     private var key: UnsafeRow = null
     private var partition: UnsafeRow = null
     private var counter: MatchCounter = null
@@ -89,16 +111,22 @@ case class MatchCountExec(
     private var his = new Array[Long](16)
     private var startRows = new Array[Boolean](16)
     private var startValues = new Array[AnyRef](16)
+    private var valueRows = new Array[Array[Long]](16)
+    private var presentRows = new Array[Array[Boolean]](16)
+    private val types = values.map(_.value.dataType).toArray
+    // The flag of the element each value is read from: a value is computed only on its rows.
+    private val valueFlags = sequence.valueElements.map(sequence.elements).toArray
     private val ready = new java.util.ArrayDeque[InternalRow]()
 
-    private def emit(key: InternalRow, count: Long): Unit = {
+    private def emit(key: InternalRow, aggregates: Array[Long]): Unit = {
       m("numOutputRows") += 1
-      m("matches") += count
-      ready.add(write(key, count))
+      m("matches") += aggregates(COUNT)
+      ready.add(write(key, aggregates))
     }
 
     private def flush(): Unit = if (peers > 0) {
-      counter.addGroup(peers, flagRows, los, his, startRows, if (startOf == null) null else startValues)
+      counter.addGroup(peers, flagRows, los, his, startRows, if (startOf == null) null else startValues,
+        if (types.isEmpty) null else valueRows, if (types.isEmpty) null else presentRows)
       java.util.Arrays.fill(startValues, 0, peers, null)
       peers = 0
     }
@@ -106,7 +134,7 @@ case class MatchCountExec(
     private def finishGroup(): Unit = if (counter != null) {
       flush()
       counter.finish()
-      if (startOf == null && counter.matches > 0) emit(partition, counter.matches)
+      if (startOf == null && counter.matches > 0) emit(partition, counter.aggregates)
       counter = null
     }
 
@@ -120,7 +148,7 @@ case class MatchCountExec(
         val of = partition
         counter = if (startOf == null) new MatchCounter(sequence, window)
         else new MatchCounter(sequence, window,
-          (values, count) => emit(new JoinedRow(of, values.asInstanceOf[InternalRow]), count))
+          (first, aggregates) => emit(new JoinedRow(of, first.asInstanceOf[InternalRow]), aggregates))
       }
       val p = positions(row)
       val o = p.getLong(0)
@@ -131,6 +159,8 @@ case class MatchCountExec(
         his = java.util.Arrays.copyOf(his, peers * 2)
         startRows = java.util.Arrays.copyOf(startRows, peers * 2)
         startValues = java.util.Arrays.copyOf(startValues, peers * 2)
+        valueRows = java.util.Arrays.copyOf(valueRows, peers * 2)
+        presentRows = java.util.Arrays.copyOf(presentRows, peers * 2)
       }
       val f = new Array[Boolean](tests.length)
       var i = 0
@@ -139,7 +169,23 @@ case class MatchCountExec(
       los(peers) = p.getLong(1)
       his(peers) = p.getLong(2)
       startRows(peers) = startTest.eval(row)
-      if (startOf != null && startRows(peers)) startValues(peers) = startOf(row).copy()
+      // Computed only on the rows that can bind their element (a measure may fail on others).
+      if (startOf != null && startRows(peers) && f(sequence.elements(0))) startValues(peers) = startOf(row).copy()
+      if (types.nonEmpty) {
+        val longs = new Array[Long](types.length)
+        val present = new Array[Boolean](types.length)
+        var t = 0
+        while (t < types.length) {
+          if (f(valueFlags(t))) {
+            val v = valuesOf(t)(row)
+            present(t) = !v.isNullAt(0)
+            if (present(t)) longs(t) = MatchCountExec.readLong(v, 0, types(t))
+          }
+          t += 1
+        }
+        valueRows(peers) = longs
+        presentRows(peers) = present
+      }
       peerOrder = o
       peers += 1
     }
@@ -157,4 +203,23 @@ case class MatchCountExec(
   }
 
   override protected def withNewChildInternal(c: SparkPlan): MatchCountExec = copy(child = c)
+}
+
+object MatchCountExec {
+
+  /** Value `i` of `row`, of a type [[CountedValue.supports]], as the long the counter keeps. */
+  def readLong(row: InternalRow, i: Int, t: DataType): Long = t match {
+    case ByteType => row.getByte(i).toLong
+    case ShortType => row.getShort(i).toLong
+    case IntegerType | DateType => row.getInt(i).toLong
+    case _ => row.getLong(i)
+  }
+
+  /** A kept long back in the internal form of `t`. */
+  def internal(l: Long, t: DataType): Any = t match {
+    case ByteType => l.toByte
+    case ShortType => l.toShort
+    case IntegerType | DateType => l.toInt
+    case _ => l
+  }
 }

@@ -136,10 +136,10 @@ class MatchCounterSuite extends AnyFunSuite {
       val window = rng.nextInt(8).toLong
       val got = scala.collection.mutable.Map.empty[Int, Long]
       val counter = new MatchCounter(seq, window,
-        (tag, n) => {
+        (tag, aggregates) => {
           val i = tag.asInstanceOf[Integer].intValue
           assert(!got.contains(i), s"round $round: row $i closed twice")
-          got(i) = n
+          got(i) = aggregates(0)
         })
       rows.indices.groupBy(rows(_).o).toSeq.sortBy(_._1).foreach { case (_, is) =>
         counter.addGroup(is.size, is.map(rows(_).flags).toArray, is.map(rows(_).lo).toArray,
@@ -165,6 +165,81 @@ class MatchCounterSuite extends AnyFunSuite {
     val counter = new MatchCounter(seq, 5)
     ((a +: bs) :+ c).foreach(r => counter.addGroup(1, Array(r.flags), Array(r.lo), Array(r.hi), Array(true)))
     assert(counter.matches == 0 && counter.openStarts == 0)
+  }
+
+  /** Every match as the rows its elements bind (a closure: its first row), enumerated. */
+  private def matchesOf(seq: CountedSequence, window: Long, rows: Seq[Row]): Seq[IndexedSeq[Row]] = {
+    val sorted = rows.sortBy(_.o).toIndexedSeq
+    def negatedBetween(j: Int, after: Row, before: Row): Boolean =
+      sorted.exists(r => r.o > after.o && r.o < before.o && seq.negatedAfter(j).exists(r.flags(_)))
+    def go(j: Int, last: Option[Row], bound: IndexedSeq[Row]): Seq[IndexedSeq[Row]] =
+      if (j == seq.length) {
+        if (last.get.hi - bound.head.lo <= window) Seq(bound) else Nil
+      } else {
+        val candidates = sorted.filter(r => last.forall(_.o < r.o) && r.flags(seq.elements(j)))
+        val firsts = candidates.filter(r => j > 0 || r.start)
+        def next(chosen: Seq[Row]): Seq[IndexedSeq[Row]] =
+          if (last.exists(l => negatedBetween(j - 1, l, chosen.head))) Nil
+          else go(j + 1, Some(chosen.last), bound :+ chosen.head)
+        if (!seq.closure(j)) firsts.flatMap(r => next(Seq(r)))
+        else {
+          def subsets(chosen: Seq[Row]): Seq[IndexedSeq[Row]] =
+            next(chosen) ++ candidates.filter(_.o > chosen.last.o).flatMap(r => subsets(chosen :+ r))
+          firsts.flatMap(r => subsets(Seq(r)))
+        }
+      }
+    go(0, None, Vector.empty)
+  }
+
+  test("values of single rows aggregate as over the enumerated matches, closures between") {
+    val rng = new Random(19)
+    var withValues = 0
+    for (round <- 0 until 200) {
+      val length = 2 + rng.nextInt(3)
+      val closure = Vector.tabulate(length)(j => j > 0 && rng.nextDouble() < 0.3)
+      val singles = (0 until length).filterNot(closure)
+      val valueElements = Vector.fill(1 + rng.nextInt(2))(singles(rng.nextInt(singles.size)))
+      val seq = CountedSequence(Vector.tabulate(length)(j => j), closure,
+        Vector.tabulate(length)(j => if (j < length - 1 && rng.nextDouble() < 0.3) Seq(length) else Nil),
+        valueElements, valueElements.map(_ => rng.nextBoolean()))
+      val rows = rowsOf(rng, 6 + rng.nextInt(10), length + 1, 0.45, rowsWindow = rng.nextBoolean())
+        .sortBy(_.o).map(r => r.copy(start = rng.nextInt(5) > 0))
+      // Row i's value t, or None for null.
+      val values = rows.map(_ => valueElements.map(_ => if (rng.nextInt(5) == 0) None else Some(rng.nextInt(40) - 10L)))
+      val window = rng.nextInt(8).toLong
+      val counter = new MatchCounter(seq, window)
+      rows.indices.groupBy(rows(_).o).toSeq.sortBy(_._1).foreach { case (_, is) =>
+        counter.addGroup(is.size, is.map(rows(_).flags).toArray, is.map(rows(_).lo).toArray,
+          is.map(rows(_).hi).toArray, is.map(rows(_).start).toArray, null,
+          is.map(i => values(i).map(_.getOrElse(0L)).toArray).toArray,
+          is.map(i => values(i).map(_.isDefined).toArray).toArray)
+      }
+      val got = counter.aggregates
+      // Rows are told apart by identity: the enumeration hands back the rows themselves.
+      val index = rows.zipWithIndex.map { case (r, i) => (r: AnyRef) -> i }.toMap
+      val matches = matchesOf(seq, window, rows)
+      assert(got(0) == matches.size, s"round $round: $seq")
+      valueElements.indices.foreach { t =>
+        val seen = matches.flatMap(m => values(index(m(valueElements(t))))(t))
+        val at = 1 + 4 * t
+        val expected = Seq(if (seq.summed(t)) seen.sum else 0L, seen.size.toLong) ++
+          (if (seen.isEmpty) Nil else Seq(seen.min, seen.max))
+        assert(got.slice(at, at + expected.size).toSeq == expected, s"round $round, value $t: $seq")
+        if (seen.nonEmpty) withValues += 1
+      }
+    }
+    assert(withValues >= 100, s"only $withValues values were seen in a match")
+  }
+
+  test("a sum past BIGINT fails with an error of its own") {
+    val seq = CountedSequence(Vector(0, 1), Vector(false, false), Vector(Nil, Nil), Vector(1), Vector(true))
+    val counter = new MatchCounter(seq, Long.MaxValue)
+    val err = intercept[MatchRecognizeLimitException] {
+      (0 until 3).foreach(i =>
+        counter.addGroup(1, Array(Array(true, true)), Array(i.toLong), Array(i.toLong), Array(true),
+          null, Array(Array(Long.MaxValue / 2)), Array(Array(true))))
+    }
+    assert(err.getMessage.contains("summed a measure"))
   }
 
   test("a count past BIGINT fails with an error naming the limit") {

@@ -8,8 +8,9 @@ data into the noop sink (median of interleaved rounds), with the counts checked 
     and a hand-written window aggregation (for each b row, the a rows of the window before
     it: a RANGE frame), which exists for two variables only;
   - `A B C` likewise: counted and built, grouped by key, and by key and minute of the
-    match's first row (a count per first row), and with the sum, maximum and earliest time
-    of the last row's amount beside the count (aggregated with the counts);
+    match's first row (a count per first row), with the sum, maximum and earliest time of
+    the last row's amount beside the count (aggregated with the counts), and with rising
+    amounts (`B.amount > A.amount`, `C.amount > B.amount`: counts kept per amount);
   - `A B+ C` WITHIN 60 s (`--kleene-window`), whose matches number in the billions per
     key: counted (with and without the sum and maximum of C's amount), and built, which
     stops at the guard on Kleene bindings (the error is printed, not a time).
@@ -42,10 +43,22 @@ def events_sql(n: int) -> str:
 LAST_ROW = "sum(c_amount) AS total, max(c_amount) AS largest, min(c_ts) AS earliest"
 
 
+RISING = {"B": "B.amount > A.amount", "C": "C.amount > B.amount"}
+
+
 def count_query(
-    events: str, pattern: str, window: int, by_minute: bool = False, aggregates: str = ""
+    events: str,
+    pattern: str,
+    window: int,
+    by_minute: bool = False,
+    aggregates: str = "",
+    related: dict[str, str] | None = None,
 ) -> str:
-    define = ", ".join(f"{v} AS kind = '{v.lower()}'" for v in "ABC" if v in pattern)
+    define = ", ".join(
+        f"{v} AS kind = '{v.lower()}'" + (f" AND {related[v]}" if related and v in related else "")
+        for v in "ABC"
+        if v in pattern
+    )
     group = "k, date_trunc('MINUTE', a_ts)" if by_minute else "k"
     measures = "A.ts AS a_ts" + (", C.amount AS c_amount, C.ts AS c_ts" if aggregates else "")
     extra = f", {aggregates}" if aggregates else ""
@@ -93,13 +106,14 @@ def main() -> None:
         spark.conf.set(COUNT, str(counted).lower())
         return sorted(tuple(r) for r in spark.sql(sql).collect())
 
-    for pattern, with_window, by_minute, aggregates in (
-        ("A B", True, False, ""),
-        ("A B C", False, False, ""),
-        ("A B C", False, True, ""),
-        ("A B C", False, False, LAST_ROW),
+    for pattern, with_window, by_minute, aggregates, related in (
+        ("A B", True, False, "", None),
+        ("A B C", False, False, "", None),
+        ("A B C", False, True, "", None),
+        ("A B C", False, False, LAST_ROW, None),
+        ("A B C", False, False, "", RISING),
     ):
-        sql = count_query(events, pattern, args.window, by_minute, aggregates)
+        sql = count_query(events, pattern, args.window, by_minute, aggregates, related)
         sides = {"counted": (sql, True), "built": (sql, False)}
         if with_window:
             sides["window aggregation"] = (window_query(events, args.window), True)
@@ -114,6 +128,7 @@ def main() -> None:
         )
         grouping = ", per key and minute of the first row" if by_minute else ""
         grouping += f", with {aggregates}" if aggregates else ""
+        grouping += f", where {' and '.join(related.values())}" if related else ""
         print(f"\nPATTERN ({pattern}): {total:,} matches{grouping}")
         for name, (t, _) in times.items():
             print(f"    {name:20s} {t:8.2f} s   {args.events / t:12,.0f} events/s")

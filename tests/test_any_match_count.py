@@ -121,15 +121,77 @@ def test_keyless_counts_in_many_time_slices_count_each_match_once(spark, counted
     assert "CepMatchCount" in plan
 
 
-def test_conditions_between_rows_build_the_matches_and_explain_says_why(spark, counted_events):
-    sql = _query("A B C", define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, C AS e = 'c'")
+PAIRS = {
+    "ordered": ("A B C", "B AS e = 'b' AND B.v > A.v"),
+    "equal expressions": ("A B C", "B AS e = 'b' AND B.v % 3 = A.v % 3"),
+    "equal and ordered": ("A B C", "B AS e = 'b' AND A.v % 2 = B.v % 2 AND B.t >= A.t + 2"),
+    "different": ("A B C", "B AS e = 'b' AND B.v <> A.v"),
+    "two pairs": ("A B C", "B AS e = 'b' AND B.v >= A.v, C AS e = 'c' AND C.v < B.v"),
+    "times": ("A B C", "B AS e = 'b' AND B.ts > A.ts + INTERVAL '3' SECOND"),
+    "a negation between": ("A !D B C", "B AS e = 'b' AND A.v <= B.v"),
+    "a closure after": ("A B C+", "B AS e = 'b' AND B.v < A.v"),
+    "a closure before": ("B+ A C", "C AS e = 'c' AND C.v = A.v"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_a_condition_between_neighbouring_rows_is_counted_per_key(spark, counted_events, name):
+    pattern, condition = PAIRS[name]
+    owners = {c.split(" AS ", 1)[0].strip() for c in condition.split(", ")}
+    define = ", ".join(
+        [d for v, d in DEFINES.items() if v in pattern and v not in owners] + [condition]
+    )
+    sql = _query(pattern, define=define, within="WITHIN INTERVAL '12' SECOND")
     counted, built, plan = _both(spark, sql)
+    assert counted == built and sum(r[-1] for r in built) > 0
+    assert "CepMatchCount" in plan and "rows kept per key for" in plan, plan
+
+
+def test_later_row_values_ride_along_keyed_prefixes(spark, counted_events):
+    sql = _query(
+        "A C D",
+        define="A AS e = 'a', C AS e = 'c' AND C.v > A.v, D AS e = 'd' AND D.v <> C.v",
+        within="WITHIN INTERVAL '12' SECOND",
+        measures=_later_rows("A C D"),
+        group="k, date_trunc('MINUTE', first_ts)",
+    ).replace("count(*) AS n", "count(*) AS n, sum(c_v), max(d_v), avg(d_v)")
+    counted, built, plan = _both(spark, sql)
+    assert counted == built and len(counted) > 1
+    assert "CepMatchCount" in plan and "over the matches" in plan, plan
+
+
+@pytest.mark.parametrize(
+    "pattern, condition, reason",
+    [
+        ("A B C", "C AS e = 'c' AND C.v > A.v", "compares its row with `A`, not a single row's"),
+        ("A B+ C", "B AS e = 'b' AND B.v > A.v", "compares its row with `A`, not a single row's"),
+        (
+            "A B C",
+            "B AS e = 'b' AND B.v > A.v AND B.t < A.t + 5",
+            "orders its row against `A`'s more than once",
+        ),
+        (
+            "A B C",
+            "B AS e = 'b' AND B.v + A.v > 4",
+            "by more than =, <, <=, >, >= or <> between an expression of each row",
+        ),
+        (
+            "A B C",
+            "B AS e = 'b' AND CAST(B.v AS DOUBLE) = CAST(A.v AS DOUBLE)",
+            "on a value of type double",
+        ),
+    ],
+)
+def test_other_conditions_between_rows_build_the_matches_and_explain_says_why(
+    spark, counted_events, pattern, condition, reason
+):
+    owner = condition.split(" AS ", 1)[0]
+    define = ", ".join([d for v, d in DEFINES.items() if v in pattern and v != owner] + [condition])
+    counted, built, plan = _both(spark, _query(pattern, define=define))
     assert counted == built and counted
     assert "CepMatchCount" not in plan
-    assert (
-        "aggregates of the matches: matches built, as the DEFINE of `B` compares its row "
-        "with `A`" in plan
-    ), plan
+    assert "aggregates of the matches: matches built, as the DEFINE of" in plan, plan
+    assert reason in plan, plan
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """Differential property test of counting SKIP TILL ANY MATCH matches without building them:
 random patterns of the forms the counter takes (one sequence of single rows and `B+`
-closures, negations between elements, DEFINE conditions over their own row; drawn by the
+closures, negations between elements, DEFINE conditions over their own row or comparing it
+with the single row just before it; drawn by the
 generator of test_property_any_match.py and kept when of that form), wrapped in
 `SELECT count(*)`, must count as many matches as the brute-force reference enumerates, and
 EXPLAIN must show the counting operator; when the pattern starts with a single row, the
@@ -35,23 +36,38 @@ def _countable(case) -> bool:
         return False
     if "DEFINE" not in case.sql:
         return True
+    positives = [e for e in flats[0] if not isinstance(e, NegEl)]
+    # The single-row variable just before each single-row variable, if it is one.
+    before = {
+        b.var: a.var
+        for a, b in zip(positives, positives[1:], strict=False)
+        if type(a).__name__ == "Single" and type(b).__name__ == "Single"
+    }
     define = case.sql[case.sql.index("DEFINE") :].rsplit(")", 1)[0]
     for clause in re.split(r",\s*(?=[A-H] AS )", define.removeprefix("DEFINE").strip()):
         owner = clause.split(" AS ", 1)[0].strip()
         others = set(re.findall(r"\b([A-H])\.", clause)) - {owner}
-        if others or "LAST(" in clause or "FIRST(" in clause or "PREV(" in clause:
+        if "LAST(" in clause or "FIRST(" in clause or "PREV(" in clause:
+            return False
+        # A comparison with the single row just before it is counted per key of that row.
+        if others and (
+            others != {before.get(owner)}
+            or len(re.findall(r"\b[A-H]\.v \S+ [A-H]\.v", clause)) != 1
+        ):
             return False
     return True
 
 
 def test_random_countable_patterns_count_what_the_reference_enumerates(spark):
     failures, counted, forms, seed, by_first_row, later = [], 0, set(), SEED_BASE, 0, 0
+    paired = 0
     while counted < CASES and seed < SEED_BASE + max(3000, 40 * CASES) and len(failures) < 3:
         seed += 1
         case = generate(seed)
         if case is None or not _countable(case):
             continue
         counted += 1
+        paired += bool(re.search(r"\b[A-H]\.v \S+ [A-H]\.v", case.sql))
         forms.update(type(e).__name__ for e in flat_alternatives(parse(case.pattern_text))[0])
         sql = f"SELECT count(*) AS n FROM ({case.sql})"
         plan = spark.sql("EXPLAIN " + sql).collect()[0][0]
@@ -123,5 +139,6 @@ def test_random_countable_patterns_count_what_the_reference_enumerates(spark):
     assert not failures, "\n\n".join(failures)
     assert counted == CASES, f"only {counted} countable cases among the seeds tried"
     assert {"Single", "Kleene", "NegEl"} <= forms, forms
+    assert paired >= 2, f"only {paired} cases compare neighbouring rows"
     assert by_first_row >= CASES // 3, f"only {by_first_row} cases grouped by their first row"
     assert later >= CASES // 3, f"only {later} later rows' values aggregated"

@@ -28,11 +28,14 @@ final case class CepMatchCount(
     matches: Attribute,
     description: String,
     firstRow: FirstRowColumns = FirstRowColumns(Nil),
-    counted: CountedValues = CountedValues(Nil)) extends UnaryNode {
+    counted: CountedValues = CountedValues(Nil),
+    related: CountedPairs = CountedPairs(Nil)) extends UnaryNode {
 
   def startColumns: Seq[NamedExpression] = firstRow.columns
 
   def values: Seq[CountedValue] = counted.values
+
+  def pairs: Seq[CountedPair] = related.pairs
 
   override def output: Seq[Attribute] =
     ((partitionBy ++ startColumns.map(_.toAttribute)) :+ matches) ++ values.flatMap(_.columns)
@@ -44,7 +47,7 @@ final case class CepMatchCount(
   override def references: AttributeSet = child.outputSet
 
   override def simpleString(maxFields: Int): String = CepMatchCount.describe(description, window,
-    startColumns, values)
+    startColumns, values, pairs)
 
   override protected def withNewChildInternal(c: LogicalPlan): CepMatchCount = copy(child = c)
 }
@@ -58,8 +61,9 @@ final case class FirstRowColumns(columns: Seq[NamedExpression])
 
 object CepMatchCount {
   def describe(description: String, window: Long, startColumns: Seq[NamedExpression],
-      values: Seq[CountedValue]): String =
+      values: Seq[CountedValue], pairs: Seq[CountedPair]): String =
     s"CepMatchCount $description within $window, counted per first row without building the matches" +
+      pairs.map(p => s", ${p.earlier} rows kept per key for ${p.later}").mkString +
       (if (startColumns.isEmpty) "" else s", by ${startColumns.map(_.name).mkString(", ")} of the first row") +
       (if (values.isEmpty) ""
        else s", aggregating ${values.map(_.describe).mkString(", ")} over the matches")
@@ -92,3 +96,18 @@ object CountedValue {
 
 /** The [[CountedValue]]s of a count, kept out of reach of the optimizer's expression rules. */
 final case class CountedValues(values: Seq[CountedValue])
+
+/**
+ * The DEFINE conditions between neighbouring single-row elements `element` (variable
+ * `earlier`) and `element + 1` (`later`) of a counted sequence: the earlier row's prefixes
+ * are kept per key (`keyEqual` values, then `keyRange`), and a later row extends those
+ * whose key equals its probe (`probeEqual`) and whose range key relates to its own
+ * (`probeRange`) as `code` says (a `CountedSequence.Pair` code). Expressions over the
+ * count's input rows.
+ */
+final case class CountedPair(element: Int, earlier: String, later: String, code: Int,
+    keyEqual: Seq[Expression], probeEqual: Seq[Expression], keyRange: Option[Expression],
+    probeRange: Option[Expression])
+
+/** The [[CountedPair]]s of a count, kept out of reach of the optimizer's expression rules. */
+final case class CountedPairs(pairs: Seq[CountedPair])

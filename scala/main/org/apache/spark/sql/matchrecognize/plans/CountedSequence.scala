@@ -11,13 +11,20 @@ package org.apache.spark.sql.matchrecognize.plans
  * `valueElements(t)` is the single-row element whose row gives value t, a value aggregated
  * over the matches alongside their count (its sum when `summed(t)`, how many matches have it
  * non-null, its least and greatest).
+ *
+ * `pairs(j)` says how element `j + 1`'s row must relate to element `j`'s (both single rows)
+ * under the DEFINE conditions between them (see [[CountedSequence.Pair]]): the prefixes
+ * ending at `j` are then kept per key of their last row, and a row of `j + 1` extends those
+ * whose key its own probe matches (equal in the equality part, ordered as the code says in
+ * the range part).
  */
 final case class CountedSequence(
     elements: IndexedSeq[Int],
     closure: IndexedSeq[Boolean],
     negatedAfter: IndexedSeq[Seq[Int]],
     valueElements: IndexedSeq[Int] = Vector.empty,
-    summed: IndexedSeq[Boolean] = Vector.empty) extends Serializable {
+    summed: IndexedSeq[Boolean] = Vector.empty,
+    pairs: IndexedSeq[Int] = Vector.empty) extends Serializable {
   require(elements.nonEmpty, "a sequence has at least one element")
   require(closure.size == elements.size && negatedAfter.size == elements.size,
     "one closure flag and one negation list per element")
@@ -26,7 +33,33 @@ final case class CountedSequence(
   require(valueElements.forall(j => elements.indices.contains(j) && !closure(j)),
     "a value is read from a single-row element")
 
+  require(pairs.isEmpty || pairs.size == elements.size && pairs.last == CountedSequence.Pair.NONE,
+    "one pair code per element, none after the last")
+  require(pairs.indices.forall(j => pairs(j) == CountedSequence.Pair.NONE || !closure(j) && !closure(j + 1)),
+    "a pair relates two single-row elements")
+
   def length: Int = elements.size
 
+  /** How element `j + 1`'s row relates to element `j`'s (a [[CountedSequence.Pair]] code). */
+  def pair(j: Int): Int = if (pairs.isEmpty) CountedSequence.Pair.NONE else pairs(j)
+
   def values: Int = valueElements.size
+}
+
+object CountedSequence {
+
+  /**
+   * Codes of how a row of element `j + 1` must relate to one of element `j`: not at all
+   * (`NONE`), equal keys only (`EQUAL`), or equal keys and the range key K of `j`'s row
+   * below, at most, above, at least or other than the probe P of `j + 1`'s row.
+   */
+  object Pair {
+    val NONE = 0
+    val EQUAL = 1
+    val BELOW = 2
+    val AT_MOST = 3
+    val ABOVE = 4
+    val AT_LEAST = 5
+    val DIFFERENT = 6
+  }
 }

@@ -9,8 +9,9 @@ import org.apache.spark.sql.types.LongType
  * The count of a SKIP TILL ANY MATCH pattern's matches per partition key, computed without
  * building them ([[CepMatchCount]]), over the same shared input as the other plans, when
  * the pattern allows it: one sequence of single rows and `B+` closures, negations only
- * between two of them, and every DEFINE condition over its own row alone. A condition
- * comparing two rows would need the rows of a match together, which the counts do not keep.
+ * between two of them, and every DEFINE condition over its own row alone or comparing a
+ * single row with the one just before it ([[CepCountPairs]]). Other conditions comparing
+ * two rows would need the rows of a match together, which the counts do not keep.
  */
 private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInput) {
   import pattern._
@@ -26,13 +27,11 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
           s"the closure `${CepSequence(Seq(k)).sql}` is not of the form `${k.variable}+`"
         case (Negated(d), i) if i == 0 || i == last => s"the negation `!$d` ends the pattern"
       }
-      lazy val across = activeConditions(s).collectFirst {
-        case c if c.reads.nonEmpty =>
-          s"the DEFINE of `${c.owner}` compares its row with ${c.reads.toSeq.sorted.map(v => s"`$v`").mkString(", ")}"
-        case c if c.readsPrevious => s"the DEFINE of `${c.owner}` reads the closure's previous row"
-      }
+      lazy val across = pairs.left.toOption
       shape.orElse(across).orElse(subqueryInDefine.map(q => s"$q needs the matches"))
     }
+
+  private lazy val pairs = new CepCountPairs(pattern, alternatives.head).pairs
 
   /**
    * The measure columns a count can be grouped by: those computed from the first row alone
@@ -87,6 +86,7 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
    */
   def plan(matches: Attribute, byFirstRow: Seq[Attribute] = Nil, values: Seq[CountedValue] = Nil): LogicalPlan = {
     val s = alternatives.head
+    val related = pairs.getOrElse(Nil)
     val (shared, flags, slice) = leaves.sharedLeafInput
     val (o, lo, hi) = rowPositions
     val vars = (positives.map(_.variable) ++ s.negations).distinct
@@ -97,10 +97,11 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
     }
     val sequence = CountedSequence(positives.map(e => index(e.variable)).toIndexedSeq,
       positives.map(_.isInstanceOf[Kleene]).toIndexedSeq, negatedAfter.toIndexedSeq,
-      values.map(_.element).toIndexedSeq, values.map(_.summed).toIndexedSeq)
+      values.map(_.element).toIndexedSeq, values.map(_.summed).toIndexedSeq,
+      positives.indices.map(j => related.find(_.element == j).map(_.code).getOrElse(CountedSequence.Pair.NONE)))
     CepMatchCount(shared, partitionBy :+ slice, partitionBy, vars.map(flags),
       EqualTo(OwningSlice(lo, leaves.sliceLength), slice), sequence, o, lo, hi, window, matches, s.sql,
       FirstRowColumns(byFirstRow.map(a => Alias(firstRowMeasures(a), a.name)(a.exprId))),
-      CountedValues(values))
+      CountedValues(values), CountedPairs(related))
   }
 }

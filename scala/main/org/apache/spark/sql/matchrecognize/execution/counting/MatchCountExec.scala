@@ -6,8 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Attribut
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.matchrecognize.execution.counting.MatchCounter.Aggregates._
-import org.apache.spark.sql.matchrecognize.plans.{CepMatchCount, CountedSequence, CountedValue}
+import org.apache.spark.sql.matchrecognize.execution.counting.PrefixAggregates._
+import org.apache.spark.sql.matchrecognize.plans.{CepMatchCount, CountedPair, CountedSequence, CountedValue}
 import org.apache.spark.sql.types._
 
 /**
@@ -32,6 +32,7 @@ case class MatchCountExec(
     description: String,
     startColumns: Seq[NamedExpression],
     values: Seq[CountedValue],
+    pairs: Seq[CountedPair],
     child: SparkPlan) extends UnaryExecNode {
 
   override def output: Seq[Attribute] =
@@ -48,7 +49,7 @@ case class MatchCountExec(
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
   override def simpleString(maxFields: Int): String =
-    CepMatchCount.describe(description, window, startColumns, values)
+    CepMatchCount.describe(description, window, startColumns, values, pairs)
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of events read"),
@@ -70,7 +71,8 @@ case class MatchCountExec(
         UnsafeProjection.create(partitionBy, input), UnsafeProjection.create(Seq(order, lo, hi), input),
         if (startColumns.isEmpty) null else UnsafeProjection.create(startColumns, input), tests,
         startTest, values.map(v => UnsafeProjection.create(Seq(v.value), input)).toArray,
-        m, (key, aggregates) => written(new JoinedRow(key, aggregateRow(aggregates))).copy())
+        pairs.map(new PairKeys(_, input)).toArray, m,
+        (key, aggregates) => written(new JoinedRow(key, aggregateRow(aggregates))).copy())
     }
   }
 
@@ -98,7 +100,7 @@ case class MatchCountExec(
   private final class GroupCounts(rows: Iterator[InternalRow], keyOf: UnsafeProjection,
       partitionOf: UnsafeProjection, positions: UnsafeProjection, startOf: UnsafeProjection,
       tests: Array[BasePredicate], startTest: BasePredicate, valuesOf: Array[UnsafeProjection],
-      m: Map[String, SQLMetric], write: (InternalRow, Array[Long]) => InternalRow)
+      pairKeys: Array[PairKeys], m: Map[String, SQLMetric], write: (InternalRow, Array[Long]) => InternalRow)
     extends Iterator[InternalRow] {
     private var key: UnsafeRow = null
     private var partition: UnsafeRow = null
@@ -113,6 +115,8 @@ case class MatchCountExec(
     private var startValues = new Array[AnyRef](16)
     private var valueRows = new Array[Array[Long]](16)
     private var presentRows = new Array[Array[Boolean]](16)
+    private var keyRows = new Array[Array[PairKey]](16)
+    private var probeRows = new Array[Array[PairKey]](16)
     private val types = values.map(_.value.dataType).toArray
     // The flag of the element each value is read from: a value is computed only on its rows.
     private val valueFlags = sequence.valueElements.map(sequence.elements).toArray
@@ -126,7 +130,8 @@ case class MatchCountExec(
 
     private def flush(): Unit = if (peers > 0) {
       counter.addGroup(peers, flagRows, los, his, startRows, if (startOf == null) null else startValues,
-        if (types.isEmpty) null else valueRows, if (types.isEmpty) null else presentRows)
+        if (types.isEmpty) null else valueRows, if (types.isEmpty) null else presentRows,
+        if (pairKeys.isEmpty) null else keyRows, if (pairKeys.isEmpty) null else probeRows)
       java.util.Arrays.fill(startValues, 0, peers, null)
       peers = 0
     }
@@ -161,6 +166,8 @@ case class MatchCountExec(
         startValues = java.util.Arrays.copyOf(startValues, peers * 2)
         valueRows = java.util.Arrays.copyOf(valueRows, peers * 2)
         presentRows = java.util.Arrays.copyOf(presentRows, peers * 2)
+        keyRows = java.util.Arrays.copyOf(keyRows, peers * 2)
+        probeRows = java.util.Arrays.copyOf(probeRows, peers * 2)
       }
       val f = new Array[Boolean](tests.length)
       var i = 0
@@ -186,6 +193,17 @@ case class MatchCountExec(
         valueRows(peers) = longs
         presentRows(peers) = present
       }
+      if (pairKeys.nonEmpty) {
+        val keys = new Array[PairKey](sequence.length)
+        val probes = new Array[PairKey](sequence.length)
+        pairKeys.foreach { k =>
+          val j = k.pair.element
+          if (f(sequence.elements(j))) keys(j) = k.key(row)
+          if (f(sequence.elements(j + 1))) probes(j) = k.probe(row)
+        }
+        keyRows(peers) = keys
+        probeRows(peers) = probes
+      }
       peerOrder = o
       peers += 1
     }
@@ -203,6 +221,33 @@ case class MatchCountExec(
   }
 
   override protected def withNewChildInternal(c: SparkPlan): MatchCountExec = copy(child = c)
+}
+
+/**
+ * A row's [[PairKey]]s for one [[CountedPair]]: as its earlier element's row (key) and as
+ * its later one's (probe); null when a part is null (the comparison is then not true).
+ */
+private final class PairKeys(val pair: CountedPair, input: Seq[Attribute]) {
+  private val keyEqual = UnsafeProjection.create(pair.keyEqual, input)
+  private val probeEqual = UnsafeProjection.create(pair.probeEqual, input)
+  private val keyRange = pair.keyRange.map(e => UnsafeProjection.create(Seq(e), input))
+  private val probeRange = pair.probeRange.map(e => UnsafeProjection.create(Seq(e), input))
+  private val rangeType = pair.keyRange.map(_.dataType).orNull
+
+  def key(row: InternalRow): PairKey = of(keyEqual, keyRange, row)
+
+  def probe(row: InternalRow): PairKey = of(probeEqual, probeRange, row)
+
+  private def of(equal: UnsafeProjection, range: Option[UnsafeProjection], row: InternalRow): PairKey = {
+    val e = equal(row)
+    if (e.anyNull) null
+    else range match {
+      case None => new PairKey(e.copy(), 0L)
+      case Some(r) =>
+        val v = r(row)
+        if (v.isNullAt(0)) null else new PairKey(e.copy(), MatchCountExec.readLong(v, 0, rangeType))
+    }
+  }
 }
 
 object MatchCountExec {

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution.counting
 
-import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
 import org.apache.spark.sql.matchrecognize.plans.CountedSequence
+import org.apache.spark.sql.matchrecognize.plans.CountedSequence.Pair
 
 /**
  * Counts the matches of a SKIP TILL ANY MATCH [[CountedSequence]] over one partition key's
@@ -20,9 +20,13 @@ import org.apache.spark.sql.matchrecognize.plans.CountedSequence
  * negated row has followed since (what the next element extends).
  *
  * The sequence's values ride along with each count as aggregates over the prefixes it
- * counts ([[MatchCounter.Aggregates]]): a prefix that binds a value's element to a row
- * takes that row's value, and a prefix extended further keeps it, so the aggregates of the
- * complete matches come out with their count, still without building one.
+ * counts ([[PrefixAggregates]]): a prefix that binds a value's element to a row takes that
+ * row's value, and a prefix extended further keeps it, so the aggregates of the complete
+ * matches come out with their count, still without building one.
+ *
+ * When the DEFINE of element `j + 1` compares its row with element `j`'s (a pair, see
+ * `CountedSequence.pairs`), the `ready` prefixes at `j` are also kept per key of their last
+ * row ([[KeyedPrefixes]]), and a row of `j + 1` extends only those its probe matches.
  *
  * Windows are in the operator's window positions: a match's rows span `lo` of its first
  * row to `hi` of its last, at most `window` apart. A count or sum past the range of BIGINT
@@ -34,7 +38,7 @@ import org.apache.spark.sql.matchrecognize.plans.CountedSequence
  */
 final class MatchCounter(sequence: CountedSequence, window: Long,
     closed: (AnyRef, Array[Long]) => Unit = null) extends Serializable {
-  import MatchCounter.Aggregates._
+  import PrefixAggregates._
 
   private val n = sequence.length
   private val elements = sequence.elements.toArray
@@ -42,7 +46,10 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
   private val negated = sequence.negatedAfter.map(_.toArray).toArray
   private val valueElements = sequence.valueElements.toArray
   private val summed = sequence.summed.toArray
-  private val stride = width(sequence.values)
+  private val ops = new PrefixAggregates(sequence.values)
+  private val stride = ops.width
+  private val pairs = Array.tabulate(n)(sequence.pair)
+  private val anyPair = pairs.exists(_ != Pair.NONE)
   // One START's block: all(j) and ready(j) aggregates for every element j.
   private val block = 2 * n * stride
 
@@ -52,6 +59,8 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
   // With `closed`: each START's own matches and tag.
   private var own: Array[Long] = if (closed == null) null else new Array[Long](16 * stride)
   private var tags: Array[AnyRef] = if (closed == null) null else new Array[AnyRef](16)
+  // With pairs: each START's keyed prefixes at element j, at START * n + j.
+  private var keyed: Array[KeyedPrefixes] = if (anyPair) new Array[KeyedPrefixes](16 * n) else null
   private var head = 0
   private var size = 0
 
@@ -60,13 +69,15 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
   // What one group adds to each open START's block, and which `ready` aggregates it resets.
   private var delta = new Array[Long](16 * block)
   private val killed = new Array[Boolean](n)
+  // With pairs: what one group adds to each open START's keyed prefixes, at live START * n + j.
+  private var keyedDelta: Array[KeyedPrefixes] = if (anyPair) new Array[KeyedPrefixes](16 * n) else null
   // The prefixes one row makes at one element.
   private val step = new Array[Long](stride)
 
   /** The matches completed so far. */
   def matches: Long = total(COUNT)
 
-  /** The aggregates of the matches completed so far (see [[MatchCounter.Aggregates]]). */
+  /** The aggregates of the matches completed so far (see [[PrefixAggregates]]). */
   def aggregates: Array[Long] = total.clone()
 
   /** The STARTs whose window is still open. */
@@ -80,11 +91,13 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
    * passes variable v's own conditions, `lo(r)`/`hi(r)` its window positions (not below the
    * previous group's), `starts(r)` whether it may be a match's first row here (a time slice
    * counts only the matches whose first row it owns); with values, `values(r)(t)` value t on
-   * row r, read only when `present(r)(t)` (not null).
+   * row r, read only when `present(r)(t)` (not null); with pairs, `keys(r)(j)` row r's key as
+   * element j's row and `probes(r)(j)` its probe as element `j + 1`'s (null: none).
    */
   def addGroup(rows: Int, flags: Array[Array[Boolean]], lo: Array[Long], hi: Array[Long],
       starts: Array[Boolean], startTags: Array[AnyRef] = null, values: Array[Array[Long]] = null,
-      present: Array[Array[Boolean]] = null): Unit = {
+      present: Array[Array[Boolean]] = null, keys: Array[Array[PairKey]] = null,
+      probes: Array[Array[PairKey]] = null): Unit = {
     if (rows == 0) return
     // Later rows lie no earlier than this group's earliest: a START out of its window stays out.
     var earliest = hi(0)
@@ -95,14 +108,17 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
     if (delta.length < live * block) delta = new Array[Long](math.max(live * block, 2 * delta.length))
     java.util.Arrays.fill(delta, 0, live * block, 0L)
     java.util.Arrays.fill(killed, false)
+    if (anyPair) clearKeyedDelta(live)
     var r = 0
     while (r < rows) {
       val f = flags(r)
       val v = if (values == null) null else values(r)
       val p = if (present == null) null else present(r)
+      val key = if (keys == null) null else keys(r)
+      val probe = if (probes == null) null else probes(r)
       var s = 0
       while (s < live) {
-        if (hi(r) - startLo(head + s) <= window) extend(f, v, p, head + s, s * block)
+        if (hi(r) - startLo(head + s) <= window) extend(f, v, p, key, probe, head + s, s)
         s += 1
       }
       var j = 0
@@ -119,9 +135,17 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       val base = (head + s) * block
       var j = 0
       while (j < n) {
-        combine(counts, all(base, j), delta, all(s * block, j))
+        ops.combine(counts, all(base, j), delta, all(s * block, j))
         if (killed(j)) java.util.Arrays.fill(counts, ready(base, j), ready(base, j) + stride, 0L)
-        combine(counts, ready(base, j), delta, ready(s * block, j))
+        ops.combine(counts, ready(base, j), delta, ready(s * block, j))
+        if (pairs(j) != Pair.NONE) {
+          val added = keyedDelta(s * n + j)
+          if (killed(j) || added != null && !added.isEmpty) {
+            val kept = keyedAt(head + s, j)
+            if (killed(j)) kept.clear()
+            if (added != null) kept.addAll(added)
+          }
+        }
         j += 1
       }
       s += 1
@@ -130,32 +154,62 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
     while (r < rows) {
       if (starts(r) && flags(r)(elements(0))) {
         openStart(lo(r), hi(r), if (startTags == null) null else startTags(r),
-          if (values == null) null else values(r), if (present == null) null else present(r))
+          if (values == null) null else values(r), if (present == null) null else present(r),
+          if (keys == null) null else keys(r)(0))
       }
       r += 1
     }
   }
 
-  /** What row `f` adds to the block of START `start`, into `delta` at `out`. */
-  private def extend(f: Array[Boolean], v: Array[Long], p: Array[Boolean], start: Int, out: Int): Unit = {
+  /** What row `f` adds to the block of START `start` (live START `s`), into the deltas. */
+  private def extend(f: Array[Boolean], v: Array[Long], p: Array[Boolean], key: Array[PairKey],
+      probe: Array[PairKey], start: Int, s: Int): Unit = {
     val base = start * block
+    val out = s * block
     var j = 0
     while (j < n) {
       if (f(elements(j))) {
         java.util.Arrays.fill(step, 0L)
-        if (closure(j)) combine(step, 0, counts, all(base, j))
-        if (j > 0) combine(step, 0, counts, ready(base, j - 1))
+        if (closure(j)) ops.combine(step, 0, counts, all(base, j))
+        if (j > 0) {
+          if (pairs(j - 1) == Pair.NONE) ops.combine(step, 0, counts, ready(base, j - 1))
+          else if (probe(j - 1) != null && keyed(start * n + j - 1) != null) {
+            keyed(start * n + j - 1).matching(probe(j - 1), pairs(j - 1), step)
+          }
+        }
         if (step(COUNT) != 0) {
           bind(j, v, p)
-          combine(delta, all(out, j), step, 0)
-          combine(delta, ready(out, j), step, 0)
+          ops.combine(delta, all(out, j), step, 0)
+          ops.combine(delta, ready(out, j), step, 0)
+          if (pairs(j) != Pair.NONE && key(j) != null) keyedDeltaAt(s, j).add(key(j), step, 0)
           if (j == n - 1) {
-            combine(total, 0, step, 0)
-            if (own != null) combine(own, start * stride, step, 0)
+            ops.combine(total, 0, step, 0)
+            if (own != null) ops.combine(own, start * stride, step, 0)
           }
         }
       }
       j += 1
+    }
+  }
+
+  private def keyedAt(start: Int, j: Int): KeyedPrefixes = {
+    if (keyed(start * n + j) == null) keyed(start * n + j) = new KeyedPrefixes(ops)
+    keyed(start * n + j)
+  }
+
+  private def keyedDeltaAt(s: Int, j: Int): KeyedPrefixes = {
+    if (keyedDelta(s * n + j) == null) keyedDelta(s * n + j) = new KeyedPrefixes(ops)
+    keyedDelta(s * n + j)
+  }
+
+  private def clearKeyedDelta(live: Int): Unit = {
+    if (keyedDelta.length < live * n) {
+      keyedDelta = java.util.Arrays.copyOf(keyedDelta, math.max(live * n, 2 * keyedDelta.length))
+    }
+    var i = 0
+    while (i < live * n) {
+      if (keyedDelta(i) != null) keyedDelta(i).clear()
+      i += 1
     }
   }
 
@@ -166,7 +220,7 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       if (valueElements(t) == j) {
         val at = 1 + t * VALUE
         if (p(t)) {
-          step(at + SUM) = if (summed(t)) multiply(step(COUNT), v(t)) else 0L
+          step(at + SUM) = if (summed(t)) ops.sumOf(step(COUNT), v(t)) else 0L
           step(at + PRESENT) = step(COUNT)
           step(at + LEAST) = v(t)
           step(at + GREATEST) = v(t)
@@ -176,30 +230,9 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
     }
   }
 
-  /** Adds the aggregates at `src(s)` to those at `dst(d)`. */
-  private def combine(dst: Array[Long], d: Int, src: Array[Long], s: Int): Unit = {
-    dst(d + COUNT) = add(dst(d + COUNT), src(s + COUNT))
-    var t = 0
-    while (t < valueElements.length) {
-      val to = d + 1 + t * VALUE
-      val from = s + 1 + t * VALUE
-      if (src(from + PRESENT) != 0) {
-        if (dst(to + PRESENT) == 0) {
-          dst(to + LEAST) = src(from + LEAST)
-          dst(to + GREATEST) = src(from + GREATEST)
-        } else {
-          dst(to + LEAST) = math.min(dst(to + LEAST), src(from + LEAST))
-          dst(to + GREATEST) = math.max(dst(to + GREATEST), src(from + GREATEST))
-        }
-        dst(to + SUM) = addSum(dst(to + SUM), src(from + SUM))
-        dst(to + PRESENT) = add(dst(to + PRESENT), src(from + PRESENT))
-      }
-      t += 1
-    }
-  }
-
   /** A new START: one prefix, the row itself, which is a match when the pattern is one row. */
-  private def openStart(lo: Long, hi: Long, tag: AnyRef, v: Array[Long], p: Array[Boolean]): Unit = {
+  private def openStart(lo: Long, hi: Long, tag: AnyRef, v: Array[Long], p: Array[Boolean],
+      key: PairKey): Unit = {
     if (size == startLo.length) grow()
     startLo(size) = lo
     java.util.Arrays.fill(step, 0L)
@@ -213,10 +246,14 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
     java.util.Arrays.fill(counts, base, base + block, 0L)
     System.arraycopy(step, 0, counts, all(base, 0), stride)
     System.arraycopy(step, 0, counts, ready(base, 0), stride)
+    if (anyPair) {
+      java.util.Arrays.fill(keyed.asInstanceOf[Array[AnyRef]], size * n, (size + 1) * n, null)
+      if (pairs(0) != Pair.NONE && key != null) keyedAt(size, 0).add(key, step, 0)
+    }
     size += 1
     if (n == 1 && hi - lo <= window) {
-      combine(total, 0, step, 0)
-      if (own != null) combine(own, (size - 1) * stride, step, 0)
+      ops.combine(total, 0, step, 0)
+      if (own != null) ops.combine(own, (size - 1) * stride, step, 0)
     }
   }
 
@@ -228,29 +265,12 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       }
       tags(start) = null
     }
+    if (anyPair) java.util.Arrays.fill(keyed.asInstanceOf[Array[AnyRef]], start * n, (start + 1) * n, null)
     head += 1
   }
 
   /** No more rows: every open START is closed. */
   def finish(): Unit = while (head < size) close(head)
-
-  private def add(a: Long, b: Long): Long =
-    try Math.addExact(a, b)
-    catch {
-      case _: ArithmeticException => throw MatchCounter.tooMany()
-    }
-
-  private def addSum(a: Long, b: Long): Long =
-    try Math.addExact(a, b)
-    catch {
-      case _: ArithmeticException => throw MatchCounter.sumTooLarge()
-    }
-
-  private def multiply(a: Long, b: Long): Long =
-    try Math.multiplyExact(a, b)
-    catch {
-      case _: ArithmeticException => throw MatchCounter.sumTooLarge()
-    }
 
   private def grow(): Unit = {
     val live = size - head
@@ -269,37 +289,12 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       own = movedOwn
       tags = movedTags
     }
+    if (anyPair) {
+      val movedKeyed = new Array[KeyedPrefixes](capacity * n)
+      System.arraycopy(keyed, head * n, movedKeyed, 0, live * n)
+      keyed = movedKeyed
+    }
     head = 0
     size = live
   }
-}
-
-object MatchCounter {
-
-  /**
-   * The layout of a count with its values' aggregates: the count at `COUNT`, then for value
-   * t, at `1 + t * VALUE`: the sum of the value over the counted prefixes (0 unless
-   * summed), how many of them have it (not null), and, when that is above 0, its least and
-   * greatest.
-   */
-  object Aggregates {
-    val COUNT = 0
-    val VALUE = 4
-    val SUM = 0
-    val PRESENT = 1
-    val LEAST = 2
-    val GREATEST = 3
-
-    def width(values: Int): Int = 1 + values * VALUE
-  }
-
-  def tooMany(): MatchRecognizeLimitException = new MatchRecognizeLimitException(
-    "SKIP TILL ANY MATCH counted more matches (or partial matches) for one partition key " +
-      "than a BIGINT holds " +
-      "(9,223,372,036,854,775,807); narrow the pattern (WITHIN, DEFINE conditions).")
-
-  def sumTooLarge(): MatchRecognizeLimitException = new MatchRecognizeLimitException(
-    "SKIP TILL ANY MATCH summed a measure over the matches of one partition key past what a " +
-      "BIGINT holds (9,223,372,036,854,775,807); narrow the pattern (WITHIN, DEFINE " +
-      "conditions) or aggregate a smaller value.")
 }

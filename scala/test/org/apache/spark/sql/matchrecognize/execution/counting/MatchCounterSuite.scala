@@ -168,7 +168,8 @@ class MatchCounterSuite extends AnyFunSuite {
   }
 
   /** Every match as the rows its elements bind (a closure: its first row), enumerated. */
-  private def matchesOf(seq: CountedSequence, window: Long, rows: Seq[Row]): Seq[IndexedSeq[Row]] = {
+  private def matchesOf(seq: CountedSequence, window: Long, rows: Seq[Row],
+      related: (Int, Row, Row) => Boolean = (_, _, _) => true): Seq[IndexedSeq[Row]] = {
     val sorted = rows.sortBy(_.o).toIndexedSeq
     def negatedBetween(j: Int, after: Row, before: Row): Boolean =
       sorted.exists(r => r.o > after.o && r.o < before.o && seq.negatedAfter(j).exists(r.flags(_)))
@@ -176,7 +177,8 @@ class MatchCounterSuite extends AnyFunSuite {
       if (j == seq.length) {
         if (last.get.hi - bound.head.lo <= window) Seq(bound) else Nil
       } else {
-        val candidates = sorted.filter(r => last.forall(_.o < r.o) && r.flags(seq.elements(j)))
+        val candidates = sorted.filter(r =>
+          last.forall(_.o < r.o) && r.flags(seq.elements(j)) && (j == 0 || related(j - 1, bound(j - 1), r)))
         val firsts = candidates.filter(r => j > 0 || r.start)
         def next(chosen: Seq[Row]): Seq[IndexedSeq[Row]] =
           if (last.exists(l => negatedBetween(j - 1, l, chosen.head))) Nil
@@ -229,6 +231,65 @@ class MatchCounterSuite extends AnyFunSuite {
       }
     }
     assert(withValues >= 100, s"only $withValues values were seen in a match")
+  }
+
+  test("rows related to the previous element's row by equal and ordered keys count as enumerated") {
+    import CountedSequence.Pair
+    val rng = new Random(29)
+    var withMatches = 0
+    for (round <- 0 until 500) {
+      val length = 2 + rng.nextInt(3)
+      val closure = Vector.tabulate(length)(j => j > 0 && rng.nextDouble() < 0.25)
+      val pairs = Vector.tabulate(length)(j =>
+        if (j == length - 1 || closure(j) || closure(j + 1) || rng.nextInt(4) == 0) Pair.NONE
+        else Pair.EQUAL + rng.nextInt(6))
+      val singles = (0 until length).filterNot(closure)
+      val valueElements = Vector.fill(rng.nextInt(2))(singles(rng.nextInt(singles.size)))
+      val seq = CountedSequence(Vector.tabulate(length)(j => j), closure,
+        Vector.tabulate(length)(j => if (j < length - 1 && rng.nextDouble() < 0.2) Seq(length) else Nil),
+        valueElements, valueElements.map(_ => true), pairs)
+      val rows = rowsOf(rng, 6 + rng.nextInt(12), length + 1, 0.5, rowsWindow = false)
+        .sortBy(_.o).map(r => r.copy(start = rng.nextInt(5) > 0))
+      // Each row's equality part (2 values) and range part (4 values, or null).
+      val equal = rows.map(_ => rng.nextInt(2))
+      val range = rows.map(_ => if (rng.nextInt(6) == 0) None else Some(rng.nextInt(4).toLong))
+      val index = rows.zipWithIndex.map { case (r, i) => (r: AnyRef) -> i }.toMap
+      def related(j: Int, a: Row, b: Row): Boolean = {
+        val (i, k) = (index(a), index(b))
+        pairs(j) == Pair.NONE || equal(i) == equal(k) && range(i).isDefined && range(k).isDefined && {
+          val (x, y) = (range(i).get, range(k).get)
+          pairs(j) match {
+            case Pair.EQUAL => true
+            case Pair.BELOW => x < y
+            case Pair.AT_MOST => x <= y
+            case Pair.ABOVE => x > y
+            case Pair.AT_LEAST => x >= y
+            case Pair.DIFFERENT => x != y
+          }
+        }
+      }
+      val window = rng.nextInt(8).toLong
+      val counter = new MatchCounter(seq, window)
+      // One key object per row, offered both as key and as probe: the counter must not mind.
+      val keyOf = rows.indices.map(i => range(i).map(x => new PairKey(Integer.valueOf(equal(i)), x)).orNull)
+      rows.indices.groupBy(rows(_).o).toSeq.sortBy(_._1).foreach { case (_, is) =>
+        counter.addGroup(is.size, is.map(rows(_).flags).toArray, is.map(rows(_).lo).toArray,
+          is.map(rows(_).hi).toArray, is.map(rows(_).start).toArray, null,
+          is.map(i => valueElements.map(_ => i.toLong).toArray).toArray,
+          is.map(_ => valueElements.map(_ => true).toArray).toArray,
+          is.map(i => Array.fill(length)(keyOf(i))).toArray, is.map(i => Array.fill(length)(keyOf(i))).toArray)
+      }
+      val matches = matchesOf(seq, window, rows, related)
+      val got = counter.aggregates
+      assert(got(0) == matches.size, s"round $round: $seq within $window")
+      valueElements.indices.foreach { t =>
+        val seen = matches.map(m => index(m(valueElements(t))).toLong)
+        val expected = Seq(seen.sum, seen.size.toLong) ++ (if (seen.isEmpty) Nil else Seq(seen.min, seen.max))
+        assert(got.slice(1 + 4 * t, 1 + 4 * t + expected.size).toSeq == expected, s"round $round, value $t")
+      }
+      if (matches.nonEmpty && pairs.exists(_ != Pair.NONE)) withMatches += 1
+    }
+    assert(withMatches >= 80, s"only $withMatches rounds with pairs had a match")
   }
 
   test("a sum past BIGINT fails with an error of its own") {

@@ -12,8 +12,9 @@ data into the noop sink (median of interleaved rounds), with the counts checked 
     the last row's amount beside the count (aggregated with the counts), and with rising
     amounts (`B.amount > A.amount`, `C.amount > B.amount`: counts kept per amount);
   - `A B+ C` WITHIN 60 s (`--kleene-window`), whose matches number in the billions per
-    key: counted (with and without the sum and maximum of C's amount), and built, which
-    stops at the guard on Kleene bindings (the error is printed, not a time).
+    key: counted (with and without the sum and maximum of C's amount, and with C's amount
+    above A's: a condition on the first row, asked of each open first row), and built,
+    which stops at the guard on Kleene bindings (the error is printed, not a time).
 
     .venv/bin/python bench/count_matches.py                  # 400,000 events
     .venv/bin/python bench/count_matches.py --events 100000  # a quick profile
@@ -142,11 +143,18 @@ def main() -> None:
 
     sql = count_query(events, "A B+ C", args.kleene_window)
     with_values = count_query(events, "A B+ C", args.kleene_window, aggregates=LAST_ROW)
+    above_first = count_query(
+        events, "A B+ C", args.kleene_window, related={"C": "C.amount > A.amount"}
+    )
     counted = rows(sql, True)
     assert [r[:2] for r in rows(with_values, True)] == counted
     times = timed_rounds(
         spark,
-        {"counted": sql, "counted with C amounts": with_values},
+        {
+            "counted": sql,
+            "counted with C amounts": with_values,
+            "counted, C above A": above_first,
+        },
         runs=args.runs,
         before=lambda _: spark.conf.set(COUNT, "true"),
     )
@@ -155,6 +163,11 @@ def main() -> None:
         f"\nPATTERN (A B+ C) WITHIN {args.kleene_window} s: {total:,} matches "
         f"({total / KEYS:.3g} per key), counted in {times['counted'][0]:.2f} s, "
         f"with {LAST_ROW} in {times['counted with C amounts'][0]:.2f} s"
+    )
+    above = sum(r[1] for r in rows(above_first, True))
+    print(
+        f"    with C.amount > A.amount: {above:,} matches, counted in "
+        f"{times['counted, C above A'][0]:.2f} s"
     )
     spark.conf.set(COUNT, "false")
     try:

@@ -235,8 +235,9 @@ object MatchRecognizeConf {
         "one later single-row variable, grouped " +
         "by partition keys or such measures (or not grouped), are computed from running " +
         "counts per first row, without building the matches, when every DEFINE condition " +
-        "reads only its own row (or compares it with the single-row variable just before " +
-        "it) and the pattern is one sequence of single rows and `B+` " +
+        "reads only its own row (or also the match's first row, or compares it with the " +
+        "single-row variable just before it) and the pattern is one sequence of single " +
+        "rows and `B+` " +
         "closures with negations between them (see docs/optimizer.md). false: the matches " +
         "are always built. Both return the same results.")
       .version("0.1.0")

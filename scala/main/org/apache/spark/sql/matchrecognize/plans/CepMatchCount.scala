@@ -29,13 +29,16 @@ final case class CepMatchCount(
     description: String,
     firstRow: FirstRowColumns = FirstRowColumns(Nil),
     counted: CountedValues = CountedValues(Nil),
-    related: CountedPairs = CountedPairs(Nil)) extends UnaryNode {
+    related: CountedPairs = CountedPairs(Nil),
+    toFirstRow: CountedRelations = CountedRelations(Nil)) extends UnaryNode {
 
   def startColumns: Seq[NamedExpression] = firstRow.columns
 
   def values: Seq[CountedValue] = counted.values
 
   def pairs: Seq[CountedPair] = related.pairs
+
+  def relations: Seq[CountedRelation] = toFirstRow.relations
 
   override def output: Seq[Attribute] =
     ((partitionBy ++ startColumns.map(_.toAttribute)) :+ matches) ++ values.flatMap(_.columns)
@@ -47,7 +50,7 @@ final case class CepMatchCount(
   override def references: AttributeSet = child.outputSet
 
   override def simpleString(maxFields: Int): String = CepMatchCount.describe(description, window,
-    startColumns, values, pairs)
+    startColumns, values, pairs, relations)
 
   override protected def withNewChildInternal(c: LogicalPlan): CepMatchCount = copy(child = c)
 }
@@ -61,9 +64,11 @@ final case class FirstRowColumns(columns: Seq[NamedExpression])
 
 object CepMatchCount {
   def describe(description: String, window: Long, startColumns: Seq[NamedExpression],
-      values: Seq[CountedValue], pairs: Seq[CountedPair]): String =
+      values: Seq[CountedValue], pairs: Seq[CountedPair], relations: Seq[CountedRelation]): String =
     s"CepMatchCount $description within $window, counted per first row without building the matches" +
       pairs.map(p => s", ${p.earlier} rows kept per key for ${p.later}").mkString +
+      (if (relations.isEmpty) ""
+       else s", ${relations.map(_.variable).mkString(", ")} checked against each first row") +
       (if (startColumns.isEmpty) "" else s", by ${startColumns.map(_.name).mkString(", ")} of the first row") +
       (if (values.isEmpty) ""
        else s", aggregating ${values.map(_.describe).mkString(", ")} over the matches")
@@ -111,3 +116,14 @@ final case class CountedPair(element: Int, earlier: String, later: String, code:
 
 /** The [[CountedPair]]s of a count, kept out of reach of the optimizer's expression rules. */
 final case class CountedPairs(pairs: Seq[CountedPair])
+
+/**
+ * The DEFINE conditions of variable `variable` (flag `flag` of the count) on a match's first
+ * row: `condition` over that row's columns `firstOf`, renamed `first`, and the count's
+ * input row; asked of each open first row for each row of the variable.
+ */
+final case class CountedRelation(variable: String, flag: Int, condition: Expression,
+    first: Seq[Attribute], firstOf: Seq[Attribute])
+
+/** The [[CountedRelation]]s of a count, kept out of reach of the optimizer's expression rules. */
+final case class CountedRelations(relations: Seq[CountedRelation])

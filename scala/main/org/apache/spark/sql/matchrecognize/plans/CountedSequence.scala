@@ -17,6 +17,11 @@ package org.apache.spark.sql.matchrecognize.plans
  * ending at `j` are then kept per key of their last row, and a row of `j + 1` extends those
  * whose key its own probe matches (equal in the equality part, ordered as the code says in
  * the range part).
+ *
+ * `fromStart` holds the variables whose DEFINE also compares their row with the match's
+ * first row (element 0, a single row): the counter asks a `StartRelation` whether a row
+ * relates to an open START's row before extending (or, for a negated variable, resetting)
+ * that START's prefixes.
  */
 final case class CountedSequence(
     elements: IndexedSeq[Int],
@@ -24,7 +29,8 @@ final case class CountedSequence(
     negatedAfter: IndexedSeq[Seq[Int]],
     valueElements: IndexedSeq[Int] = Vector.empty,
     summed: IndexedSeq[Boolean] = Vector.empty,
-    pairs: IndexedSeq[Int] = Vector.empty) extends Serializable {
+    pairs: IndexedSeq[Int] = Vector.empty,
+    fromStart: Set[Int] = Set.empty) extends Serializable {
   require(elements.nonEmpty, "a sequence has at least one element")
   require(closure.size == elements.size && negatedAfter.size == elements.size,
     "one closure flag and one negation list per element")
@@ -37,6 +43,9 @@ final case class CountedSequence(
     "one pair code per element, none after the last")
   require(pairs.indices.forall(j => pairs(j) == CountedSequence.Pair.NONE || !closure(j) && !closure(j + 1)),
     "a pair relates two single-row elements")
+
+  require(fromStart.isEmpty || !closure(0), "a match's first row is a single row")
+  require(!fromStart.contains(elements(0)), "the first row relates to itself by its own conditions")
 
   def length: Int = elements.size
 

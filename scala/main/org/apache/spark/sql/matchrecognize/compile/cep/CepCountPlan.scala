@@ -10,7 +10,8 @@ import org.apache.spark.sql.types.LongType
  * building them ([[CepMatchCount]]), over the same shared input as the other plans, when
  * the pattern allows it: one sequence of single rows and `B+` closures, negations only
  * between two of them, and every DEFINE condition over its own row alone or comparing a
- * single row with the one just before it ([[CepCountPairs]]). Other conditions comparing
+ * single row with the one just before it, or any row with the match's first row
+ * ([[CepCountedConditions]]). Other conditions comparing
  * two rows would need the rows of a match together, which the counts do not keep.
  */
 private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInput) {
@@ -31,7 +32,8 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
       shape.orElse(across).orElse(subqueryInDefine.map(q => s"$q needs the matches"))
     }
 
-  private lazy val pairs = new CepCountPairs(pattern, alternatives.head).pairs
+  private lazy val conditions = new CepCountedConditions(pattern, alternatives.head)
+  private lazy val pairs = conditions.pairs
 
   /**
    * The measure columns a count can be grouped by: those computed from the first row alone
@@ -91,6 +93,7 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
     val (o, lo, hi) = rowPositions
     val vars = (positives.map(_.variable) ++ s.negations).distinct
     val index = vars.zipWithIndex.toMap
+    val toFirst = conditions.relations.map(r => r.copy(flag = index(r.variable)))
     // The negations between each positive element and the next.
     val negatedAfter = positives.map { e =>
       s.elements.drop(s.elements.indexOf(e) + 1).takeWhile(_.isInstanceOf[Negated]).map(d => index(d.variable))
@@ -98,10 +101,11 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
     val sequence = CountedSequence(positives.map(e => index(e.variable)).toIndexedSeq,
       positives.map(_.isInstanceOf[Kleene]).toIndexedSeq, negatedAfter.toIndexedSeq,
       values.map(_.element).toIndexedSeq, values.map(_.summed).toIndexedSeq,
-      positives.indices.map(j => related.find(_.element == j).map(_.code).getOrElse(CountedSequence.Pair.NONE)))
+      positives.indices.map(j => related.find(_.element == j).map(_.code).getOrElse(CountedSequence.Pair.NONE)),
+      toFirst.map(_.flag).toSet)
     CepMatchCount(shared, partitionBy :+ slice, partitionBy, vars.map(flags),
       EqualTo(OwningSlice(lo, leaves.sliceLength), slice), sequence, o, lo, hi, window, matches, s.sql,
       FirstRowColumns(byFirstRow.map(a => Alias(firstRowMeasures(a), a.name)(a.exprId))),
-      CountedValues(values), CountedPairs(related))
+      CountedValues(values), CountedPairs(related), CountedRelations(toFirst))
   }
 }

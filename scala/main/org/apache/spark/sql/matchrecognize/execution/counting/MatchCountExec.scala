@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Dist
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.matchrecognize.execution.counting.PrefixAggregates._
-import org.apache.spark.sql.matchrecognize.plans.{CepMatchCount, CountedPair, CountedSequence, CountedValue}
+import org.apache.spark.sql.matchrecognize.plans.{CepMatchCount, CountedPair, CountedRelation, CountedSequence, CountedValue}
 import org.apache.spark.sql.types._
 
 /**
@@ -33,6 +33,7 @@ case class MatchCountExec(
     startColumns: Seq[NamedExpression],
     values: Seq[CountedValue],
     pairs: Seq[CountedPair],
+    relations: Seq[CountedRelation],
     child: SparkPlan) extends UnaryExecNode {
 
   override def output: Seq[Attribute] =
@@ -49,7 +50,7 @@ case class MatchCountExec(
   override def outputPartitioning: Partitioning = child.outputPartitioning
 
   override def simpleString(maxFields: Int): String =
-    CepMatchCount.describe(description, window, startColumns, values, pairs)
+    CepMatchCount.describe(description, window, startColumns, values, pairs, relations)
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of events read"),
@@ -71,7 +72,8 @@ case class MatchCountExec(
         UnsafeProjection.create(partitionBy, input), UnsafeProjection.create(Seq(order, lo, hi), input),
         if (startColumns.isEmpty) null else UnsafeProjection.create(startColumns, input), tests,
         startTest, values.map(v => UnsafeProjection.create(Seq(v.value), input)).toArray,
-        pairs.map(new PairKeys(_, input)).toArray, m,
+        pairs.map(new PairKeys(_, input)).toArray,
+        if (relations.isEmpty) null else new FirstRowRelation(relations, input), m,
         (key, aggregates) => written(new JoinedRow(key, aggregateRow(aggregates))).copy())
     }
   }
@@ -100,7 +102,8 @@ case class MatchCountExec(
   private final class GroupCounts(rows: Iterator[InternalRow], keyOf: UnsafeProjection,
       partitionOf: UnsafeProjection, positions: UnsafeProjection, startOf: UnsafeProjection,
       tests: Array[BasePredicate], startTest: BasePredicate, valuesOf: Array[UnsafeProjection],
-      pairKeys: Array[PairKeys], m: Map[String, SQLMetric], write: (InternalRow, Array[Long]) => InternalRow)
+      pairKeys: Array[PairKeys], relation: FirstRowRelation, m: Map[String, SQLMetric],
+      write: (InternalRow, Array[Long]) => InternalRow)
     extends Iterator[InternalRow] {
     private var key: UnsafeRow = null
     private var partition: UnsafeRow = null
@@ -117,6 +120,8 @@ case class MatchCountExec(
     private var presentRows = new Array[Array[Boolean]](16)
     private var keyRows = new Array[Array[PairKey]](16)
     private var probeRows = new Array[Array[PairKey]](16)
+    private var copies = new Array[AnyRef](16)
+    private val relatedFlags = sequence.fromStart.toArray
     private val types = values.map(_.value.dataType).toArray
     // The flag of the element each value is read from: a value is computed only on its rows.
     private val valueFlags = sequence.valueElements.map(sequence.elements).toArray
@@ -131,7 +136,9 @@ case class MatchCountExec(
     private def flush(): Unit = if (peers > 0) {
       counter.addGroup(peers, flagRows, los, his, startRows, if (startOf == null) null else startValues,
         if (types.isEmpty) null else valueRows, if (types.isEmpty) null else presentRows,
-        if (pairKeys.isEmpty) null else keyRows, if (pairKeys.isEmpty) null else probeRows)
+        if (pairKeys.isEmpty) null else keyRows, if (pairKeys.isEmpty) null else probeRows,
+        if (relation == null) null else copies)
+      if (relation != null) java.util.Arrays.fill(copies, 0, peers, null)
       java.util.Arrays.fill(startValues, 0, peers, null)
       peers = 0
     }
@@ -151,9 +158,9 @@ case class MatchCountExec(
         key = k.copy()
         partition = partitionOf(row).copy()
         val of = partition
-        counter = if (startOf == null) new MatchCounter(sequence, window)
+        counter = if (startOf == null) new MatchCounter(sequence, window, null, relation)
         else new MatchCounter(sequence, window,
-          (first, aggregates) => emit(new JoinedRow(of, first.asInstanceOf[InternalRow]), aggregates))
+          (first, aggregates) => emit(new JoinedRow(of, first.asInstanceOf[InternalRow]), aggregates), relation)
       }
       val p = positions(row)
       val o = p.getLong(0)
@@ -168,7 +175,9 @@ case class MatchCountExec(
         presentRows = java.util.Arrays.copyOf(presentRows, peers * 2)
         keyRows = java.util.Arrays.copyOf(keyRows, peers * 2)
         probeRows = java.util.Arrays.copyOf(probeRows, peers * 2)
+        copies = java.util.Arrays.copyOf(copies, peers * 2)
       }
+
       val f = new Array[Boolean](tests.length)
       var i = 0
       while (i < tests.length) { f(i) = tests(i).eval(row); i += 1 }
@@ -176,6 +185,10 @@ case class MatchCountExec(
       los(peers) = p.getLong(1)
       his(peers) = p.getLong(2)
       startRows(peers) = startTest.eval(row)
+      // The row itself, when it may be a first row or a condition relates it to one.
+      if (relation != null && (startRows(peers) && f(sequence.elements(0)) || relatedFlags.exists(f(_)))) {
+        copies(peers) = row.copy()
+      }
       // Computed only on the rows that can bind their element (a measure may fail on others).
       if (startOf != null && startRows(peers) && f(sequence.elements(0))) startValues(peers) = startOf(row).copy()
       if (types.nonEmpty) {
@@ -248,6 +261,31 @@ private final class PairKeys(val pair: CountedPair, input: Seq[Attribute]) {
         if (v.isNullAt(0)) null else new PairKey(e.copy(), MatchCountExec.readLong(v, 0, rangeType))
     }
   }
+}
+
+/**
+ * The conditions of variables on a match's first row, asked of two input rows: the open
+ * START's and the row's (both as the counter was handed them, copies of input rows).
+ */
+private final class FirstRowRelation(relations: Seq[CountedRelation], input: Seq[Attribute])
+  extends StartRelation {
+  private val startColumns = input.map(_.newInstance())
+  private val tests: Array[BasePredicate] = {
+    val byFlag = relations.map { r =>
+      val rename = r.first.zip(r.firstOf).map { case (copy, of) =>
+        copy.exprId -> startColumns(input.indexWhere(_.exprId == of.exprId))
+      }.toMap
+      val condition = r.condition.transform { case a: Attribute if rename.contains(a.exprId) => rename(a.exprId) }
+      val test = Predicate.create(condition, startColumns ++ input)
+      test.initialize(0)
+      r.flag -> test
+    }.toMap
+    Array.tabulate(byFlag.keys.max + 1)(byFlag.get(_).orNull)
+  }
+  private val joined = new JoinedRow
+
+  override def holds(start: AnyRef, row: AnyRef, variable: Int): Boolean =
+    tests(variable).eval(joined(start.asInstanceOf[InternalRow], row.asInstanceOf[InternalRow]))
 }
 
 object MatchCountExec {

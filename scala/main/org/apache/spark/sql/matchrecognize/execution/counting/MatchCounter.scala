@@ -27,6 +27,9 @@ import org.apache.spark.sql.matchrecognize.plans.CountedSequence.Pair
  * When the DEFINE of element `j + 1` compares its row with element `j`'s (a pair, see
  * `CountedSequence.pairs`), the `ready` prefixes at `j` are also kept per key of their last
  * row ([[KeyedPrefixes]]), and a row of `j + 1` extends only those its probe matches.
+ * When a variable's DEFINE compares its row with the match's first row, each open START
+ * asks `relation` about the row before the row extends (or resets) its prefixes: the
+ * START's row is one, so the question is one per START and row, as the counts are.
  *
  * Windows are in the operator's window positions: a match's rows span `lo` of its first
  * row to `hi` of its last, at most `window` apart. A count or sum past the range of BIGINT
@@ -37,7 +40,7 @@ import org.apache.spark.sql.matchrecognize.plans.CountedSequence.Pair
  * when it has matches: matches grouped by something of their first row.
  */
 final class MatchCounter(sequence: CountedSequence, window: Long,
-    closed: (AnyRef, Array[Long]) => Unit = null) extends Serializable {
+    closed: (AnyRef, Array[Long]) => Unit = null, relation: StartRelation = null) extends Serializable {
   import PrefixAggregates._
 
   private val n = sequence.length
@@ -50,6 +53,10 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
   private val stride = ops.width
   private val pairs = Array.tabulate(n)(sequence.pair)
   private val anyPair = pairs.exists(_ != Pair.NONE)
+  private val fromStart =
+    Array.tabulate((sequence.elements ++ sequence.negatedAfter.flatten).max + 1)(sequence.fromStart.contains)
+  private val anyFromStart = sequence.fromStart.nonEmpty
+  require(!anyFromStart || relation != null, "a relation to the first row needs a StartRelation")
   // One START's block: all(j) and ready(j) aggregates for every element j.
   private val block = 2 * n * stride
 
@@ -61,6 +68,8 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
   private var tags: Array[AnyRef] = if (closed == null) null else new Array[AnyRef](16)
   // With pairs: each START's keyed prefixes at element j, at START * n + j.
   private var keyed: Array[KeyedPrefixes] = if (anyPair) new Array[KeyedPrefixes](16 * n) else null
+  // With relations to the first row: each START's row, as handed over.
+  private var startRows: Array[AnyRef] = if (anyFromStart) new Array[AnyRef](16) else null
   private var head = 0
   private var size = 0
 
@@ -69,6 +78,8 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
   // What one group adds to each open START's block, and which `ready` aggregates it resets.
   private var delta = new Array[Long](16 * block)
   private val killed = new Array[Boolean](n)
+  // With relations to the first row: which live START's ready prefixes at j a row resets.
+  private var killedFor: Array[Boolean] = if (anyFromStart) new Array[Boolean](16 * n) else null
   // With pairs: what one group adds to each open START's keyed prefixes, at live START * n + j.
   private var keyedDelta: Array[KeyedPrefixes] = if (anyPair) new Array[KeyedPrefixes](16 * n) else null
   // The prefixes one row makes at one element.
@@ -92,12 +103,13 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
    * previous group's), `starts(r)` whether it may be a match's first row here (a time slice
    * counts only the matches whose first row it owns); with values, `values(r)(t)` value t on
    * row r, read only when `present(r)(t)` (not null); with pairs, `keys(r)(j)` row r's key as
-   * element j's row and `probes(r)(j)` its probe as element `j + 1`'s (null: none).
+   * element j's row and `probes(r)(j)` its probe as element `j + 1`'s (null: none); with
+   * relations to the first row, `rowsOf(r)` the row as the `StartRelation` reads it.
    */
   def addGroup(rows: Int, flags: Array[Array[Boolean]], lo: Array[Long], hi: Array[Long],
       starts: Array[Boolean], startTags: Array[AnyRef] = null, values: Array[Array[Long]] = null,
       present: Array[Array[Boolean]] = null, keys: Array[Array[PairKey]] = null,
-      probes: Array[Array[PairKey]] = null): Unit = {
+      probes: Array[Array[PairKey]] = null, rowsOf: Array[AnyRef] = null): Unit = {
     if (rows == 0) return
     // Later rows lie no earlier than this group's earliest: a START out of its window stays out.
     var earliest = hi(0)
@@ -109,6 +121,10 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
     java.util.Arrays.fill(delta, 0, live * block, 0L)
     java.util.Arrays.fill(killed, false)
     if (anyPair) clearKeyedDelta(live)
+    if (anyFromStart) {
+      if (killedFor.length < live * n) killedFor = new Array[Boolean](math.max(live * n, 2 * killedFor.length))
+      java.util.Arrays.fill(killedFor, 0, live * n, false)
+    }
     var r = 0
     while (r < rows) {
       val f = flags(r)
@@ -116,14 +132,26 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       val p = if (present == null) null else present(r)
       val key = if (keys == null) null else keys(r)
       val probe = if (probes == null) null else probes(r)
+      val row = if (rowsOf == null) null else rowsOf(r)
       var s = 0
       while (s < live) {
-        if (hi(r) - startLo(head + s) <= window) extend(f, v, p, key, probe, head + s, s)
+        if (hi(r) - startLo(head + s) <= window) extend(f, v, p, key, probe, row, head + s, s)
         s += 1
       }
       var j = 0
       while (j < n - 1) {
-        if (!killed(j) && negated(j).exists(f(_))) killed(j) = true
+        negated(j).foreach { d =>
+          if (f(d)) {
+            if (!fromStart(d)) killed(j) = true
+            else {
+              var s = 0
+              while (s < live) {
+                if (relation.holds(startRows(head + s), row, d)) killedFor(s * n + j) = true
+                s += 1
+              }
+            }
+          }
+        }
         j += 1
       }
       r += 1
@@ -135,14 +163,15 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       val base = (head + s) * block
       var j = 0
       while (j < n) {
+        val reset = killed(j) || anyFromStart && killedFor(s * n + j)
         ops.combine(counts, all(base, j), delta, all(s * block, j))
-        if (killed(j)) java.util.Arrays.fill(counts, ready(base, j), ready(base, j) + stride, 0L)
+        if (reset) java.util.Arrays.fill(counts, ready(base, j), ready(base, j) + stride, 0L)
         ops.combine(counts, ready(base, j), delta, ready(s * block, j))
         if (pairs(j) != Pair.NONE) {
           val added = keyedDelta(s * n + j)
-          if (killed(j) || added != null && !added.isEmpty) {
+          if (reset || added != null && !added.isEmpty) {
             val kept = keyedAt(head + s, j)
-            if (killed(j)) kept.clear()
+            if (reset) kept.clear()
             if (added != null) kept.addAll(added)
           }
         }
@@ -155,7 +184,7 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       if (starts(r) && flags(r)(elements(0))) {
         openStart(lo(r), hi(r), if (startTags == null) null else startTags(r),
           if (values == null) null else values(r), if (present == null) null else present(r),
-          if (keys == null) null else keys(r)(0))
+          if (keys == null) null else keys(r)(0), if (rowsOf == null) null else rowsOf(r))
       }
       r += 1
     }
@@ -163,12 +192,13 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
 
   /** What row `f` adds to the block of START `start` (live START `s`), into the deltas. */
   private def extend(f: Array[Boolean], v: Array[Long], p: Array[Boolean], key: Array[PairKey],
-      probe: Array[PairKey], start: Int, s: Int): Unit = {
+      probe: Array[PairKey], row: AnyRef, start: Int, s: Int): Unit = {
     val base = start * block
     val out = s * block
     var j = 0
     while (j < n) {
-      if (f(elements(j))) {
+      val e = elements(j)
+      if (f(e) && (!fromStart(e) || relation.holds(startRows(start), row, e))) {
         java.util.Arrays.fill(step, 0L)
         if (closure(j)) ops.combine(step, 0, counts, all(base, j))
         if (j > 0) {
@@ -232,9 +262,10 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
 
   /** A new START: one prefix, the row itself, which is a match when the pattern is one row. */
   private def openStart(lo: Long, hi: Long, tag: AnyRef, v: Array[Long], p: Array[Boolean],
-      key: PairKey): Unit = {
+      key: PairKey, row: AnyRef): Unit = {
     if (size == startLo.length) grow()
     startLo(size) = lo
+    if (anyFromStart) startRows(size) = row
     java.util.Arrays.fill(step, 0L)
     step(COUNT) = 1L
     bind(0, v, p)
@@ -266,6 +297,7 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       tags(start) = null
     }
     if (anyPair) java.util.Arrays.fill(keyed.asInstanceOf[Array[AnyRef]], start * n, (start + 1) * n, null)
+    if (anyFromStart) startRows(start) = null
     head += 1
   }
 
@@ -288,6 +320,11 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       System.arraycopy(tags, head, movedTags, 0, live)
       own = movedOwn
       tags = movedTags
+    }
+    if (anyFromStart) {
+      val movedRows = new Array[AnyRef](capacity)
+      System.arraycopy(startRows, head, movedRows, 0, live)
+      startRows = movedRows
     }
     if (anyPair) {
       val movedKeyed = new Array[KeyedPrefixes](capacity * n)

@@ -41,7 +41,7 @@ object MatchRecognizeStrategy extends SparkStrategy {
     case t: CepTreeMatch => treeMatch(t) :: Nil
     case c: CepMatchCount =>
       MatchCountExec(c.keys, c.partitionBy, c.flags, c.starts, c.sequence, c.order, c.lo, c.hi,
-        c.window, c.matches, c.description, c.startColumns, c.values, c.pairs, planLater(c.child)) :: Nil
+        c.window, c.matches, c.description, c.startColumns, c.values, c.pairs, c.relations, planLater(c.child)) :: Nil
     case g: CepMatchGuard =>
       MatchGuardExec(g.keys, g.maxMatches, g.reports, planLater(g.child)) :: Nil
     case r: RepartitionByExpression if r.getTagValue(CepTaskChooser.SharedInputShuffle).isDefined =>

@@ -169,19 +169,22 @@ class MatchCounterSuite extends AnyFunSuite {
 
   /** Every match as the rows its elements bind (a closure: its first row), enumerated. */
   private def matchesOf(seq: CountedSequence, window: Long, rows: Seq[Row],
-      related: (Int, Row, Row) => Boolean = (_, _, _) => true): Seq[IndexedSeq[Row]] = {
+      related: (Int, Row, Row) => Boolean = (_, _, _) => true,
+      toFirst: (Int, Row, Row) => Boolean = (_, _, _) => true): Seq[IndexedSeq[Row]] = {
     val sorted = rows.sortBy(_.o).toIndexedSeq
-    def negatedBetween(j: Int, after: Row, before: Row): Boolean =
-      sorted.exists(r => r.o > after.o && r.o < before.o && seq.negatedAfter(j).exists(r.flags(_)))
+    def passes(v: Int, first: Row, r: Row): Boolean = r.flags(v) && (!seq.fromStart(v) || toFirst(v, first, r))
+    def negatedBetween(j: Int, after: Row, before: Row, first: Row): Boolean =
+      sorted.exists(r => r.o > after.o && r.o < before.o && seq.negatedAfter(j).exists(passes(_, first, r)))
     def go(j: Int, last: Option[Row], bound: IndexedSeq[Row]): Seq[IndexedSeq[Row]] =
       if (j == seq.length) {
         if (last.get.hi - bound.head.lo <= window) Seq(bound) else Nil
       } else {
         val candidates = sorted.filter(r =>
-          last.forall(_.o < r.o) && r.flags(seq.elements(j)) && (j == 0 || related(j - 1, bound(j - 1), r)))
+          last.forall(_.o < r.o) && r.flags(seq.elements(j)) &&
+            (j == 0 || related(j - 1, bound(j - 1), r) && passes(seq.elements(j), bound(0), r)))
         val firsts = candidates.filter(r => j > 0 || r.start)
         def next(chosen: Seq[Row]): Seq[IndexedSeq[Row]] =
-          if (last.exists(l => negatedBetween(j - 1, l, chosen.head))) Nil
+          if (last.exists(l => negatedBetween(j - 1, l, chosen.head, (bound :+ chosen.head).head))) Nil
           else go(j + 1, Some(chosen.last), bound :+ chosen.head)
         if (!seq.closure(j)) firsts.flatMap(r => next(Seq(r)))
         else {
@@ -290,6 +293,39 @@ class MatchCounterSuite extends AnyFunSuite {
       if (matches.nonEmpty && pairs.exists(_ != Pair.NONE)) withMatches += 1
     }
     assert(withMatches >= 80, s"only $withMatches rounds with pairs had a match")
+  }
+
+  test("rows related to the match's first row count as enumerated, closures and negations too") {
+    val rng = new Random(31)
+    var withMatches = 0
+    for (round <- 0 until 400) {
+      val length = 2 + rng.nextInt(3)
+      val closure = Vector.tabulate(length)(j => j > 0 && rng.nextDouble() < 0.35)
+      val negatedAfter =
+        Vector.tabulate(length)(j => if (j < length - 1 && rng.nextDouble() < 0.3) Seq(length) else Nil)
+      // Each variable but the first: no relation, at least the first row's value, or other than it.
+      val relations = (1 to length).map(v => v -> rng.nextInt(3)).filter(_._2 > 0).toMap
+      val seq = CountedSequence(Vector.tabulate(length)(j => j), closure, negatedAfter,
+        fromStart = relations.keySet)
+      val rows = rowsOf(rng, 6 + rng.nextInt(12), length + 1, 0.5, rowsWindow = rng.nextBoolean())
+        .sortBy(_.o).map(r => r.copy(start = rng.nextInt(5) > 0))
+      val x = rows.map(_ => rng.nextInt(4))
+      val index = rows.zipWithIndex.map { case (r, i) => (r: AnyRef) -> i }.toMap
+      def holds(v: Int, first: Int, row: Int): Boolean =
+        if (relations(v) == 1) x(row) >= x(first) else x(row) != x(first)
+      val window = rng.nextInt(8).toLong
+      val counter = new MatchCounter(seq, window, null,
+        (start, row, v) => holds(v, start.asInstanceOf[Integer], row.asInstanceOf[Integer]))
+      rows.indices.groupBy(rows(_).o).toSeq.sortBy(_._1).foreach { case (_, is) =>
+        counter.addGroup(is.size, is.map(rows(_).flags).toArray, is.map(rows(_).lo).toArray,
+          is.map(rows(_).hi).toArray, is.map(rows(_).start).toArray,
+          rowsOf = is.map(i => Integer.valueOf(i): AnyRef).toArray)
+      }
+      val expected = matchesOf(seq, window, rows, toFirst = (v, first, r) => holds(v, index(first), index(r))).size
+      assert(counter.matches == expected, s"round $round: $seq within $window, relations $relations")
+      if (expected > 0 && relations.nonEmpty) withMatches += 1
+    }
+    assert(withMatches >= 100, s"only $withMatches rounds with relations had a match")
   }
 
   test("a sum past BIGINT fails with an error of its own") {

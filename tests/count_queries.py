@@ -81,7 +81,7 @@ def both(spark, sql: str):
 
 LATER_ROWS = {
     "A": "A.t AS first_t, A.ts AS first_ts, A.v AS first_v",
-    "B": "LAST(B.v) AS b_last",
+    "B": "LAST(B.v) AS b_last, FIRST(B.t) AS b_first_t, B.v AS b_v, count(B.v) AS b_n",
     "C": "C.t AS c_t, C.v AS c_v, C.ts AS c_ts, CASE WHEN C.v > 5 THEN C.v END AS c_big",
     "D": "D.v AS d_v",
 }

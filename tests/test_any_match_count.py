@@ -127,7 +127,7 @@ def test_aggregates_of_first_row_measures_are_weighted_by_the_matches(spark, agg
     [
         "avg(CAST(first_v AS DOUBLE))",
         "count(*) FILTER (WHERE first_v > 2)",
-        "sum(b_last)",
+        "sum(b_n)",
         "sum(c_v - first_v)",
         "count(DISTINCT c_v)",
         "max(CAST(c_v AS DOUBLE))",
@@ -155,6 +155,13 @@ def test_other_aggregates_build_the_matches_too(spark, aggregate):
         ("A B+ C", "sum(c_v), avg(c_big), max(c_ts)", "k, date_trunc('MINUTE', first_ts)"),
         ("A B+ C", "sum(c_v), min(c_t) - min(first_t)", "first_v"),
         ("A B+ C", "sum(c_v), count(c_big), max(c_big)", ""),
+        ("A B+ C", "sum(b_last), max(b_v), min(b_first_t), avg(b_first_t), count(b_last)", "k"),
+        ("B+ C", "sum(b_v), min(b_first_t), max(b_first_t) - min(b_first_t)", "k"),
+        (
+            "A B+ !D C",
+            "sum(b_last) + sum(c_v), max(b_first_t)",
+            "k, date_trunc('MINUTE', first_ts)",
+        ),
     ],
 )
 def test_aggregates_of_later_rows_are_counted_with_the_matches(spark, pattern, aggregates, group):

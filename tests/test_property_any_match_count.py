@@ -7,8 +7,8 @@ generator of test_property_any_match.py and kept when of that form), wrapped in
 EXPLAIN must show the counting operator; when the pattern starts with a single row, the
 count grouped by that row's id (a measure) must match the reference's matches per id, and
 the sum, min, max and average of that id over all matches the reference's; so must the sum,
-count, min, max and average of a later single-row variable's id (aggregated alongside the
-counts).
+count, min, max and average of a later single-row variable's id, and of a closure's first
+and last id (aggregated alongside the counts).
 
 Quick profile by default; SMR_COUNT_CASES=200 (and SMR_PROPERTY_SEED) for a long run.
 """
@@ -114,10 +114,15 @@ def test_random_countable_patterns_count_what_the_reference_enumerates(spark):
                     f"{expected_aggregates}\n{case.sql}"
                 )
         elements = flat_alternatives(parse(case.pattern_text))[0]
-        singles = [e for e in elements[1:] if type(e).__name__ == "Single"]
+        singles = [f"{e.var.lower()}_id" for e in elements[1:] if type(e).__name__ == "Single"]
+        ends = [
+            f"{e.var.lower()}_{end}"
+            for e in elements
+            if type(e).__name__ == "Kleene"
+            for end in ("first", "last")
+        ]
         columns = spark.sql(case.sql).columns
-        for element in singles:
-            column = f"{element.var.lower()}_id"
+        for column in singles + ends:
             if column not in columns:
                 continue
             later += 1

@@ -76,15 +76,16 @@ object CepMatchCount {
 
 /**
  * A value of the row a counted sequence's element `element` binds (a measure of a later
- * row), aggregated over the matches as they are counted: its sum when `summed`, how many
- * matches have it (not null), its least and greatest; the columns `sum`, `present`, `least`
- * and `greatest` (the sum and the extremes null when no match has it).
+ * row; of a closure, of its last chosen row, or its first when `fromFirst`), aggregated over
+ * the matches as they are counted: its sum when `summed`, how many matches have it (not
+ * null), its least and greatest; the columns `sum`, `present`, `least` and `greatest` (the
+ * sum and the extremes null when no match has it).
  */
 final case class CountedValue(element: Int, variable: String, value: Expression, summed: Boolean,
-    sum: Attribute, present: Attribute, least: Attribute, greatest: Attribute) {
+    sum: Attribute, present: Attribute, least: Attribute, greatest: Attribute, fromFirst: Boolean = false) {
   def columns: Seq[Attribute] = Seq(sum, present, least, greatest)
 
-  def describe: String = s"${value.sql} of $variable"
+  def describe: String = s"${value.sql} of ${if (fromFirst) "the first " else ""}$variable"
 }
 
 object CountedValue {

@@ -8,9 +8,10 @@ package org.apache.spark.sql.matchrecognize.plans
  * that compare two rows cannot be counted this way). `negatedAfter(j)` holds the negated
  * variables between element `j` and element `j + 1`; none may follow the last element.
  *
- * `valueElements(t)` is the single-row element whose row gives value t, a value aggregated
- * over the matches alongside their count (its sum when `summed(t)`, how many matches have it
- * non-null, its least and greatest).
+ * `valueElements(t)` is the element whose row gives value t (of a closure, its last chosen
+ * row, or its first when `valueFromFirst(t)`), a value aggregated over the matches alongside
+ * their count (its sum when `summed(t)`, how many matches have it non-null, its least and
+ * greatest).
  *
  * `pairs(j)` says how element `j + 1`'s row must relate to element `j`'s (both single rows)
  * under the DEFINE conditions between them (see [[CountedSequence.Pair]]): the prefixes
@@ -30,14 +31,18 @@ final case class CountedSequence(
     valueElements: IndexedSeq[Int] = Vector.empty,
     summed: IndexedSeq[Boolean] = Vector.empty,
     pairs: IndexedSeq[Int] = Vector.empty,
-    fromStart: Set[Int] = Set.empty) extends Serializable {
+    fromStart: Set[Int] = Set.empty,
+    valueFromFirst: IndexedSeq[Boolean] = Vector.empty) extends Serializable {
   require(elements.nonEmpty, "a sequence has at least one element")
   require(closure.size == elements.size && negatedAfter.size == elements.size,
     "one closure flag and one negation list per element")
   require(negatedAfter.last.isEmpty, "a trailing negation is not counted")
   require(summed.size == valueElements.size, "one sum flag per value")
-  require(valueElements.forall(j => elements.indices.contains(j) && !closure(j)),
-    "a value is read from a single-row element")
+  require(valueElements.forall(elements.indices.contains), "a value is read from an element")
+  require(valueFromFirst.isEmpty || valueFromFirst.size == valueElements.size, "one end per value")
+
+  /** Whether value t is read from its closure's first chosen row rather than its last. */
+  def fromFirstRow(t: Int): Boolean = valueFromFirst.nonEmpty && valueFromFirst(t)
 
   require(pairs.isEmpty || pairs.size == elements.size && pairs.last == CountedSequence.Pair.NONE,
     "one pair code per element, none after the last")

@@ -63,21 +63,45 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
     positives.zipWithIndex.drop(1).collect { case (Single(v), j) => (j, v, measuresOfRow(v)) }
 
   /**
+   * Each closure's position among the positive elements, and the measure columns computed
+   * from its first chosen row alone (`FIRST(B.x)`, true) or from its last alone (`B.x`,
+   * `LAST(B.x)`, false), over that row.
+   */
+  private lazy val closureMeasures: Seq[(Int, String, Boolean, Map[Attribute, Expression])] =
+    positives.zipWithIndex.collect { case (k: Kleene, j) => (j, k.variable) }.flatMap { case (j, v) =>
+      val outputs = rewriter.kleeneOutputs.get(v).toSeq.flatten.collect {
+        case KleeneOutput.Value(t, cell, fromFirst, 0) => t.exprId -> (cell, fromFirst)
+      }.toMap
+      val defined = columnsOf(v).collect { case a: Alias => a.exprId -> a.child }.toMap
+      Seq(true, false).map { first =>
+        val ends = outputs.filter(_._2._2 == first)
+        val over = node.measureOutput.zip(measures).collect {
+          case (a, e)
+              if e.references.nonEmpty && e.deterministic && e.references.forall(r => ends.contains(r.exprId)) =>
+            a -> e.transform { case r: Attribute if ends.contains(r.exprId) => ends(r.exprId)._1 }
+              .transform { case r: Attribute if defined.contains(r.exprId) => defined(r.exprId) }
+        }.toMap
+        (j, v, first, over)
+      }
+    }
+
+  /**
    * `e` (over the measure columns) as a value the count can aggregate over the matches: when
-   * it reads measures of one later single-row element only, deterministically, and has a type
-   * the counter keeps (see [[CountedValue.supports]]); summed when `summed`.
+   * it reads measures of one later single-row element only, or of one end (first or last
+   * row) of one closure, deterministically, and has a type the counter keeps (see
+   * [[CountedValue.supports]]); summed when `summed`.
    */
   def countedValue(e: Expression, summed: Boolean): Option[CountedValue] =
     if (!e.deterministic || e.references.isEmpty || !CountedValue.supports(e.dataType)) None
-    else laterRowMeasures.collectFirst {
-      case (j, v, measures) if e.references.forall(r => measures.keys.exists(_.exprId == r.exprId)) =>
+    else (laterRowMeasures.map { case (j, v, m) => (j, v, false, m) } ++ closureMeasures).collectFirst {
+      case (j, v, first, measures) if e.references.forall(r => measures.keys.exists(_.exprId == r.exprId)) =>
         val defined = measures.map { case (a, d) => a.exprId -> d }
         val over = e.transform { case r: Attribute if defined.contains(r.exprId) => defined(r.exprId) }
         val name = s"#${v.toLowerCase}_value"
         CountedValue(j, v, over, summed, AttributeReference(s"${name}_sum", LongType)(),
           AttributeReference(s"${name}_present", LongType, nullable = false)(),
           AttributeReference(s"${name}_least", e.dataType)(),
-          AttributeReference(s"${name}_greatest", e.dataType)())
+          AttributeReference(s"${name}_greatest", e.dataType)(), first)
     }
 
   /**
@@ -102,7 +126,7 @@ private[cep] final class CepCountPlan(pattern: CepVariables, leaves: CepLeafInpu
       positives.map(_.isInstanceOf[Kleene]).toIndexedSeq, negatedAfter.toIndexedSeq,
       values.map(_.element).toIndexedSeq, values.map(_.summed).toIndexedSeq,
       positives.indices.map(j => related.find(_.element == j).map(_.code).getOrElse(CountedSequence.Pair.NONE)),
-      toFirst.map(_.flag).toSet)
+      toFirst.map(_.flag).toSet, values.map(_.fromFirst).toIndexedSeq)
     CepMatchCount(shared, partitionBy :+ slice, partitionBy, vars.map(flags),
       EqualTo(OwningSlice(lo, leaves.sliceLength), slice), sequence, o, lo, hi, window, matches, s.sql,
       FirstRowColumns(byFirstRow.map(a => Alias(firstRowMeasures(a), a.name)(a.exprId))),

@@ -49,6 +49,7 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
   private val negated = sequence.negatedAfter.map(_.toArray).toArray
   private val valueElements = sequence.valueElements.toArray
   private val summed = sequence.summed.toArray
+  private val valueFromFirst = Array.tabulate(valueElements.length)(sequence.fromFirstRow)
   private val ops = new PrefixAggregates(sequence.values)
   private val stride = ops.width
   private val pairs = Array.tabulate(n)(sequence.pair)
@@ -200,15 +201,18 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
       val e = elements(j)
       if (f(e) && (!fromStart(e) || relation.holds(startRows(start), row, e))) {
         java.util.Arrays.fill(step, 0L)
-        if (closure(j)) ops.combine(step, 0, counts, all(base, j))
         if (j > 0) {
           if (pairs(j - 1) == Pair.NONE) ops.combine(step, 0, counts, ready(base, j - 1))
           else if (probe(j - 1) != null && keyed(start * n + j - 1) != null) {
             keyed(start * n + j - 1).matching(probe(j - 1), pairs(j - 1), step)
           }
         }
+        // A closure's first chosen row binds only the prefixes it opens the closure for; its
+        // last (and a single row) binds every prefix it ends.
+        bind(j, v, p, fromFirst = true)
+        if (closure(j)) ops.combine(step, 0, counts, all(base, j))
         if (step(COUNT) != 0) {
-          bind(j, v, p)
+          bind(j, v, p, fromFirst = false)
           ops.combine(delta, all(out, j), step, 0)
           ops.combine(delta, ready(out, j), step, 0)
           if (pairs(j) != Pair.NONE && key(j) != null) keyedDeltaAt(s, j).add(key(j), step, 0)
@@ -243,11 +247,14 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
     }
   }
 
-  /** The prefixes in `step` bind element j to this row: its values are theirs. */
-  private def bind(j: Int, v: Array[Long], p: Array[Boolean]): Unit = {
+  /**
+   * The prefixes in `step` bind element j to this row: its values (those read from the
+   * element's first row, or the others) are theirs.
+   */
+  private def bind(j: Int, v: Array[Long], p: Array[Boolean], fromFirst: Boolean): Unit = {
     var t = 0
     while (t < valueElements.length) {
-      if (valueElements(t) == j) {
+      if (valueElements(t) == j && valueFromFirst(t) == fromFirst) {
         val at = 1 + t * VALUE
         if (p(t)) {
           step(at + SUM) = if (summed(t)) ops.sumOf(step(COUNT), v(t)) else 0L
@@ -268,7 +275,8 @@ final class MatchCounter(sequence: CountedSequence, window: Long,
     if (anyFromStart) startRows(size) = row
     java.util.Arrays.fill(step, 0L)
     step(COUNT) = 1L
-    bind(0, v, p)
+    bind(0, v, p, fromFirst = true)
+    bind(0, v, p, fromFirst = false)
     if (own != null) {
       java.util.Arrays.fill(own, size * stride, (size + 1) * stride, 0L)
       tags(size) = tag

@@ -167,28 +167,28 @@ class MatchCounterSuite extends AnyFunSuite {
     assert(counter.matches == 0 && counter.openStarts == 0)
   }
 
-  /** Every match as the rows its elements bind (a closure: its first row), enumerated. */
+  /** Every match as the rows its elements bind (a closure: its first and last), enumerated. */
   private def matchesOf(seq: CountedSequence, window: Long, rows: Seq[Row],
       related: (Int, Row, Row) => Boolean = (_, _, _) => true,
-      toFirst: (Int, Row, Row) => Boolean = (_, _, _) => true): Seq[IndexedSeq[Row]] = {
+      toFirst: (Int, Row, Row) => Boolean = (_, _, _) => true): Seq[IndexedSeq[(Row, Row)]] = {
     val sorted = rows.sortBy(_.o).toIndexedSeq
     def passes(v: Int, first: Row, r: Row): Boolean = r.flags(v) && (!seq.fromStart(v) || toFirst(v, first, r))
     def negatedBetween(j: Int, after: Row, before: Row, first: Row): Boolean =
       sorted.exists(r => r.o > after.o && r.o < before.o && seq.negatedAfter(j).exists(passes(_, first, r)))
-    def go(j: Int, last: Option[Row], bound: IndexedSeq[Row]): Seq[IndexedSeq[Row]] =
+    def go(j: Int, last: Option[Row], bound: IndexedSeq[(Row, Row)]): Seq[IndexedSeq[(Row, Row)]] =
       if (j == seq.length) {
-        if (last.get.hi - bound.head.lo <= window) Seq(bound) else Nil
+        if (last.get.hi - bound.head._1.lo <= window) Seq(bound) else Nil
       } else {
         val candidates = sorted.filter(r =>
           last.forall(_.o < r.o) && r.flags(seq.elements(j)) &&
-            (j == 0 || related(j - 1, bound(j - 1), r) && passes(seq.elements(j), bound(0), r)))
+            (j == 0 || related(j - 1, bound(j - 1)._2, r) && passes(seq.elements(j), bound(0)._1, r)))
         val firsts = candidates.filter(r => j > 0 || r.start)
-        def next(chosen: Seq[Row]): Seq[IndexedSeq[Row]] =
-          if (last.exists(l => negatedBetween(j - 1, l, chosen.head, (bound :+ chosen.head).head))) Nil
-          else go(j + 1, Some(chosen.last), bound :+ chosen.head)
+        def next(chosen: Seq[Row]): Seq[IndexedSeq[(Row, Row)]] =
+          if (last.exists(l => negatedBetween(j - 1, l, chosen.head, bound.headOption.fold(chosen.head)(_._1)))) Nil
+          else go(j + 1, Some(chosen.last), bound :+ (chosen.head -> chosen.last))
         if (!seq.closure(j)) firsts.flatMap(r => next(Seq(r)))
         else {
-          def subsets(chosen: Seq[Row]): Seq[IndexedSeq[Row]] =
+          def subsets(chosen: Seq[Row]): Seq[IndexedSeq[(Row, Row)]] =
             next(chosen) ++ candidates.filter(_.o > chosen.last.o).flatMap(r => subsets(chosen :+ r))
           firsts.flatMap(r => subsets(Seq(r)))
         }
@@ -196,17 +196,17 @@ class MatchCounterSuite extends AnyFunSuite {
     go(0, None, Vector.empty)
   }
 
-  test("values of single rows aggregate as over the enumerated matches, closures between") {
+  test("values of single rows and of a closure's first or last row aggregate as enumerated") {
     val rng = new Random(19)
     var withValues = 0
-    for (round <- 0 until 200) {
+    for (round <- 0 until 300) {
       val length = 2 + rng.nextInt(3)
-      val closure = Vector.tabulate(length)(j => j > 0 && rng.nextDouble() < 0.3)
-      val singles = (0 until length).filterNot(closure)
-      val valueElements = Vector.fill(1 + rng.nextInt(2))(singles(rng.nextInt(singles.size)))
+      val closure = Vector.fill(length)(rng.nextDouble() < 0.3)
+      val valueElements = Vector.fill(1 + rng.nextInt(2))(rng.nextInt(length))
+      val fromFirst = valueElements.map(j => closure(j) && rng.nextBoolean())
       val seq = CountedSequence(Vector.tabulate(length)(j => j), closure,
         Vector.tabulate(length)(j => if (j < length - 1 && rng.nextDouble() < 0.3) Seq(length) else Nil),
-        valueElements, valueElements.map(_ => rng.nextBoolean()))
+        valueElements, valueElements.map(_ => rng.nextBoolean()), valueFromFirst = fromFirst)
       val rows = rowsOf(rng, 6 + rng.nextInt(10), length + 1, 0.45, rowsWindow = rng.nextBoolean())
         .sortBy(_.o).map(r => r.copy(start = rng.nextInt(5) > 0))
       // Row i's value t, or None for null.
@@ -225,7 +225,10 @@ class MatchCounterSuite extends AnyFunSuite {
       val matches = matchesOf(seq, window, rows)
       assert(got(0) == matches.size, s"round $round: $seq")
       valueElements.indices.foreach { t =>
-        val seen = matches.flatMap(m => values(index(m(valueElements(t))))(t))
+        val seen = matches.flatMap { m =>
+          val (first, last) = m(valueElements(t))
+          values(index(if (fromFirst(t)) first else last))(t)
+        }
         val at = 1 + 4 * t
         val expected = Seq(if (seq.summed(t)) seen.sum else 0L, seen.size.toLong) ++
           (if (seen.isEmpty) Nil else Seq(seen.min, seen.max))
@@ -286,7 +289,7 @@ class MatchCounterSuite extends AnyFunSuite {
       val got = counter.aggregates
       assert(got(0) == matches.size, s"round $round: $seq within $window")
       valueElements.indices.foreach { t =>
-        val seen = matches.map(m => index(m(valueElements(t))).toLong)
+        val seen = matches.map(m => index(m(valueElements(t))._1).toLong)
         val expected = Seq(seen.sum, seen.size.toLong) ++ (if (seen.isEmpty) Nil else Seq(seen.min, seen.max))
         assert(got.slice(1 + 4 * t, 1 + 4 * t + expected.size).toSeq == expected, s"round $round, value $t")
       }

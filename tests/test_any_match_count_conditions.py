@@ -27,15 +27,18 @@ FIRST_ROW_RELATIONS = {
 }
 
 
+def _with(pattern: str, conditions: str, within: str = "WITHIN INTERVAL '12' SECOND") -> str:
+    """The count over `pattern`, its variables' DEFINE replaced by `conditions` where given."""
+    owners = {c.split(" AS ", 1)[0].strip() for c in conditions.split(", ")}
+    define = ", ".join(
+        [d for v, d in DEFINES.items() if v in pattern and v not in owners] + [conditions]
+    )
+    return query(pattern, define=define, within=within)
+
+
 @pytest.mark.parametrize("name", sorted(FIRST_ROW_RELATIONS))
 def test_a_condition_on_the_first_row_is_checked_against_each_open_first_row(spark, name):
-    pattern, condition = FIRST_ROW_RELATIONS[name]
-    owners = {c.split(" AS ", 1)[0].strip() for c in condition.split(", ")}
-    define = ", ".join(
-        [d for v, d in DEFINES.items() if v in pattern and v not in owners] + [condition]
-    )
-    sql = query(pattern, define=define, within="WITHIN INTERVAL '12' SECOND")
-    counted, built, plan = both(spark, sql)
+    counted, built, plan = both(spark, _with(*FIRST_ROW_RELATIONS[name]))
     assert counted == built and sum(r[-1] for r in built) > 0
     assert "CepMatchCount" in plan and "checked against each first row" in plan, plan
 
@@ -55,13 +58,7 @@ PAIRS = {
 
 @pytest.mark.parametrize("name", sorted(PAIRS))
 def test_a_condition_between_neighbouring_rows_is_counted_per_key(spark, name):
-    pattern, condition = PAIRS[name]
-    owners = {c.split(" AS ", 1)[0].strip() for c in condition.split(", ")}
-    define = ", ".join(
-        [d for v, d in DEFINES.items() if v in pattern and v not in owners] + [condition]
-    )
-    sql = query(pattern, define=define, within="WITHIN INTERVAL '12' SECOND")
-    counted, built, plan = both(spark, sql)
+    counted, built, plan = both(spark, _with(*PAIRS[name]))
     assert counted == built and sum(r[-1] for r in built) > 0
     assert "CepMatchCount" in plan and "rows kept per key for" in plan, plan
 
@@ -108,9 +105,9 @@ def test_later_row_values_ride_along_keyed_prefixes(spark):
 def test_other_conditions_between_rows_build_the_matches_and_explain_says_why(
     spark, pattern, condition, reason
 ):
-    owner = condition.split(" AS ", 1)[0]
-    define = ", ".join([d for v, d in DEFINES.items() if v in pattern and v != owner] + [condition])
-    counted, built, plan = both(spark, query(pattern, define=define))
+    counted, built, plan = both(
+        spark, _with(pattern, condition, within="WITHIN INTERVAL '8' SECOND")
+    )
     assert counted == built and counted
     assert "CepMatchCount" not in plan
     assert "aggregates of the matches: matches built, as the DEFINE of" in plan, plan

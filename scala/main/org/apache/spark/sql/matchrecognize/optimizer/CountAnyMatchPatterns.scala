@@ -16,7 +16,8 @@ import org.apache.spark.sql.types.{DoubleType, IntegralType, LongType}
  * filters) reads only partition keys and measures computed from a match's first row
  * (`A.ts`, so also `date_trunc('HOUR', first_ts)` or a time window of it): `count(*)`, and
  * count, sum, avg, min and max of such measures, grouped by them or not grouped; and
- * count, sum, avg, min and max of a measure of one later single-row variable (`C.price`).
+ * count, sum, avg, min and max of a measure of one later single-row variable (`C.price`)
+ * or of a closure's last or first chosen row (`LAST(B.price)`, `FIRST(B.ts)`).
  * The aggregate then reads the counts of
  * [[org.apache.spark.sql.matchrecognize.plans.CepMatchCount]], per key or per first row,
  * each row weighted by its matches, and the later rows' values aggregated alongside.

@@ -14,7 +14,8 @@ final class PrefixAggregates(val values: Int) extends Serializable {
   val width: Int = 1 + values * VALUE
 
   /** Adds the run at `src(s)` to the one at `dst(d)`. */
-  def combine(dst: Array[Long], d: Int, src: Array[Long], s: Int): Unit = {
+  def combine(dst: Array[Long], d: Int, src: Array[Long], s: Int): Unit = if (src(s + COUNT) != 0) {
+    // A run of no prefixes has no value either (a value's prefixes are among its prefixes).
     dst(d + COUNT) = add(dst(d + COUNT), src(s + COUNT))
     var t = 0
     while (t < values) {

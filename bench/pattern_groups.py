@@ -8,8 +8,10 @@ WITHIN 30, 60 or 90 s. The sides, run in interleaved rounds in one process on th
 into the noop sink (medians), with their per-pattern match counts checked equal:
 
   - together: the UNION ALL of the twenty, planned together (one scan and shuffle, one
-    pass, leaves and sub-trees the trees have alike evaluated once; each pattern's tree
-    chosen counting the nodes of the patterns before it as free);
+    pass, leaves and sub-trees the trees have alike evaluated once; the trees chosen
+    together by local search, a shared node paid once);
+  - together, in turn: the same with each pattern's tree chosen in the union's order,
+    counting the nodes of the patterns before it as free;
   - together, own trees: the same with each pattern's tree chosen as alone (the nodes
     shared where those trees happen to coincide);
   - alone, one query: the same UNION ALL with planPatternsTogether = false (each pattern its
@@ -18,7 +20,7 @@ into the noop sink (medians), with their per-pattern match counts checked equal:
     baseline (neither reordering nor sharing);
   - twenty queries: each pattern as its own query, one after the other (the sum).
 
-Each round runs the sides in a rotated order; the two `together` sides are then also run
+Each round runs the sides in a rotated order; the three `together` sides are then also run
 alternately on their own. It also prints the partial matches each side creates (the cost the
 optimizer models).
 
@@ -101,7 +103,8 @@ def compare(spark, title: str, events: str, patterns: list, runs: int) -> None:
     union = "\nUNION ALL\n".join(singles)
     confs = {
         "together": {TOGETHER: "true"},
-        "together, own trees": {TOGETHER: "true", GROUP_CHOICE: "false"},
+        "together, in turn": {TOGETHER: "true", GROUP_CHOICE: "in_turn"},
+        "together, own trees": {TOGETHER: "true", GROUP_CHOICE: "alone"},
         "alone, one query": {TOGETHER: "false"},
         "alone, pattern order": {TOGETHER: "false", ORDER: "trivial"},
     }
@@ -151,17 +154,20 @@ def compare(spark, title: str, events: str, patterns: list, runs: int) -> None:
     for name, (t, _) in times.items():
         pm = f"{partial[name]:14,d} partial matches" if name in partial else ""
         print(f"    {name:22s} {t:7.2f} s  {t / base:6.2f}x together  {pm}")
-    # The two `together` sides differ only in trees, by less than the others' garbage moves
-    # a run: alternated alone, run after run.
-    pair = {"together": [], "together, own trees": []}
-    for r in range(2 * runs):
-        for name in list(pair)[r % 2 :] + list(pair)[: r % 2]:
+    # The `together` sides differ only in trees, by less than the others' garbage moves a
+    # run: alternated alone, run after run.
+    trees = {"together": [], "together, in turn": [], "together, own trees": []}
+    for r in range(3 * runs):
+        for name in list(trees)[r % 3 :] + list(trees)[: r % 3]:
             use(name)
             t0 = time.perf_counter()
             spark.sql(union).write.format("noop").mode("overwrite").save()
-            pair[name].append(time.perf_counter() - t0)
-    a, b = (statistics.median(ts) for ts in pair.values())
-    print(f"    alternated alone: together {a:.2f} s, own trees {b:.2f} s ({b / a:.2f}x)")
+            trees[name].append(time.perf_counter() - t0)
+    a, b, c = (statistics.median(ts) for ts in trees.values())
+    print(
+        f"    alternated alone: together {a:.2f} s, in turn {b:.2f} s ({b / a:.2f}x), "
+        f"own trees {c:.2f} s ({c / a:.2f}x)"
+    )
 
 
 def main() -> None:

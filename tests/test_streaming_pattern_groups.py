@@ -179,3 +179,118 @@ def test_patterns_over_one_stream_in_operators_of_their_own_keep_their_rows(spar
     diff = compare_rows(stream.rows, expected, ordered=False)
     assert diff is None, diff
     assert _stateful_operators(stream) == 2
+
+
+def _partial_matches(stream) -> int:
+    return sum(
+        metrics["partial_matches"]
+        for p in stream.progress
+        for name, metrics in p.get("observedMetrics", {}).items()
+        if name.startswith("match_recognize")
+    )
+
+
+def test_patterns_over_one_stream_share_the_tree_nodes_they_have_alike(spark, tmp_path):
+    # Three patterns whose pattern-order trees all start with the same (A B): over the
+    # stream that node is evaluated once for the three, as in batch, each pattern still
+    # keeping its own window.
+    sql = " UNION ALL ".join(
+        [
+            _pattern("abc", "A B C", "A AS x > 5, B AS x < A.x, C AS y > 6"),
+            _pattern("abd", "A B C", "A AS x > 5, B AS x < A.x, C AS y < 2", within="30"),
+            _pattern("abe", "A B C", "A AS x > 5, B AS x < A.x, C AS x = 9", within="12"),
+        ]
+    )
+    rows = _rows(160, 21)
+    shared, expected = _stream_and_batch(spark, tmp_path, rows, sql, seed=21)
+    assert {r[0] for r in expected} == {"abc", "abd", "abe"}
+    diff = compare_rows(shared.rows, expected, ordered=False)
+    assert diff is None, diff
+    assert _stateful_operators(shared) == 1
+
+    # The stream's trees are the pattern order: so are the batch plan's under `trivial`.
+    spark.conf.set("spark.sql.matchRecognize.joinOrder", "trivial")
+    try:
+        batch_plan = "\n".join(r[0] for r in spark.sql("EXPLAIN " + sql).collect())
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.joinOrder")
+    (tmp_path / "no-rows").mkdir()
+    spark.readStream.schema(SCHEMA).json(str(tmp_path / "no-rows")).withWatermark(
+        "ts", "5 seconds"
+    ).createOrReplaceTempView("events")
+    stream_plan = spark.sql(sql)._jdf.queryExecution().analyzed().toString()
+    # Leaves A, B and three C's, one (A B), three roots: 9 nodes for the trees' 3 x 5.
+    sharing = "3 trees sharing nodes: 9 nodes evaluated for their 15"
+    assert sharing in batch_plan, batch_plan
+    assert sharing in stream_plan, stream_plan
+
+    spark.conf.set("spark.sql.matchRecognize.planPatternsTogether", "false")
+    try:
+        alone, _ = _stream_and_batch(spark, tmp_path, rows, sql, seed=21)
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.planPatternsTogether")
+    diff = compare_rows(alone.rows, expected, ordered=False)
+    assert diff is None, diff
+    # Each (A B) partial match is created once instead of three times.
+    assert 0 < _partial_matches(shared) < _partial_matches(alone)
+
+
+def _run_parts(spark, tmp_path, sql_of_part, parts) -> tuple[list[tuple], Exception | None]:
+    """Runs each part's query over the rows delivered so far, from one checkpoint into one
+    parquet sink; stops at the first part whose query fails, with its error."""
+    from streaming_harness import write_batches
+
+    source, checkpoint, sink = tmp_path / "src", tmp_path / "chk", tmp_path / "sink"
+    for sql, batches in zip(sql_of_part, parts, strict=True):
+        write_batches(source, COLUMNS, batches)
+        spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
+            str(source)
+        ).withWatermark("ts", "5 seconds").createOrReplaceTempView("events")
+        query = (
+            spark.sql(sql)
+            .writeStream.format("parquet")
+            .option("path", str(sink))
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
+        try:
+            query.awaitTermination()
+        except Exception as error:  # the query's failure, as the driver reports it
+            return [], error
+        if query.exception() is not None:
+            return [], query.exception()
+    return [tuple(r) for r in spark.read.parquet(str(sink)).collect()], None
+
+
+SHARING = [
+    _pattern("abc", "A B C", "A AS x > 5, B AS x < A.x, C AS y > 6"),
+    _pattern("abd", "A B C", "A AS x > 5, B AS x < A.x, C AS y < 2", within="30"),
+]
+
+
+def test_shared_tree_nodes_restart_from_checkpoint_losing_and_repeating_nothing(spark, tmp_path):
+    sql = " UNION ALL ".join(SHARING)
+    rows = _rows(140, 23)
+    batches = arrival_batches(rows, lambda r: r[4].timestamp(), 5.0, random.Random(23), 10)
+    flush = [(FLUSH_ID, "zz_flush", None, None, EPOCH + datetime.timedelta(days=30))]
+    cut = len(batches) // 2
+    got, error = _run_parts(spark, tmp_path, [sql, sql], [batches[:cut], batches[cut:] + [flush]])
+    assert error is None, error
+    expected = run_batch(spark, SCHEMA, rows, sql)
+    assert len(expected) >= 10
+    diff = compare_rows(got, expected, ordered=False)
+    assert diff is None, diff
+
+
+def test_a_checkpoint_of_other_shared_trees_is_refused_by_name(spark, tmp_path):
+    # The restarted query's patterns no longer share (A B): its state per key has another
+    # layout, which it says instead of reading it wrongly.
+    before = " UNION ALL ".join(SHARING)
+    after = " UNION ALL ".join([SHARING[0], SHARING[1].replace("B AS x < A.x", "B AS x <= A.x")])
+    rows = _rows(80, 29)
+    batches = arrival_batches(rows, lambda r: r[4].timestamp(), 5.0, random.Random(29), 10)
+    cut = len(batches) // 2
+    _, error = _run_parts(spark, tmp_path, [before, after], [batches[:cut], batches[cut:]])
+    assert error is not None
+    assert "state of other trees than this query's" in str(error), str(error)[:2000]

@@ -119,7 +119,8 @@ object MatchRecognizeConf {
   val AUTO_TIME_BUDGET_MS: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.auto.timeBudgetMs")
       .doc("With joinOrder = auto, the planning time iterative improvement may spend on one " +
-        "sequence longer than auto.dpThreshold (milliseconds).")
+        "sequence longer than auto.dpThreshold (milliseconds); also the most the local search " +
+        "choosing the trees of patterns planned together may spend (see docs/optimizer.md).")
       .version("0.1.0")
       .longConf
       .checkValue(_ >= 0, "must be >= 0")
@@ -251,8 +252,8 @@ object MatchRecognizeConf {
         "as one: the input is scanned, filtered and shuffled once for all patterns, and when " +
         "each runs in one pass, one operator evaluates every pattern in one pass over each " +
         "key's rows, the nodes their trees have alike once (see docs/optimizer.md); over a " +
-        "stream, one stateful operator runs them all. false: each query is planned on its " +
-        "own. Both return the same rows.")
+        "stream, one stateful operator runs them all, sharing nodes alike. false: each " +
+        "query is planned on its own. Both return the same rows.")
       .version("0.1.0")
       .booleanConf
       .createWithDefault(true)
@@ -261,15 +262,18 @@ object MatchRecognizeConf {
    * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
    * alternatives; or `random:<seed>` for a seeded random tree per alternative.
    */
-  val GROUP_TREE_CHOICE: ConfigEntry[Boolean] =
+  val GROUP_TREE_CHOICE: ConfigEntry[String] =
     buildConf("spark.sql.matchRecognize.internal.groupTreeChoice")
       .internal()
-      .doc("In a group of patterns planned together, each pattern's join tree counts the " +
-        "sub-trees it can share with the patterns planned before it as free (false: each " +
-        "pattern's tree is chosen as alone; benchmarks only).")
+      .doc("How the join trees of a group of patterns planned together are chosen: " +
+        "'together' (one plan, shared nodes paid once, by local search), 'in_turn' (each " +
+        "pattern in the union's order, what the patterns before it chose counted as free), " +
+        "'alone' (each pattern's tree as alone). For benchmarks.")
       .version("0.1.0")
-      .booleanConf
-      .createWithDefault(true)
+      .stringConf
+      .transform(_.toLowerCase(java.util.Locale.ROOT))
+      .checkValues(Set("together", "in_turn", "alone"))
+      .createWithDefault("together")
 
   val FORCED_JOIN_TREE: ConfigEntry[String] =
     buildConf("spark.sql.matchRecognize.internal.joinTree")

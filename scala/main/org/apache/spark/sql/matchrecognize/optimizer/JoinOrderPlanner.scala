@@ -24,16 +24,18 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
   private val candidateWeight = if (paperCost) 0.0 else conf.getConf(CANDIDATE_WEIGHT)
   private val withCandidates = conf.getConf(EXPLAIN_CANDIDATES)
   private val maxBuffered = conf.getConf(MAX_BUFFERED_PARTIAL_MATCHES)
-  private val auto = new AutoOrder(conf.getConf(AUTO_DP_THRESHOLD), conf.getConf(AUTO_TIME_BUDGET_MS))
+  private val budgetMillis = conf.getConf(AUTO_TIME_BUDGET_MS)
+  private val auto = new AutoOrder(conf.getConf(AUTO_DP_THRESHOLD), budgetMillis)
 
   private def algorithm(name: String): JoinOrderAlgorithm =
     if (name == "auto") auto else JoinOrderAlgorithm.named(name).get
 
-  def choose(builder: CepPlanBuilder): ChosenTrees = {
-    if (requested == "trivial" && !withCandidates) return JoinTreeChooser.patternOrder.choose(builder)
-    val sampleRows = conf.getConf(STATISTICS_SAMPLE_ROWS)
-    val seed = conf.getConf(STATISTICS_SEED)
-    val (estimates, fresh) = StatisticsCache.getOrCompute[Option[StatisticsEstimator.Estimates]](
+  private val sampleRows = conf.getConf(STATISTICS_SAMPLE_ROWS)
+  private val seed = conf.getConf(STATISTICS_SEED)
+
+  /** The pattern's statistics from a sample of its input (cached), and whether they were computed now. */
+  private def estimatesOf(builder: CepPlanBuilder): (Option[StatisticsEstimator.Estimates], Boolean) =
+    StatisticsCache.getOrCompute[Option[StatisticsEstimator.Estimates]](
       ("join statistics", builder.node.canonicalized, sampleRows, seed)) {
       // Time windows measure rows per microsecond, which a block gives only when the input
       // is stored in time order; otherwise one aggregate over the input gives it.
@@ -48,6 +50,61 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0, density,
         counts)
     }
+
+  /** What the cost model knows of each alternative, under the configured model. */
+  private def statisticsOf(builder: CepPlanBuilder, e: StatisticsEstimator.Estimates): Seq[PatternStatistics] = {
+    val computed = builder.computedTrees
+    builder.alternatives.zip(e.perAlternative).zipWithIndex.map { case ((s, st), i) =>
+      st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight, computed = computed(i),
+        bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
+        kleeneBounds = if (paperCost) Map.empty
+        else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,
+        negations = if (paperCost) Map.empty else st.negations,
+        sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight,
+        spanAware = !paperCost)
+    }
+  }
+
+  // The one pass sorts nothing between nodes, and extends only the tree's complete
+  // matches by the closures: the same work under every tree, so no term of the choice.
+  private def onePassStats(st: PatternStatistics) =
+    if (paperCost) st
+    else st.copy(sortWeight = 0.0, kleene = Map.empty, kleeneBounds = Map.empty,
+      kleeneBindings = Map.empty, openingKleene = Set.empty)
+
+  /**
+   * The trees of the group's patterns that can share nodes, chosen together by
+   * [[GroupTreeSearch]] (within `auto.timeBudgetMs`); not under `trivial` (the pattern
+   * order is asked for) nor with a latency weight (the search weighs throughput only).
+   */
+  override def chooseTogether(builders: Seq[CepPlanBuilder], sharing: GroupSharing): Option[GroupTrees] = {
+    val members = sharing.shareable
+    if (requested == "trivial" || latencyWeight > 0 || members.size < 2) return None
+    val stats = members.map { m =>
+      val b = builders(m)
+      m -> estimatesOf(b)._1.map { e =>
+        val st = statisticsOf(b, e).head.copy(computed = Nil)
+        if (b.requestedExecution.onePass) onePassStats(st) else st
+      }
+    }.toMap
+    if (stats.values.exists(_.isEmpty)) return None
+    val vars = members.map(m => m -> builders(m).alternatives.head.singles).toMap
+    val search = new GroupTreeSearch(members, vars, m => stats(m).get,
+      (m, vs, offers) =>
+        if (vs.size == 1) JoinLeaf(vs.head) else algorithm(requested).plan(vs, stats(m).get.copy(computed = offers)),
+      sharing, seed, budgetMillis * 1000000L, GroupSearchSteps)
+    val start = System.nanoTime()
+    val result = search.run()
+    val millis = (System.nanoTime() - start) / 1000000
+    Some(GroupTrees(result.trees,
+        s"trees chosen together (${result.steps} steps of local search, $millis ms): estimated cost " +
+          s"${fmtLog(result.logCost)}, against ${fmtLog(result.logOwnCost)} with each pattern's own " +
+          s"tree and ${fmtLog(result.logInTurnCost)} choosing in turn"))
+  }
+
+  def choose(builder: CepPlanBuilder): ChosenTrees = {
+    if (requested == "trivial" && !withCandidates) return JoinTreeChooser.patternOrder.choose(builder)
+    val (estimates, fresh) = estimatesOf(builder)
     estimates match {
       case None =>
         val trees = builder.alternatives.map(s => JoinTree.leftDeep(s.singles))
@@ -59,22 +116,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
               "reason" -> Json.str("the statistics sample has no rows"),
               "alternatives" -> Json.arr(trees.map(t => Json.obj("tree" -> Json.str(t.sql)))))))
       case Some(e) =>
-        val computed = builder.computedTrees
-        val joinStats = builder.alternatives.zip(e.perAlternative).zipWithIndex.map { case ((s, st), i) =>
-          st.copy(latencyWeight = latencyWeight, candidateWeight = candidateWeight, computed = computed(i),
-            bandOrder = if (builder.bandNarrowsByOrder) s.singles else Nil,
-            kleeneBounds = if (paperCost) Map.empty
-            else s.kleenes.map(k => k.variable -> (k.min, k.max)).toMap,
-            negations = if (paperCost) Map.empty else st.negations,
-            sortWeight = if (paperCost) 0.0 else JoinOrderPlanner.SortWeight,
-            spanAware = !paperCost)
-        }
-        // The one pass sorts nothing between nodes, and extends only the tree's complete
-        // matches by the closures: the same work under every tree, so no term of the choice.
-        def onePassStats(st: PatternStatistics) =
-          if (paperCost) st
-          else st.copy(sortWeight = 0.0, kleene = Map.empty, kleeneBounds = Map.empty,
-            kleeneBindings = Map.empty, openingKleene = Set.empty)
+        val joinStats = statisticsOf(builder, e)
         def planAll(onePass: Boolean) = builder.alternatives.zip(joinStats).map { case (s, st) =>
           plan(s, if (onePass) onePassStats(st) else st)
         }
@@ -228,6 +270,9 @@ object JoinOrderPlanner {
    * made them about 1 s, in the JQPG benchmark at 10M events).
    */
   val SortWeight = 1.0
+
+  /** The most steps of the group's local search (each re-plans two patterns). */
+  val GroupSearchSteps = 400
 
   private final case class Candidate(algorithm: String, tree: JoinTree, logCost: Double,
       millis: Double)

@@ -32,10 +32,11 @@ case class PlanPatternGroups(session: SparkSession) extends Rule[LogicalPlan] {
     if (found.isEmpty) u
     else {
       val settings = PlanAnyMatchPatterns.settings(conf, Some(session))
-      val shareTrees = conf.getConf(MatchRecognizeConf.GROUP_TREE_CHOICE)
+      val choice = conf.getConf(MatchRecognizeConf.GROUP_TREE_CHOICE)
       replaced(u,
         found.map { case (indexes, members) =>
-          indexes -> CepPatternGroup.plan(members, settings, shareTrees)
+          indexes -> CepPatternGroup.plan(members, settings,
+            shareTrees = choice != "alone", together = choice == "together")
         })
     }
   }

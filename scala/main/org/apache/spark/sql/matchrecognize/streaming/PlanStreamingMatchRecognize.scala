@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{CollectMetrics, EventTimeWat
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.compile.cep.{CepPatternGroup, CepPlanBuilder, GroupMember, TreeStreamSpec}
+import org.apache.spark.sql.matchrecognize.execution.tree.SharedTreeGraph
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.{InputOrdering, MatcherSpec}
 import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PlanPatternGroups}
@@ -84,7 +85,8 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val input = m.child.output
     val function = new StreamTreeFunction(spec, input, eventTime, m.partitionBy,
       describe(m) + spec.alternatives.map(_.description)
-        .mkString(s", ${members.size} patterns planned together: one-pass trees ", " ∪ ", ""))
+        .mkString(s", ${members.size} patterns planned together: one-pass trees ", " ∪ ", "") +
+        SharedTreeGraph.describe(spec.alternatives))
     val columns = targets.map(_.withNullability(true))
     val statistics = StreamTreeFunction.statistics()
     val written = stateful(m, input, function, columns ++ statistics, metricsName)

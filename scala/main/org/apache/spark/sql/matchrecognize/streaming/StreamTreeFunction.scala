@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeRefer
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.matchrecognize.compile.cep.{MatchNumbering, TreeStreamSpec}
-import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeEvaluator}
+import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeUnits}
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.{BooleanType, LongType}
 
@@ -15,7 +15,8 @@ import org.apache.spark.sql.types.{BooleanType, LongType}
  * none, when the watermark passed the time the key asked to be called back at). Rows wait
  * in the key's [[TreeKeyState]] until the watermark passes them; then, in physical order,
  * each gets its window columns ([[RunningWindowColumns]]) and enters every alternative's
- * one-pass tree, exactly as the batch operator offers a key's rows. A match is written as
+ * one-pass tree (the trees of patterns planned together sharing the nodes they have alike,
+ * see [[TreeUnits]]), exactly as the batch operator offers a key's rows. A match is written as
  * soon as it is complete, or, held by a trailing negation, once the watermark has closed its
  * window; the watermark also drops the partial matches no later row can complete.
  *
@@ -41,8 +42,9 @@ final class StreamTreeFunction(
     p.initialize(0)
     p
   }
-  @transient private lazy val trees: Array[TreeEvaluator] = alternatives.map(a =>
-    TreeEvaluator.of(a, prepared, order, lo, hi, window, narrowByOrder, maxBuffered)).toArray
+  // Alternatives alone, or sharing tree nodes (patterns planned together): one state per unit.
+  @transient private lazy val units =
+    new TreeUnits(alternatives, prepared, order, lo, hi, window, narrowByOrder, maxBuffered)
   // A match row ends with the columns of `StreamTreeFunction.statistics` (false: a match).
   @transient private lazy val writers: Array[UnsafeProjection] = alternatives.map(a =>
     UnsafeProjection.create(a.columns ++ Seq(Literal(false), Literal(0L), Literal(0L)),
@@ -63,16 +65,17 @@ final class StreamTreeFunction(
     else UnsafeProjection.create(distinctBy.map(i =>
         BoundReference(i, alternatives.head.columns(i).dataType, nullable = true)))
   @transient private lazy val written = new java.util.HashMap[UnsafeRow, java.lang.Long]()
-  @transient private lazy val emits: Array[PartialMatch => Unit] = trees.indices.map { t => (m: PartialMatch) =>
-    {
-      span.setLong(0, m.lo)
-      span.setLong(1, m.hi)
-      val row = writers(t)(keyed(currentKey, spanned(trees(t).rowOf(m), span))).copy()
-      val first = idsOf == null || written.putIfAbsent(idsOf(row).copy(), m.lo + window) == null
-      if (first) { if (numbering.isEmpty) out.add(row) else unnumbered.add(row) }
-      ()
-    }
-  }.toArray
+  @transient private lazy val emits: Array[Array[PartialMatch => Unit]] = units.byUnit(alternatives.indices.map {
+    t => (m: PartialMatch) =>
+      {
+        span.setLong(0, m.lo)
+        span.setLong(1, m.hi)
+        val row = writers(t)(keyed(currentKey, spanned(units.rowOf(t, m), span))).copy()
+        val first = idsOf == null || written.putIfAbsent(idsOf(row).copy(), m.lo + window) == null
+        if (first) { if (numbering.isEmpty) out.add(row) else unnumbered.add(row) }
+        ()
+      }
+  }.toArray)
   // The batch query's order of matches for MATCH_NUMBER(): by the variables' positions.
   @transient private lazy val byPositions: Ordering[UnsafeRow] = new Ordering[UnsafeRow] {
     private val order = numbering.map(_.order.toArray).getOrElse(Array.emptyIntArray)
@@ -105,8 +108,8 @@ final class StreamTreeFunction(
 
   override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
     val state = group.asInstanceOf[GroupState[Array[Byte]]]
-    val saved = if (state.exists) TreeKeyState.decode(state.get)
-    else new TreeKeyState(Array.empty, windows.start(), trees.map(_.newState()))
+    val saved = if (state.exists) TreeKeyState.decode(state.get, units.fits)
+    else new TreeKeyState(Array.empty, windows.start(), units.newStates())
     val arrived = arrivals(values)
     val watermark = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =
@@ -119,13 +122,7 @@ final class StreamTreeFunction(
     saved.written.indices.foreach(i => written.put(saved.written(i), saved.writtenUntil(i)))
     val createdBefore = saved.trees.iterator.map(_.created.sum).sum
     windows.foreach(saved.window, ready.sorted(rowOrdering)) { row =>
-      if (keysPresent.eval(row)) {
-        var t = 0
-        while (t < trees.length) {
-          trees(t).add(saved.trees(t), row, emits(t), describeCurrent)
-          t += 1
-        }
-      }
+      if (keysPresent.eval(row)) units.add(saved.trees, row, emits, describeCurrent)
     }
     // Every row up to the watermark is in (but those held back for NEXT, which wait for
     // the rows after them): windows that ended by then are closed. (Under WITHIN n ROWS a
@@ -133,18 +130,14 @@ final class StreamTreeFunction(
     if (!rowsWindow) {
       val pending = saved.window.pending
       val in = if (pending.isEmpty) watermark else math.min(watermark, pending.head.getLong(timeOrdinal) - 1)
-      var t = 0
-      while (t < trees.length) {
-        trees(t).close(saved.trees(t), in, emits(t), describeCurrent)
-        t += 1
-      }
+      units.close(saved.trees, in, emits, describeCurrent)
     }
     numbering.foreach(number(saved, _))
     if (idsOf != null) keepWritten(saved)
     saved.waiting = waiting.toArray
     state.update(TreeKeyState.encode(saved))
     val changes = if (rowsWindow) Iterator.empty
-    else trees.indices.iterator.map(t => trees(t).nextChange(saved.trees(t))).filter(_ != Long.MaxValue) ++
+    else Iterator(units.nextChange(saved.trees)).filter(_ != Long.MaxValue) ++
     numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))
     EventTimeRelease.wakeAt(state, waiting.iterator.map(_.getLong(timeOrdinal)) ++ changes)
     // The call's statistics, as one more row (see `StreamTreeFunction.statistics`).

@@ -10,9 +10,10 @@ import org.apache.spark.sql.matchrecognize.execution.tree.TreeState
 /**
  * What a streaming SKIP TILL ANY MATCH keeps of one PARTITION BY key between
  * micro-batches, in Spark's state store: the rows the watermark has not passed yet
- * (`waiting`, unordered), how far the window columns have got, each alternative's
- * one-pass [[TreeState]] (its partial matches, and matches held for a trailing negation),
- * the matches waiting for their MATCH_NUMBER(), and, when alternatives can bind the same
+ * (`waiting`, unordered), how far the window columns have got, the one-pass [[TreeState]]
+ * of each alternative alone or of alternatives sharing tree nodes (see `TreeUnits`): their
+ * partial matches, and matches held for a trailing negation; the matches waiting for their
+ * MATCH_NUMBER(), and, when alternatives can bind the same
  * rows, the ids of the bindings written whose duplicates may still come (until the window
  * position in `writtenUntil`).
  */
@@ -40,7 +41,8 @@ object TreeKeyState {
     bytes
   }
 
-  def decode(data: Array[Byte]): TreeKeyState = {
+  /** The state in `data`; `fits` tells whether its trees' states are those the query runs. */
+  def decode(data: Array[Byte], fits: Array[TreeState] => Boolean): TreeKeyState = {
     val buffer = ByteBuffer.wrap(data)
     val version = buffer.getInt
     if (version != FormatVersion) {
@@ -49,7 +51,14 @@ object TreeKeyState {
           s"spark-match-recognize reads format $FormatVersion. Restart the query with a new " +
           "checkpoint location.")
     }
-    serializer.newInstance().deserialize[TreeKeyState](buffer.slice(),
+    val state = serializer.newInstance().deserialize[TreeKeyState](buffer.slice(),
       Thread.currentThread().getContextClassLoader)
+    if (!fits(state.trees)) {
+      throw new IllegalStateException(
+        "The checkpoint holds SKIP TILL ANY MATCH state of other trees than this query's (its " +
+          "patterns, or the nodes they share, changed). Restart the query with a new " +
+          "checkpoint location.")
+    }
+    state
   }
 }

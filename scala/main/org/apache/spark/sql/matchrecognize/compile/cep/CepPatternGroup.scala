@@ -79,16 +79,20 @@ object CepPatternGroup {
    * The rows of `members` (two or more, over one input, each passing [[refusal]] and of
    * [[sameLayout]]): one plan in the first member's columns when one pass evaluates them
    * all, else each member's plan, all reading the group's input. The members are planned
-   * in turn; with `shareTrees`, each one's tree choice counts the sub-trees it can share
-   * with the members before it as free (see [[CepGroupInput.computedFor]]).
+   * in turn; with `shareTrees`, their trees are chosen together when `together` asks and
+   * the chooser can (`JoinTreeChooser.chooseTogether`), else each one's tree choice counts
+   * the sub-trees it can share with the members before it as free (see
+   * [[CepGroupInput.computedFor]]).
    */
-  def plan(members: Seq[GroupMember], settings: CepSettings, shareTrees: Boolean): Seq[LogicalPlan] = {
+  def plan(members: Seq[GroupMember], settings: CepSettings, shareTrees: Boolean,
+      together: Boolean = true): Seq[LogicalPlan] = {
     val group = new CepGroupInput(settings.taskChooser, shareTrees)
     val builders = members.map(m => new CepPlanBuilder(m.node, settings, Some(group)))
+    if (shareTrees && together) settings.chooser.chooseTogether(builders, group).foreach(group.choseTogether)
     val built = builders.map(_.build())
     val (all, shared) = group.sharing
     val note = s" | patterns planned together: one input for ${members.size} patterns, " +
-      s"$shared distinct leaf conditions of $all"
+      s"$shared distinct leaf conditions of $all" + group.togetherSummary.map(", " + _).getOrElse("")
     merged(members, built, settings.maxMatchesPerPartition, note) match {
       case Some(one) => Seq(one)
       case None => members.zip(built).map { case (m, p) => m.over(p) }
@@ -98,7 +102,8 @@ object CepPatternGroup {
   /**
    * The members (two or more, each passing [[refusal]], of [[sameLayout]], over one
    * streaming input) as one stream: every pattern's one-pass trees in one stateful
-   * function, each with its own window, each match written in the union's columns (the
+   * function, over shared leaves (the nodes the trees have alike evaluated once, as in
+   * batch), each with its own window, each match written in the union's columns (the
    * first member's, returned with the spec); None when a member is not one row per match
    * of its measures (ALL ROWS PER MATCH, MATCH_NUMBER()) or its stream plan fails (it is
    * then planned alone, which says why).
@@ -131,7 +136,7 @@ object CepPatternGroup {
                 window = Some(spec.window), description = s"pattern ${p + 1}: ${a.description}")
             }
         }
-        Some((first.copy(alternatives = alternatives, window = specs.map(_.window).max), targets))
+        Some((first.copy(alternatives = SharedLeaves(alternatives), window = specs.map(_.window).max), targets))
       }
     }
   }

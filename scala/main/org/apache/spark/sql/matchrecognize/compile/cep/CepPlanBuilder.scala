@@ -100,7 +100,13 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
     val computed = computedTrees
     val picked = settings.chooser.choose(this)
     group.foreach(_.chose(pattern, picked.trees))
-    val shares = picked.trees.indices.flatMap { i =>
+    val sharedTogether = group.flatMap(g =>
+      picked.trees match {
+        case Seq(tree) => g.sharedNote(pattern, tree)
+        case _ => None
+      })
+    val shares = if (group.exists(_.togetherSummary.isDefined)) sharedTogether.toSeq
+    else picked.trees.indices.flatMap { i =>
       val offered = computed.lift(i).getOrElse(Nil).toMap
       // The largest: a shared node's children are shared too.
       SharedSubtrees.subtrees(picked.trees(i)).find(offered.contains).map { t =>

@@ -15,7 +15,20 @@ final case class ChosenTrees(trees: Seq[JoinTree], report: JoinPlanReport,
  */
 trait JoinTreeChooser {
   def choose(builder: CepPlanBuilder): ChosenTrees
+
+  /**
+   * The trees of a group's patterns chosen together, as one plan whose shared nodes are
+   * paid once (`sharing` says which nodes are alike); None to let each pattern choose in
+   * turn, counting what the patterns before it chose as free.
+   */
+  def chooseTogether(builders: Seq[CepPlanBuilder], sharing: GroupSharing): Option[GroupTrees] = None
 }
+
+/**
+ * The trees chosen together for a group's patterns: the tree of each member that takes
+ * part (by its number in the group), and what EXPLAIN says of the choice.
+ */
+final case class GroupTrees(trees: Map[Int, JoinTree], summary: String)
 
 object JoinTreeChooser {
 

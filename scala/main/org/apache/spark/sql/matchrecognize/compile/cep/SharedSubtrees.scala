@@ -18,7 +18,7 @@ private[cep] final class SharedSubtrees(leaf: (CepVariables, String) => Int) {
   /** Sub-patterns of more variables are not looked for (2^n subsets per pattern). */
   private val MaxVariables = 10
 
-  private def plain(p: CepVariables): Option[CepSequence] = p.alternatives match {
+  def plain(p: CepVariables): Option[CepSequence] = p.alternatives match {
     case Seq(s) if s.negations.isEmpty && s.kleenes.isEmpty && s.singles.size <= MaxVariables => Some(s)
     case _ => None
   }
@@ -31,7 +31,14 @@ private[cep] final class SharedSubtrees(leaf: (CepVariables, String) => Int) {
    * What identifies the sub-pattern `vars` (in pattern order) of `p`: its leaves in order
    * and its conditions between them over ranked cells; None when one reads a previous row.
    */
-  private def key(p: CepVariables, s: CepSequence, vars: Seq[String]): Option[Any] = {
+  private def key(p: CepVariables, s: CepSequence, vars: Seq[String]): Option[Any] =
+    keys.getOrElseUpdate((p, vars), keyOf(p, s, vars))
+
+  // The keys found, by pattern (itself: its identity) and variables: a group's tree choice
+  // asks for the same sub-patterns many times.
+  private val keys = mutable.HashMap.empty[(CepVariables, Seq[String]), Option[Any]]
+
+  private def keyOf(p: CepVariables, s: CepSequence, vars: Seq[String]): Option[Any] = {
     val rank = vars.zipWithIndex.toMap
     val cells = vars.flatMap { v =>
       p.columnsOf(v).collect { case a: Alias =>
@@ -61,6 +68,23 @@ private[cep] final class SharedSubtrees(leaf: (CepVariables, String) => Int) {
   def subPatterns(p: CepVariables): Seq[(Seq[String], Any)] = plain(p).toSeq.flatMap { s =>
     val singles = s.singles
     (2 to singles.size).flatMap(singles.combinations).flatMap(vars => key(p, s, vars).map(vars -> _))
+  }
+
+  /**
+   * Each node of `tree` (chosen for plain pattern `p`) with what makes it the same node in
+   * another pattern's tree: a leaf, its own conditions; a join, its sub-pattern and its
+   * shape over the sub-pattern's ranks (a join over a sub-pattern that reads a previous row
+   * is its pattern's alone).
+   */
+  def nodeKeys(p: CepVariables, tree: JoinTree): Seq[(JoinTree, Any)] = plain(p).toSeq.flatMap { s =>
+    val position = s.singles.zipWithIndex.toMap
+    tree.nodes.map {
+      case n @ JoinLeaf(v) => n -> (("leaf", leaf(p, v)): Any)
+      case n =>
+        val vars = n.leaves.sortBy(position)
+        val shape = SharedSubtrees.renamed(n, vars.zipWithIndex.map { case (v, i) => v -> i.toString }.toMap)
+        n -> key(p, s, vars).map(k => (k, shape.sql)).getOrElse((p, n))
+    }
   }
 
   /**

@@ -178,10 +178,12 @@ case class MatchCountExec(
         copies = java.util.Arrays.copyOf(copies, peers * 2)
       }
 
-      val f = new Array[Boolean](tests.length)
+      // A peer slot's arrays are reused from group to group: the counter reads them only
+      // while it adds the group.
+      if (flagRows(peers) == null) flagRows(peers) = new Array[Boolean](tests.length)
+      val f = flagRows(peers)
       var i = 0
       while (i < tests.length) { f(i) = tests(i).eval(row); i += 1 }
-      flagRows(peers) = f
       los(peers) = p.getLong(1)
       his(peers) = p.getLong(2)
       startRows(peers) = startTest.eval(row)
@@ -192,30 +194,36 @@ case class MatchCountExec(
       // Computed only on the rows that can bind their element (a measure may fail on others).
       if (startOf != null && startRows(peers) && f(sequence.elements(0))) startValues(peers) = startOf(row).copy()
       if (types.nonEmpty) {
-        val longs = new Array[Long](types.length)
-        val present = new Array[Boolean](types.length)
+        if (valueRows(peers) == null) {
+          valueRows(peers) = new Array[Long](types.length)
+          presentRows(peers) = new Array[Boolean](types.length)
+        }
+        val longs = valueRows(peers)
+        val present = presentRows(peers)
         var t = 0
         while (t < types.length) {
           if (f(valueFlags(t))) {
             val v = valuesOf(t)(row)
             present(t) = !v.isNullAt(0)
             if (present(t)) longs(t) = MatchCountExec.readLong(v, 0, types(t))
-          }
+          } else present(t) = false
           t += 1
         }
-        valueRows(peers) = longs
-        presentRows(peers) = present
       }
       if (pairKeys.nonEmpty) {
-        val keys = new Array[PairKey](sequence.length)
-        val probes = new Array[PairKey](sequence.length)
+        if (keyRows(peers) == null) {
+          keyRows(peers) = new Array[PairKey](sequence.length)
+          probeRows(peers) = new Array[PairKey](sequence.length)
+        }
+        val keys = keyRows(peers)
+        val probes = probeRows(peers)
+        java.util.Arrays.fill(keys.asInstanceOf[Array[AnyRef]], null)
+        java.util.Arrays.fill(probes.asInstanceOf[Array[AnyRef]], null)
         pairKeys.foreach { k =>
           val j = k.pair.element
           if (f(sequence.elements(j))) keys(j) = k.key(row)
           if (f(sequence.elements(j + 1))) probes(j) = k.probe(row)
         }
-        keyRows(peers) = keys
-        probeRows(peers) = probes
       }
       peerOrder = o
       peers += 1
@@ -251,14 +259,25 @@ private final class PairKeys(val pair: CountedPair, input: Seq[Attribute]) {
 
   def probe(row: InternalRow): PairKey = of(probeEqual, probeRange, row)
 
+  // Without equalities every key's equality part is the same empty row: one copy serves all.
+  private var noEquality: UnsafeRow = null
+
   private def of(equal: UnsafeProjection, range: Option[UnsafeProjection], row: InternalRow): PairKey = {
     val e = equal(row)
     if (e.anyNull) null
-    else range match {
-      case None => new PairKey(e.copy(), 0L)
-      case Some(r) =>
-        val v = r(row)
-        if (v.isNullAt(0)) null else new PairKey(e.copy(), MatchCountExec.readLong(v, 0, rangeType))
+    else {
+      val part =
+        if (pair.keyEqual.nonEmpty) e.copy()
+        else {
+          if (noEquality == null) noEquality = e.copy()
+          noEquality
+        }
+      range match {
+        case None => new PairKey(part, 0L)
+        case Some(r) =>
+          val v = r(row)
+          if (v.isNullAt(0)) null else new PairKey(part, MatchCountExec.readLong(v, 0, rangeType))
+      }
     }
   }
 }

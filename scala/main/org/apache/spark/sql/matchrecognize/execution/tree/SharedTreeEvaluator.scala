@@ -126,6 +126,32 @@ final class SharedTreeEvaluator(
     }
   }
 
+  /**
+   * Every event up to window position `watermark` has been added: drops the partial
+   * matches no later event can complete (each node by its own window). Nothing is held:
+   * the trees check nothing besides their nodes.
+   */
+  def close(state: TreeState, watermark: Long): Unit = {
+    var i = 0
+    while (i < nodeCount) {
+      if (buffersAt(i)) state.buffered -= state.buffers(i).purgeBefore(watermark - window(i) + 1)
+      i += 1
+    }
+    state.lastPosition = math.max(state.lastPosition, watermark)
+  }
+
+  /** The earliest window position at which `close` would drop a partial match (Long.MaxValue: none). */
+  def nextChange(state: TreeState): Long = {
+    var at = Long.MaxValue
+    var i = 0
+    while (i < nodeCount) {
+      val hi = state.buffers(i).oldestHi
+      if (hi != Long.MaxValue) at = math.min(at, hi + window(i))
+      i += 1
+    }
+    at
+  }
+
   private def insert(state: TreeState, node: Int, m: PartialMatch, emit: Array[PartialMatch => Unit],
       describeKey: () => String): Unit = {
     state.created(node) += 1

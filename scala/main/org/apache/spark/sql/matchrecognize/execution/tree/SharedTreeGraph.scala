@@ -81,4 +81,19 @@ object SharedTreeGraph {
     val shared = byLeaves.flatten.toSet
     (alternatives.indices.filterNot(shared).map(Seq(_)) ++ byLeaves).sortBy(_.head)
   }
+
+  /**
+   * For EXPLAIN: how many trees share nodes, and how many nodes the shared graphs evaluate
+   * for the nodes of those trees ("" when none do).
+   */
+  def describe(alternatives: Seq[TreeAlternative]): String = {
+    val shared = units(alternatives).filter(_.size > 1)
+    if (shared.isEmpty) ""
+    else {
+      // A binary tree of n leaves has 2n - 1 nodes.
+      val trees = shared.flatten.map(i => 2 * alternatives(i).root.leafIndexes.size - 1).sum
+      val nodes = shared.map(u => new SharedTreeGraph(u.map(alternatives), u.map(_ => 0L)).size).sum
+      s", ${shared.flatten.size} trees sharing nodes: $nodes nodes evaluated for their $trees"
+    }
+  }
 }

@@ -36,22 +36,10 @@ class TreeMatchEvaluatorFactory(
       val partitionNames = keyAttrs.init.map(_.name)
       val keyTypes = keyAttrs.map(_.dataType)
       // Each unit: one alternative alone, or alternatives evaluated as one shared graph.
-      val units = SharedTreeGraph.units(alts).toArray
+      val evaluators = new TreeUnits(alts, input, o, l, h, w, narrow, limit)
+      val units = evaluators.units
       val offsets = nodeCounts.scanLeft(0)(_ + _)
       val n = offsets.last
-      val windows = alts.map(_.window.getOrElse(w))
-      val trees: Array[TreeEvaluator] = units.map {
-        case Seq(t) => TreeEvaluator.of(alts(t), input, o, l, h, w, narrow, limit)
-        case _ => null
-      }
-      val graphs: Array[SharedTreeEvaluator] = units.map {
-        case Seq(_) => null
-        case ts => new SharedTreeEvaluator(ts.map(alts), ts.map(windows), input, o, l, h, narrow, limit)
-      }
-      // Each alternative's unit, and its place in the unit.
-      val unitOf = new Array[Int](alts.length)
-      val placeOf = new Array[Int](alts.length)
-      units.indices.foreach(u => units(u).zipWithIndex.foreach { case (t, i) => unitOf(t) = u; placeOf(t) = i })
       val keyOf = UnsafeProjection.create(keyAttrs, input)
       val projects = alts.indices.map { i =>
         UnsafeProjection.create(projectionLists(i), alts(i).schema(keyAttrs))
@@ -76,27 +64,20 @@ class TreeMatchEvaluatorFactory(
       val pending = new PendingMatches
       // The first row of the next key, read while the last key's held matches wait.
       var lookahead: InternalRow = null
-      val outputs = alts.indices.map { t =>
-        val u = unitOf(t)
-        if (trees(u) != null) trees(u).outputRow(keyTypes) else graphs(u).outputRow(placeOf(t), keyTypes)
-      }.toArray
+      val outputs = alts.indices.map(evaluators.outputRow(_, keyTypes)).toArray
       def describeKey(): String =
         if (partitionNames.isEmpty) "the input (no PARTITION BY) in one time slice"
         else "partition key (" + partitionNames.indices.map { i =>
           s"${partitionNames(i)}=${key.get(i, keyTypes(i))}"
         }.mkString(", ") + ") in one time slice"
       val describe = () => describeKey()
-      val pairOutputs = alts.indices.map { t =>
-        val u = unitOf(t)
-        if (trees(u) != null) trees(u).pairOutputRow(keyTypes) else null
-      }.toArray
+      val pairOutputs = alts.indices.map(evaluators.pairOutputRow(_, keyTypes)).toArray
       def outputOf(t: Int, pm: PartialMatch): InternalRow = {
-        val u = unitOf(t)
-        if (trees(u) != null) trees(u).rowOf(pm) else graphs(u).rowOf(placeOf(t), pm)
+        evaluators.rowOf(t, pm)
         outputs(t).of(key, pm.lo, pm.hi)
       }
       def pairOutputOf(t: Int, l: PartialMatch, r: PartialMatch): InternalRow = {
-        trees(unitOf(t)).pairRow(l, r)
+        evaluators.pairRow(t, l, r)
         pairOutputs(t).of(key, math.min(l.lo, r.lo), math.max(l.hi, r.hi))
       }
       val emits: Array[PartialMatch => Unit] = alts.indices.map { t =>
@@ -107,12 +88,12 @@ class TreeMatchEvaluatorFactory(
             if (keeps(t) == null || keeps(t).eval(pairOutputOf(t, l, r))) pending.add(t, l, r)
         }
       }.toArray
-      val unitEmits: Array[Array[PartialMatch => Unit]] = units.map(_.map(emits).toArray)
+      val unitEmits = evaluators.byUnit(emits)
       def finishGroup(): Unit = if (states != null) {
+        evaluators.finish(states, unitEmits, describe)
         var total = 0L
         for (u <- units.indices) {
           val state = states(u)
-          if (trees(u) != null) trees(u).finish(state, emits(units(u).head), describe)
           var i = 0
           while (i < nodeCounts(u)) {
             created(offsets(u) + i) += state.created(i)
@@ -125,8 +106,6 @@ class TreeMatchEvaluatorFactory(
         taskPeakTotal = math.max(taskPeakTotal, total)
         states = null
       }
-      def newStates(): Array[TreeState] =
-        units.indices.map(u => if (trees(u) != null) trees(u).newState() else graphs(u).newState()).toArray
       TaskContext.get().addTaskCompletionListener[Unit] { _ =>
         finishGroup()
         m("peakBuffered").set(taskPeakTotal.toDouble)
@@ -143,17 +122,10 @@ class TreeMatchEvaluatorFactory(
               if (!pending.isEmpty) lookahead = row
               else {
                 key = k.copy()
-                states = newStates()
+                states = evaluators.newStates()
               }
             }
-            if (lookahead == null) {
-              var u = 0
-              while (u < units.length) {
-                if (trees(u) != null) trees(u).add(states(u), row, emits(units(u).head), describe)
-                else graphs(u).add(states(u), row, unitEmits(u), describe)
-                u += 1
-              }
-            }
+            if (lookahead == null) evaluators.add(states, row, unitEmits, describe)
           }
           // The last group's held matches (a trailing negation) come out at the input's end.
           if (pending.isEmpty && states != null) finishGroup()

@@ -49,19 +49,7 @@ case class TreeMatchExec(
 
   override def simpleString(maxFields: Int): String =
     s"CepTreeMatch ${alternatives.map(_.description).mkString(" ∪ ")} within $window, " +
-      "one pass over each partition key" + sharing
-
-  /** How many tree nodes the shared graphs evaluate, of how many their trees have. */
-  private def sharing: String = {
-    val shared = SharedTreeGraph.units(alternatives).filter(_.size > 1)
-    if (shared.isEmpty) ""
-    else {
-      // A binary tree of n leaves has 2n - 1 nodes.
-      val trees = shared.flatten.map(i => 2 * alternatives(i).root.leafIndexes.size - 1).sum
-      val nodes = shared.map(u => new SharedTreeGraph(u.map(alternatives), u.map(_ => window)).size).sum
-      s", ${shared.flatten.size} trees sharing nodes: $nodes nodes evaluated for their $trees"
-    }
-  }
+      "one pass over each partition key" + SharedTreeGraph.describe(alternatives)
 
   /** The same operator writing `list` (over its output) instead of its output. */
   def projectedBy(list: Seq[NamedExpression]): TreeMatchExec = {

@@ -302,17 +302,22 @@ object CostModel {
    * C(left, right) at every join, the input of the Kleene closures attached at it, and
    * sigma times the rows sorted because of it.
    */
-  def logCostTree(tree: JoinTree, s: PatternStatistics): Double = {
-    val joins = tree.nodes.collect { case JoinNode(l, r) => (l.variables, r.variables) }
-    val candidates = if (s.candidateWeight <= 0) Nil
-    else joins.map { case (l, r) => logCandidateCost(l, r, s) }
-    val kleeneInputs = joins.map { case (l, r) => logKleeneInput(l, r, s) }
-    val sorts = if (s.sortWeight <= 0) Nil
-    else tree.nodes.collect {
-      case n @ JoinNode(l, r) => logSortCost(l.variables, r.variables, n eq tree, s)
+  def logCostTree(tree: JoinTree, s: PatternStatistics): Double = logSum(logNodeCosts(tree, s).map(_._2))
+
+  /**
+   * Each node's part of ln Cost_tree(T): its PM, and at a join the candidates it tests, the
+   * input of the closures attached at it and the rows sorted because of it. Patterns
+   * planned together pay once for a node their trees share.
+   */
+  def logNodeCosts(tree: JoinTree, s: PatternStatistics): Seq[(JoinTree, Double)] =
+    logPartialMatches(tree, s).map {
+      case (n @ JoinNode(l, r), pm) =>
+        val (lv, rv) = (l.variables, r.variables)
+        val candidates = if (s.candidateWeight <= 0) Double.NegativeInfinity else logCandidateCost(lv, rv, s)
+        val sorts = if (s.sortWeight <= 0) Double.NegativeInfinity else logSortCost(lv, rv, n eq tree, s)
+        n -> logSum(Seq(pm, candidates, logKleeneInput(lv, rv, s), sorts))
+      case leaf => leaf
     }
-    logSum(logPartialMatches(tree, s).map(_._2) ++ candidates ++ kleeneInputs ++ sorts)
-  }
 
   /**
    * ln Cost_ord^lat(O) (§6.1): a row of the pattern's last variable waits for the rows of

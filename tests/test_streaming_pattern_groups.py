@@ -294,3 +294,38 @@ def test_a_checkpoint_of_other_shared_trees_is_refused_by_name(spark, tmp_path):
     _, error = _run_parts(spark, tmp_path, [before, after], [batches[:cut], batches[cut:]])
     assert error is not None
     assert "state of other trees than this query's" in str(error), str(error)[:2000]
+
+
+# Conditions drawn per variable: patterns of a random group often start alike, so their
+# pattern-order trees share leaves and nodes.
+DRAWN = {
+    "A": ["x > 5", "x < 3"],
+    "B": ["x < A.x", "y > A.y"],
+    "C": ["y > 6", "y < 2", "x = B.x"],
+    "D": ["x > 7", "y <> A.y"],
+}
+
+
+def test_random_groups_sharing_tree_nodes_stream_equals_batch(spark, tmp_path):
+    for g in range(2):
+        rng = random.Random(3100 + g)
+        members = []
+        for i in range(rng.randint(3, 5)):
+            names = "ABCD"[: rng.choice([2, 3, 3, 4])]
+            define = ", ".join(f"{v} AS {rng.choice(DRAWN[v])}" for v in names)
+            members.append(
+                _pattern(
+                    f"p{i}",
+                    " ".join(names),
+                    define,
+                    within=rng.choice(["10", "20", "30"]),
+                    measures="A.id AS a_id, B.id AS c_id",
+                )
+            )
+        sql = " UNION ALL ".join(members)
+        rows = _rows(120, 3200 + g)
+        stream, expected = _stream_and_batch(spark, tmp_path / f"g{g}", rows, sql, seed=g)
+        assert len(expected) > 0
+        diff = compare_rows(stream.rows, expected, ordered=False)
+        assert diff is None, (sql, diff)
+        assert _stateful_operators(stream) == 1

@@ -118,6 +118,42 @@ def run_stream(
         spark.catalog.dropTempView(name)
 
 
+def run_restarted(
+    spark,
+    tmp: Path,
+    schema: str,
+    columns: list[str],
+    sql_of_part: list[str],
+    parts: list[list[list[tuple]]],
+    view: str = "events",
+) -> tuple[list[tuple], Exception | None]:
+    """Delivers each part's batches and runs that part's query (over the streaming view
+    ``view``) until every file so far is processed, all parts from one checkpoint into one
+    parquet sink, as a query stopped and restarted; returns the sink's rows, or the first
+    failing part's error (as the driver reports it)."""
+    source, checkpoint, sink = tmp / "src", tmp / "chk", tmp / "sink"
+    for sql, batches in zip(sql_of_part, parts, strict=True):
+        write_batches(source, columns, batches)
+        spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(
+            str(source)
+        ).withWatermark("ts", "5 seconds").createOrReplaceTempView(view)
+        query = (
+            spark.sql(sql)
+            .writeStream.format("parquet")
+            .option("path", str(sink))
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
+        try:
+            query.awaitTermination()
+        except Exception as error:
+            return [], error
+        if query.exception() is not None:
+            return [], query.exception()
+    return [tuple(r) for r in spark.read.parquet(str(sink)).collect()], None
+
+
 def run_batch(spark, schema: str, rows: list[tuple], sql: str, view: str = "events") -> list[tuple]:
     """The same query over the same rows as a batch DataFrame."""
     spark.createDataFrame(rows, schema).createOrReplaceTempView(view)

@@ -22,7 +22,7 @@ from pyspark.errors import AnalysisException
 
 from reference.cep_random_cases import generate
 from result_compare import compare_rows
-from streaming_harness import FLUSH_ID, arrival_batches, run_batch, run_stream
+from streaming_harness import FLUSH_ID, arrival_batches, run_batch, run_restarted, run_stream
 
 CASES = int(os.environ.get("SMR_STREAM_ANY_MATCH_CASES", "8"))
 SEED_BASE = int(os.environ.get("SMR_STREAM_SEED", "20261126"))
@@ -109,8 +109,11 @@ def test_a_sequence_stream_equals_batch_and_reports_its_work(spark, tmp_path):
         ("A !N B", "A AS x > 5, N AS x = 0, B AS x > A.x"),
         ("A B !N", "A AS x > 5, B AS y > 6, N AS x < 2"),
         ("A !N B !M", "A AS x > 5, N AS x = 0, B AS y > 5, M AS x = 9"),
-        ("A B+ C", "A AS x > 6, B AS x < A.x AND (LAST(B.x, 1) IS NULL OR B.x >= LAST(B.x, 1)), "
-                   "C AS y > 5"),
+        (
+            "A B+ C",
+            "A AS x > 6, B AS x < A.x AND (LAST(B.x, 1) IS NULL OR B.x >= LAST(B.x, 1)), "
+            "C AS y > 5",
+        ),
         ("A C B{1,3}", "A AS x > 6, C AS y > 5, B AS x < A.x"),
         ("B* A C", "B AS x < 3, A AS x > 6, C AS y > 5"),
         # Negations next to a closure: checked once the closures have extended the match.
@@ -275,8 +278,6 @@ def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
     """The query stops part-way, with partial matches buffered, matches held by the
     trailing negation and rows waiting for the watermark, and restarts from its checkpoint
     into the same parquet sink: the sink ends with exactly the batch result."""
-    from streaming_harness import write_batches
-
     sql = """
     SELECT * FROM events MATCH_RECOGNIZE (
       PARTITION BY part ORDER BY ts
@@ -289,23 +290,10 @@ def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
     batches = arrival_batches(rows, lambda r: r[4].timestamp(), 5, random.Random(17), 10)
     cut = len(batches) // 2
     flush = _row(FLUSH_ID, "zz_flush", None, None)
-    source, checkpoint, sink = tmp_path / "src", tmp_path / "chk", tmp_path / "sink"
-    for part in (batches[:cut], batches[cut:] + [[flush]]):
-        write_batches(source, COLUMNS, part)
-        spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
-            str(source)
-        ).withWatermark("ts", "5 seconds").createOrReplaceTempView("events")
-        query = (
-            spark.sql(sql)
-            .writeStream.format("parquet")
-            .option("path", str(sink))
-            .option("checkpointLocation", str(checkpoint))
-            .trigger(availableNow=True)
-            .start()
-        )
-        query.awaitTermination()
-        assert query.exception() is None
-    got = [tuple(r) for r in spark.read.parquet(str(sink)).collect()]
+    got, error = run_restarted(
+        spark, tmp_path, SCHEMA, COLUMNS, [sql, sql], [batches[:cut], batches[cut:] + [[flush]]]
+    )
+    assert error is None, error
     expected = run_batch(spark, SCHEMA, rows, sql)
     assert len(expected) >= 10
     assert compare_rows(got, expected, ordered=False) is None
@@ -373,8 +361,12 @@ def _analyze_over_stream(spark, tmp_path, sql):
 @pytest.mark.parametrize(
     "pattern, measures, define, phrase",
     [
-        ("B+ A", "MATCH_NUMBER() AS n", "A AS x > 5",
-         "match_number() when the first variable, `b`, is a kleene closure"),
+        (
+            "B+ A",
+            "MATCH_NUMBER() AS n",
+            "A AS x > 5",
+            "match_number() when the first variable, `b`, is a kleene closure",
+        ),
         (
             "(A | B) C",
             "MATCH_NUMBER() AS n",

@@ -15,7 +15,7 @@ import datetime
 import random
 
 from result_compare import compare_rows
-from streaming_harness import FLUSH_ID, arrival_batches, run_batch, run_stream
+from streaming_harness import FLUSH_ID, arrival_batches, run_batch, run_restarted, run_stream
 
 EPOCH = datetime.datetime(2024, 1, 1)
 SCHEMA = "id INT, part STRING, x INT, y INT, ts TIMESTAMP"
@@ -235,32 +235,8 @@ def test_patterns_over_one_stream_share_the_tree_nodes_they_have_alike(spark, tm
     assert 0 < _partial_matches(shared) < _partial_matches(alone)
 
 
-def _run_parts(spark, tmp_path, sql_of_part, parts) -> tuple[list[tuple], Exception | None]:
-    """Runs each part's query over the rows delivered so far, from one checkpoint into one
-    parquet sink; stops at the first part whose query fails, with its error."""
-    from streaming_harness import write_batches
-
-    source, checkpoint, sink = tmp_path / "src", tmp_path / "chk", tmp_path / "sink"
-    for sql, batches in zip(sql_of_part, parts, strict=True):
-        write_batches(source, COLUMNS, batches)
-        spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
-            str(source)
-        ).withWatermark("ts", "5 seconds").createOrReplaceTempView("events")
-        query = (
-            spark.sql(sql)
-            .writeStream.format("parquet")
-            .option("path", str(sink))
-            .option("checkpointLocation", str(checkpoint))
-            .trigger(availableNow=True)
-            .start()
-        )
-        try:
-            query.awaitTermination()
-        except Exception as error:  # the query's failure, as the driver reports it
-            return [], error
-        if query.exception() is not None:
-            return [], query.exception()
-    return [tuple(r) for r in spark.read.parquet(str(sink)).collect()], None
+def _run_parts(spark, tmp_path, sql_of_part, parts):
+    return run_restarted(spark, tmp_path, SCHEMA, COLUMNS, sql_of_part, parts)
 
 
 SHARING = [

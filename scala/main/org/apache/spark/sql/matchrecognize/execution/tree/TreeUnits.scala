@@ -41,10 +41,11 @@ final class TreeUnits(
     units.indices.map(u => if (trees(u) != null) trees(u).newState() else graphs(u).newState()).toArray
 
   /** Whether `states` (say, from a checkpoint) are states of these units. */
-  def fits(states: Array[TreeState]): Boolean = {
-    val fresh = newStates()
-    states.length == fresh.length && states.indices.forall(u => states(u).buffers.length == fresh(u).buffers.length)
-  }
+  def fits(states: Array[TreeState]): Boolean =
+    states.length == buffersPerUnit.length && states.indices.forall(u => states(u).buffers.length == buffersPerUnit(u))
+
+  // Asked for every key's state a stream reads back: counted once.
+  private lazy val buffersPerUnit: Array[Int] = newStates().map(_.buffers.length)
 
   /**
    * The emits of each unit, from the emits by alternative: `emits(t)` gets each new match

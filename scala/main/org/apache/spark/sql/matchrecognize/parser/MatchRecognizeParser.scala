@@ -117,7 +117,11 @@ private[parser] object ClauseAttacher {
             wrap(left)
         }
     }
-    clauses.find(c => !attached.contains(c.placeholderName)).foreach { c =>
+    // A clause inside text a command keeps (the body of CREATE FUNCTION ... RETURN) is parsed
+    // when that text is: `restoreText` puts the user's clause back into it.
+    val held = heldTexts(result)
+    def inHeldText(c: FoundClause) = held.exists(_.contains(s"`${c.placeholderName}"))
+    clauses.find(c => !attached.contains(c.placeholderName) && !inHeldText(c)).foreach { c =>
       throw ParseErrors.at(sql, c.keyword,
         "MATCH_RECOGNIZE must follow a table, a subquery or a VALUES list in FROM")
     }
@@ -147,6 +151,20 @@ private[parser] object ClauseAttacher {
     rewriteEverywhere(plan) { case node => fix(node) }
   }
 
+  /** The strings the nodes of a plan hold (anywhere, as `rewriteEverywhere` visits them). */
+  private def heldTexts(plan: LogicalPlan): Seq[String] = {
+    val texts = scala.collection.mutable.ArrayBuffer.empty[String]
+    rewriteEverywhere(plan) { case node =>
+      node.productIterator.foreach {
+        case s: String => texts += s
+        case Some(s: String) => texts += s
+        case _ =>
+      }
+      node
+    }
+    texts.toSeq
+  }
+
   /** Plan-valued fields of a node that are not among its children. */
   private def innerPlans(node: LogicalPlan): Seq[LogicalPlan] =
     node.productIterator.collect {
@@ -155,7 +173,7 @@ private[parser] object ClauseAttacher {
 
   private def placeholder(p: LogicalPlan, byName: Map[String, FoundClause]): Option[FoundClause] =
     p match {
-      case UnresolvedRelation(Seq(name), _, _) => byName.get(name)
+      case UnresolvedRelation(Seq(name), _, _) => byName.get(StatementRewriter.placeholderOf(name))
       case SubqueryAlias(_, child) => placeholder(child, byName)
       case UnresolvedSubqueryColumnAliases(_, child) => placeholder(child, byName)
       case _ => None

@@ -23,16 +23,22 @@ final case class FoundClause(
  *
  * {{{
  *   FROM ticker MATCH_RECOGNIZE ( ... ) AS mr    -- user's text
- *   FROM ticker JOIN `__mr0`              AS mr  -- what Spark parses
+ *   FROM ticker JOIN `__mr0              ` AS mr  -- what Spark parses
  * }}}
  *
- * The placeholder relation is then swapped for the parsed clause applied to its input.
+ * The placeholder's quoted name runs to the clause's closing parenthesis, so that a range
+ * of the statement Spark keeps as text (the query of CREATE VIEW ends at its last token)
+ * covers the whole clause. The placeholder relation is then swapped for the parsed clause
+ * applied to its input.
  */
 object StatementRewriter {
 
   private val Keyword = "MATCH_RECOGNIZE"
 
   def placeholderName(index: Int): String = s"__mr$index"
+
+  /** The clause a placeholder relation's name stands for (the name is padded with blanks). */
+  def placeholderOf(name: String): String = name.trim
 
   /** Cheap test first: most statements never mention the keyword. */
   def mentionsMatchRecognize(sql: String): Boolean =
@@ -64,7 +70,8 @@ object StatementRewriter {
       }
       val parsed = new ClauseParser(delegate, sql, body, tokens(close).start).parse()
       val found = FoundClause(idx, tokens(k), tokens(close).end, inputStart(tokens, k), parsed)
-      blank(chars, found.keyword.start, found.end, s"JOIN `${found.placeholderName}`")
+      blank(chars, found.keyword.start, found.end, s"JOIN `${found.placeholderName}")
+      chars(found.end - 1) = '`'
       found
     }
     Some(Rewritten(new String(chars), sql, clauses))
@@ -163,7 +170,8 @@ object StatementRewriter {
       if (chars(k) != '\n' && chars(k) != '\r') chars(k) = ' '
       k += 1
     }
-    // The keyword alone is 15 characters without a line break, so the replacement fits.
+    // The keyword alone is 15 characters without a line break, so the replacement fits
+    // (with the closing quote the caller writes over the closing parenthesis).
     replacement.indices.foreach(j => chars(start + j) = replacement.charAt(j))
   }
 

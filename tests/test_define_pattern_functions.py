@@ -173,6 +173,49 @@ def test_in_subquery_over_a_kleene_variable_under_any_match(spark, allowed, exec
     assert got == [(2, 1, 3)]
 
 
+def test_in_and_exists_inside_navigation_and_aggregates_in_measures(spark, allowed):
+    # One match of A+ over all six rows (values 1, 3, 1, 2, 0, 1). Allowed values: 3, 2.
+    got = rows(spark, f"""
+        SELECT * FROM {SERIES} MATCH_RECOGNIZE (
+          ORDER BY ts
+          MEASURES LAST(A.value < 0 OR 1 IN (SELECT 1)) AS last_in,
+                   FIRST(A.value IN (SELECT p FROM allowed)) AS first_in,
+                   array_agg(A.value IN (SELECT p FROM allowed)) AS each_in,
+                   array_agg(EXISTS (SELECT 1 FROM allowed WHERE p > 2)) AS each_exists,
+                   count_if(NOT EXISTS (SELECT 1 FROM allowed WHERE p > 3)) AS none_above
+          PATTERN (A+) DEFINE A AS true)""")
+    assert got == [(True, False, [False, True, False, True, False, False], [True] * 6, 6)]
+
+
+@pytest.mark.parametrize("execution", ["tree", "joins"])
+def test_in_inside_navigation_in_define_and_aggregate_in_measures_under_any_match(
+    spark, allowed, execution
+):
+    # A: the first A row's value is allowed (ts 2: 3, ts 4: 2); B follows within 2 rows with
+    # a smaller value. MEASURES aggregates an IN over B's single row.
+    got = rows(spark, f"""
+        SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
+                              ts, value FROM {SERIES})
+        MATCH_RECOGNIZE (
+          ORDER BY t
+          MEASURES A.ts AS a_ts, B.ts AS b_ts, max(B.value IN (SELECT p - 2 FROM allowed)) AS low
+          ONE ROW PER MATCH SKIP TILL ANY MATCH
+          PATTERN (A B) WITHIN 2 ROWS
+          DEFINE A AS FIRST(A.value IN (SELECT p FROM allowed)), B AS B.value < A.value)""",
+        execution)
+    assert sorted(got) == [(2, 3, True), (4, 5, True)]
+
+
+def test_in_inside_first_in_define(spark, allowed):
+    # A+ starts where the value is allowed (FIRST reads the match's first A row) and goes on
+    # while the value is below 4: ts 2-6 (3, 1, 2, 0, 1).
+    got = rows(spark, f"""
+        SELECT * FROM {SERIES} MATCH_RECOGNIZE (
+          ORDER BY ts MEASURES FIRST(A.ts) AS a_ts, count(*) AS n PATTERN (A+)
+          DEFINE A AS FIRST(A.value IN (SELECT p FROM allowed)) AND value < 4)""")
+    assert got == [(2, 5)]
+
+
 def test_subquery_in_define_correlated_with_the_input_is_refused_by_name(spark, allowed):
     with pytest.raises(AnalysisException, match="refers to the input or to pattern variables"):
         spark.sql(f"""

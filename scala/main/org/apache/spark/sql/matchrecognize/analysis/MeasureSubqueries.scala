@@ -59,11 +59,15 @@ private[analysis] final class MeasureSubqueries(session: SparkSession, u: Unreso
       } else kept += m
     }
     // Input columns a subquery may name as outer references (ONE ROW PER MATCH does not
-    // output them otherwise).
+    // output them otherwise): those a lifted subquery names.
     if (u.options.rowsPerMatch == RowsPerMatch.OneRow) {
       val taken = (u.measures.map(_.name) ++ u.partitionBy.collect { case a: Attribute => a.name })
         .map(_.toLowerCase(Locale.ROOT)).toSet
-      u.child.output.filterNot(c => taken.contains(c.name.toLowerCase(Locale.ROOT))).foreach { c =>
+      val named = lifted.flatMap(l => subqueries(l._2)).flatMap(namesIn).toSet
+      u.child.output.filter { c =>
+        val name = c.name.toLowerCase(Locale.ROOT)
+        !taken.contains(name) && named.contains(name)
+      }.foreach { c =>
         hidden += Alias(UnresolvedAttribute.quoted(c.name), c.name)()
         inputColumns += 1
       }
@@ -72,6 +76,12 @@ private[analysis] final class MeasureSubqueries(session: SparkSession, u: Unreso
   }
 
   private var inputColumns = 0
+
+  /** The last parts of the column names a subquery's plan mentions, lower-cased. */
+  private def namesIn(s: SubqueryExpression): Seq[String] =
+    s.plan.collectWithSubqueries { case p => p.expressions }.flatten.flatMap(_.collect {
+      case a: UnresolvedAttribute => a.nameParts.last.toLowerCase(Locale.ROOT)
+    })
 
   /** Number of hidden measures named like input columns, appended last. */
   def inputColumnCount: Int = inputColumns

@@ -93,10 +93,11 @@ final class PatternExpressionCanonicalizer(
 
     case f: AggregateFunction => aggregate(f, f.sql)
 
-    case in: InSubquery if inDefine && DefineSubqueries.independent(in.query) =>
-      DefineSubqueries.in(in, in.values.map(fold))
+    case in: InSubquery if inDefine && IndependentSubqueries.independent(in.query) =>
+      IndependentSubqueries.in(in, in.values.map(fold))
 
-    case ex: Exists if inDefine && DefineSubqueries.independent(ex) => DefineSubqueries.exists(ex)
+    case ex: Exists if inDefine && IndependentSubqueries.independent(ex) =>
+      IndependentSubqueries.exists(ex)
 
     case s: SubqueryExpression => s
 
@@ -115,7 +116,7 @@ final class PatternExpressionCanonicalizer(
     })
     val scopes = f.children.flatMap(variablesIn).distinct
     val vars = checkOneVariable(scopes, text)
-    val args = f.children.map(stripScopes)
+    val args = f.children.map(c => stripScopes(IndependentSubqueries.rewriteAll(c)))
     PatternAggregate(f.withNewChildren(args).asInstanceOf[AggregateFunction], vars, isFinal = false)
   }
 
@@ -136,7 +137,7 @@ final class PatternExpressionCanonicalizer(
       case _ =>
     }
     val vars = checkOneVariable(variablesIn(e).distinct, context)
-    (stripScopes(e), vars)
+    (stripScopes(IndependentSubqueries.rewriteAll(e)), vars)
   }
 
   /** Variables referenced by `e`: `Some(v)` per qualified reference, `None` for bare columns. */

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.analysis
 import java.util.Locale
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression, RowOrdering, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NamedExpression, OuterReference, RowOrdering, SubqueryExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.util.toPrettySQL
@@ -11,7 +11,7 @@ import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
 import org.apache.spark.sql.matchrecognize.plans._
-import org.apache.spark.sql.types.{BooleanType, DateType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{BooleanType, DateType, TimestampNTZType, TimestampType, VariantType}
 
 /**
  * Resolves [[UnresolvedMatchRecognize]] into [[MatchRecognize]], in the manner of Spark's
@@ -36,7 +36,9 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
 
   private def resolve(u: UnresolvedMatchRecognize): LogicalPlan = {
     val o = u.options
+    checkNoOuterReferences(u)
     (u.partitionBy ++ u.orderBy).foreach(checkKey)
+    u.partitionBy.foreach(checkPartitionKeyType)
     u.orderBy.foreach { s =>
       if (!RowOrdering.isOrderable(s.dataType)) {
         throw analysis("UNORDERABLE_KEY",
@@ -133,6 +135,41 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
     }
     if (!e.deterministic) {
       throw analysis("NONDETERMINISTIC", s"PARTITION BY and ORDER BY must be deterministic: ${e.sql}.")
+    }
+  }
+
+  /**
+   * A column of an enclosing query (the clause inside a correlated scalar subquery, EXISTS
+   * or LATERAL) would be a different value for each outer row, which Spark's decorrelation
+   * cannot carry into the matcher: refused here by name instead of failing in the optimizer.
+   */
+  private def checkNoOuterReferences(u: UnresolvedMatchRecognize): Unit = {
+    val clauses = u.partitionBy.map("PARTITION BY" -> _) ++ u.orderBy.map("ORDER BY" -> _) ++
+      u.measures.map("MEASURES" -> _) ++ u.defines.map("DEFINE" -> _)
+    for ((clause, e) <- clauses; ref <- e.collectFirst { case r: OuterReference => r }) {
+      throw analysis("OUTER_REFERENCE",
+        s"$clause reads ${ref.e.sql}, a column of an enclosing query; MATCH_RECOGNIZE cannot " +
+          "be correlated with an outer query. Join the outer values to the clause's input " +
+          "(or to its result) instead.")
+    }
+  }
+
+  /**
+   * A partition key is compared for equality and sorted, as GROUP BY keys are: VARIANT and
+   * MAP values cannot be; a collated string inside a STRUCT or ARRAY has no collation key.
+   */
+  private def checkPartitionKeyType(e: Expression): Unit = {
+    val t = e.dataType
+    if (t.existsRecursively(_.isInstanceOf[VariantType]) || !RowOrdering.isOrderable(t)) {
+      throw analysis("UNCOMPARABLE_PARTITION_KEY",
+        s"PARTITION BY key ${e.sql} of type ${t.sql} cannot be compared for equality; " +
+          "partition by a value of another type (for example a field of it, or a cast).")
+    }
+    if (!PartitionKeys.binaryStable(t) && !PartitionKeys.collatedString(t)) {
+      throw analysis("UNCOMPARABLE_PARTITION_KEY",
+        s"PARTITION BY key ${e.sql} of type ${t.sql} holds a string of a case- or " +
+          "accent-insensitive collation inside a nested type; partition by those fields " +
+          "themselves.")
     }
   }
 

@@ -5,6 +5,7 @@ import java.util.ArrayDeque
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.matchrecognize.plans.PartitionKeys
 
 /**
  * The per-task loop of [[MatchRecognizeExec]]: reads the sorted rows of a Spark partition,
@@ -33,7 +34,11 @@ final class PartitionProcessor(
       writer.add(m)
       if (ending) writer.flushAtEnd()
     }, partitionIndex, () => describePartition)
-  private val keyOf = UnsafeProjection.create(partitionKeys, inputSchema)
+  // Keys of a case- or accent-insensitive collation compare through their collation key.
+  private val keyOf = UnsafeProjection.create(PartitionKeys.comparable(partitionKeys), inputSchema)
+  private val keyValuesOf =
+    if (PartitionKeys.binaryStable(partitionKeys)) keyOf
+    else UnsafeProjection.create(partitionKeys, inputSchema)
   // Fixed-width key columns are compared in place with the previous row's (their 8-byte
   // words and null bits), which is most of the per-row cost of finding partition ends.
   private val keyOrdinals: Array[Int] = partitionKeys.map(k =>
@@ -43,6 +48,8 @@ final class PartitionProcessor(
   private var previous: UnsafeRow = _
 
   private var currentKey: UnsafeRow = _
+  // The current partition's key values as the first row has them, for messages.
+  private var currentKeyValues: UnsafeRow = _
   private var processed = 0L
   private var inputRows = 0L
 
@@ -89,7 +96,10 @@ final class PartitionProcessor(
       return
     }
     inputRows += 1
-    if (currentKey == null) currentKey = keyOf(row).copy()
+    if (currentKey == null) {
+      currentKey = keyOf(row).copy()
+      currentKeyValues = if (keyValuesOf eq keyOf) currentKey else keyValuesOf(row).copy()
+    }
     buffer.append(row)
     if (keysFixedWidth) previous = buffer.get(buffer.end - 1)
     while (processed + spec.defineLookAhead < buffer.end) {
@@ -134,7 +144,7 @@ final class PartitionProcessor(
   private def describePartition: String =
     if (partitionKeys.isEmpty || currentKey == null) ""
     else partitionKeys.zipWithIndex.map { case (k, i) =>
-      val v = if (currentKey.isNullAt(i)) "NULL" else currentKey.get(i, k.dataType).toString
+      val v = if (currentKeyValues.isNullAt(i)) "NULL" else currentKeyValues.get(i, k.dataType).toString
       s"${k.name} = ${if (v.length > 40) v.take(40) + "..." else v}"
     }.mkString("PARTITION BY ", ", ", "")
 

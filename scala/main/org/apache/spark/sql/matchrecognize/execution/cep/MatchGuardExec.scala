@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.physical.Partitioning
 import org.apache.spark.sql.execution.{ExplainUtils, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
-import org.apache.spark.sql.matchrecognize.plans.JoinPlanReport
+import org.apache.spark.sql.matchrecognize.plans.{JoinPlanReport, PartitionKeys}
 
 /**
  * Fails the query when one partition key produces more than `maxMatches` matches in a task,
@@ -47,10 +47,14 @@ case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, reports: Seq[J
     val matches = longMetric("numOutputRows")
     val keyCount = longMetric("numKeys")
     child.execute().mapPartitionsInternal { rows =>
-      val keyOf = UnsafeProjection.create(ks, schema)
+      // Keys of a case- or accent-insensitive collation are counted by their collation key.
+      val keyOf = UnsafeProjection.create(PartitionKeys.comparable(ks), schema)
+      val valuesOf = UnsafeProjection.create(ks, schema)
       val counts = new java.util.HashMap[UnsafeRow, Array[Long]]()
-      def describe(key: UnsafeRow): String =
+      def describe(row: InternalRow): String = {
+        val key = valuesOf(row)
         names.indices.map(i => s"${names(i)}=${key.get(i, types(i))}").mkString("partition key (", ", ", ")")
+      }
       // Matches arrive grouped by partition key and slice: most rows have the previous
       // row's key, so that counter is tried before the map.
       var lastKey: UnsafeRow = null
@@ -72,7 +76,7 @@ case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, reports: Seq[J
         lastCount = c
         c(0) += 1
         matches += 1
-        if (c(0) > limit) throw MatchGuardExec.tooMany(limit, describe(lastKey))
+        if (c(0) > limit) throw MatchGuardExec.tooMany(limit, describe(row))
         row
       }
     }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Dist
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.matchrecognize.execution.counting.PrefixAggregates._
-import org.apache.spark.sql.matchrecognize.plans.{CepMatchCount, CountedPair, CountedRelation, CountedSequence, CountedValue}
+import org.apache.spark.sql.matchrecognize.plans.{CepMatchCount, CountedPair, CountedRelation, CountedSequence, CountedValue, PartitionKeys}
 import org.apache.spark.sql.types._
 
 /**
@@ -68,7 +68,7 @@ case class MatchCountExec(
       val written = UnsafeProjection.create(columns.zipWithIndex.map { case (a, i) =>
         BoundReference(i, a.dataType, a.nullable)
       })
-      new GroupCounts(rows, UnsafeProjection.create(keys, input),
+      new GroupCounts(rows, UnsafeProjection.create(PartitionKeys.comparable(keys), input),
         UnsafeProjection.create(partitionBy, input), UnsafeProjection.create(Seq(order, lo, hi), input),
         if (startColumns.isEmpty) null else UnsafeProjection.create(startColumns, input), tests,
         startTest, values.map(v => UnsafeProjection.create(Seq(v.value), input)).toArray,
@@ -249,8 +249,9 @@ case class MatchCountExec(
  * its later one's (probe); null when a part is null (the comparison is then not true).
  */
 private final class PairKeys(val pair: CountedPair, input: Seq[Attribute]) {
-  private val keyEqual = UnsafeProjection.create(pair.keyEqual, input)
-  private val probeEqual = UnsafeProjection.create(pair.probeEqual, input)
+  // Equal under a case- or accent-insensitive collation means equal collation keys.
+  private val keyEqual = UnsafeProjection.create(PartitionKeys.comparableValues(pair.keyEqual), input)
+  private val probeEqual = UnsafeProjection.create(PartitionKeys.comparableValues(pair.probeEqual), input)
   private val keyRange = pair.keyRange.map(e => UnsafeProjection.create(Seq(e), input))
   private val probeRange = pair.probeRange.map(e => UnsafeProjection.create(Seq(e), input))
   private val rangeType = pair.keyRange.map(_.dataType).orNull

@@ -4,7 +4,7 @@ import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskCont
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
+import org.apache.spark.sql.matchrecognize.plans.{PartitionKeys, TreeAlternative}
 
 /**
  * The per-task part of [[TreeMatchExec]]: what a task needs to run the alternatives' trees
@@ -41,6 +41,10 @@ class TreeMatchEvaluatorFactory(
       val offsets = nodeCounts.scanLeft(0)(_ + _)
       val n = offsets.last
       val keyOf = UnsafeProjection.create(keyAttrs, input)
+      // Keys of a case- or accent-insensitive collation compare through their collation key.
+      val sameKeyOf =
+        if (PartitionKeys.binaryStable(keyAttrs)) keyOf
+        else UnsafeProjection.create(PartitionKeys.comparable(keyAttrs), input)
       val projects = alts.indices.map { i =>
         UnsafeProjection.create(projectionLists(i), alts(i).schema(keyAttrs))
       }.toArray
@@ -58,6 +62,7 @@ class TreeMatchEvaluatorFactory(
       val taskPeak = new Array[Long](n)
       var taskPeakTotal = 0L
       var key: UnsafeRow = null
+      var sameKey: UnsafeRow = null
       var states: Array[TreeState] = null
       // Matches wait here until the consumer asks for them; each is projected when handed
       // out (no copy: the row is valid until the next call).
@@ -116,12 +121,13 @@ class TreeMatchEvaluatorFactory(
           while (pending.isEmpty && (lookahead != null || rows.hasNext)) {
             val row = if (lookahead != null) lookahead else { inRows += 1; rows.next() }
             lookahead = null
-            val k = keyOf(row)
-            if (key == null || k != key) {
+            val k = sameKeyOf(row)
+            if (key == null || k != sameKey) {
               finishGroup()
               if (!pending.isEmpty) lookahead = row
               else {
-                key = k.copy()
+                sameKey = k.copy()
+                key = if (sameKeyOf eq keyOf) sameKey else keyOf(row).copy()
                 states = evaluators.newStates()
               }
             }

@@ -261,7 +261,7 @@ def test_shared_tree_nodes_restart_from_checkpoint_losing_and_repeating_nothing(
 
 def test_a_checkpoint_of_other_shared_trees_is_refused_by_name(spark, tmp_path):
     # The restarted query's patterns no longer share (A B): its state per key has another
-    # layout, which it says instead of reading it wrongly.
+    # layout, and the condition that changed is named instead of the state read wrongly.
     before = " UNION ALL ".join(SHARING)
     after = " UNION ALL ".join([SHARING[0], SHARING[1].replace("B AS x < A.x", "B AS x <= A.x")])
     rows = _rows(80, 29)
@@ -269,7 +269,7 @@ def test_a_checkpoint_of_other_shared_trees_is_refused_by_name(spark, tmp_path):
     cut = len(batches) // 2
     _, error = _run_parts(spark, tmp_path, [before, after], [batches[:cut], batches[cut:]])
     assert error is not None
-    assert "state of other trees than this query's" in str(error), str(error)[:2000]
+    assert "DEFINE or SUBSET changed" in str(error), str(error)[:2000]
 
 
 # Conditions drawn per variable: patterns of a random group often start alike, so their

@@ -35,13 +35,11 @@ object KeyState {
 
   val empty: KeyState = KeyState(0L, 0L, 0L, -1L, IndexedSeq.empty, IndexedSeq.empty)
 
-  // Bumped when the layout below changes, so that a checkpoint of another layout is refused.
-  private val FormatVersion = 1
-
-  def encode(s: KeyState): Array[Byte] = {
+  def encode(s: KeyState, signature: QuerySignature): Array[Byte] = {
     val bytes = new ByteArrayOutputStream(64 + 64 * s.rowCount)
     val out = new DataOutputStream(bytes)
-    out.writeInt(FormatVersion)
+    out.writeInt(StateFormats.Standard)
+    signature.write(out)
     out.writeLong(s.base)
     out.writeLong(s.resumeAt)
     out.writeLong(s.matchesBefore)
@@ -52,14 +50,11 @@ object KeyState {
     bytes.toByteArray
   }
 
-  def decode(data: Array[Byte], fieldCount: Int): KeyState = {
+  def decode(data: Array[Byte], fieldCount: Int, signature: QuerySignature): KeyState = {
     val in = new DataInputStream(new ByteArrayInputStream(data))
-    val version = in.readInt()
-    if (version != FormatVersion) {
-      throw new IllegalStateException(
-        s"The checkpoint holds MATCH_RECOGNIZE state of format $version; this version of " +
-          s"spark-match-recognize reads format $FormatVersion. Restart the query with a new " +
-          "checkpoint location.")
+    StateFormats.read(in.readInt(), StateFormats.Standard) match {
+      case StateFormats.Standard => signature.check(in)
+      case _ => // written before states carried the query's signature
     }
     KeyState(in.readLong(), in.readLong(), in.readLong(), in.readLong(),
       readRows(in, fieldCount), readRows(in, fieldCount))

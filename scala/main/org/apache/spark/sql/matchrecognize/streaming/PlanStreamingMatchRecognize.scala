@@ -11,7 +11,7 @@ import org.apache.spark.sql.matchrecognize.execution.tree.SharedTreeGraph
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.{InputOrdering, MatcherSpec}
 import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PlanPatternGroups}
-import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, SelectionStrategy}
+import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, PartitionKeys, SelectionStrategy}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType, TimestampNTZType, TimestampType}
 
@@ -86,7 +86,8 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val function = new StreamTreeFunction(spec, input, eventTime, m.partitionBy,
       describe(m) + spec.alternatives.map(_.description)
         .mkString(s", ${members.size} patterns planned together: one-pass trees ", " ∪ ", "") +
-        SharedTreeGraph.describe(spec.alternatives))
+        SharedTreeGraph.describe(spec.alternatives),
+      QuerySignature.of(members.map(_.node), input ++ targets))
     val columns = targets.map(_.withNullability(true))
     val statistics = StreamTreeFunction.statistics()
     val written = stateful(m, input, function, columns ++ statistics, metricsName)
@@ -150,7 +151,7 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       m.options, m.output, MatchRecognizeConf.maxLiveThreads(conf),
       MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf))
     val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
-      describe(m))
+      describe(m), QuerySignature.of(Seq(m), input))
     val statistics = StreamMatchFunction.statistics()
     val Seq(isStatistics, matches, partial) = statistics
     val written = stateful(m, input, function, m.output ++ statistics, metricsName)
@@ -174,7 +175,8 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val input = m.child.output
     val function = new StreamTreeFunction(plan.spec, input, eventTime, m.partitionBy,
       describe(m) + plan.spec.alternatives.map(_.description)
-        .mkString(", one-pass tree ", " ∪ ", ""))
+        .mkString(", one-pass tree ", " ∪ ", ""),
+      QuerySignature.of(Seq(m), input ++ plan.matchColumns))
     // A column is NULL in the matches of alternatives that do not bind its variable.
     val columns = plan.matchColumns.map(_.withNullability(true))
     val statistics = StreamTreeFunction.statistics()
@@ -226,8 +228,16 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val tag = Alias(Literal(operator), "#operator")()
     val data = input :+ tag.toAttribute
     val (keys, below) =
-      if (m.partitionBy.nonEmpty) (m.partitionBy, Project(input :+ tag, m.child))
-      else {
+      if (PartitionKeys.binaryStable(m.partitionBy) && m.partitionBy.nonEmpty) {
+        (m.partitionBy, Project(input :+ tag, m.child))
+      } else if (m.partitionBy.nonEmpty) {
+        // The state store keys by bytes: a key of a case- or accent-insensitive collation is
+        // grouped by its collation key, so that equal keys share one state.
+        val collationKeys = PartitionKeys.comparable(m.partitionBy).zip(m.partitionBy).map {
+          case (k, p) => Alias(k, p.name)()
+        }
+        (collationKeys.map(_.toAttribute), Project((input :+ tag) ++ collationKeys, m.child))
+      } else {
         val constant = Alias(Literal(0, IntegerType), "match_recognize_all_rows")()
         (Seq(constant.toAttribute), Project(input :+ tag :+ constant, m.child))
       }

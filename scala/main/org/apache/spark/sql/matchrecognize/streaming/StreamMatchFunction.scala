@@ -24,7 +24,8 @@ final class StreamMatchFunction(
     ordering: Seq[SortOrder],
     eventTime: Attribute,
     keys: Seq[Attribute],
-    description: String)
+    description: String,
+    signature: QuerySignature)
   extends KeyedStreamFunction(input, eventTime, keys, description) {
 
   @transient private lazy val rowOrdering = new InterpretedOrdering(ordering, input)
@@ -36,7 +37,7 @@ final class StreamMatchFunction(
 
   override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
     val state = group.asInstanceOf[GroupState[Array[Byte]]]
-    val saved = if (state.exists) KeyState.decode(state.get, input.length) else KeyState.empty
+    val saved = if (state.exists) KeyState.decode(state.get, input.length, signature) else KeyState.empty
     val arrived = arrivals(values)
     val watermarkMicros = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =
@@ -45,7 +46,7 @@ final class StreamMatchFunction(
     currentKey = keyRow
     val advanced = matcher.advance(saved, ready.sorted(rowOrdering).iterator, timeOrdinal,
       watermarkMicros)
-    state.update(KeyState.encode(advanced.state.copy(waiting = waiting)))
+    state.update(KeyState.encode(advanced.state.copy(waiting = waiting), signature))
     // Called back once the watermark reaches the earliest waiting row, or closes the WITHIN
     // window of the open matches.
     EventTimeRelease.wakeAt(state,

@@ -28,7 +28,8 @@ final class StreamTreeFunction(
     input: Seq[Attribute],
     eventTime: Attribute,
     partitionBy: Seq[Attribute],
-    description: String)
+    description: String,
+    signature: QuerySignature)
   extends KeyedStreamFunction(input, eventTime, partitionBy, description) {
 
   import spec._
@@ -108,7 +109,7 @@ final class StreamTreeFunction(
 
   override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
     val state = group.asInstanceOf[GroupState[Array[Byte]]]
-    val saved = if (state.exists) TreeKeyState.decode(state.get, units.fits)
+    val saved = if (state.exists) TreeKeyState.decode(state.get, units.fits, signature)
     else new TreeKeyState(Array.empty, windows.start(), units.newStates())
     val arrived = arrivals(values)
     val watermark = EventTimeRelease.watermarkMicros(state)
@@ -135,7 +136,7 @@ final class StreamTreeFunction(
     numbering.foreach(number(saved, _))
     if (idsOf != null) keepWritten(saved)
     saved.waiting = waiting.toArray
-    state.update(TreeKeyState.encode(saved))
+    state.update(TreeKeyState.encode(saved, signature))
     val changes = if (rowsWindow) Iterator.empty
     else Iterator(units.nextChange(saved.trees)).filter(_ != Long.MaxValue) ++
     numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))

@@ -1,5 +1,6 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream}
 import java.nio.ByteBuffer
 
 import org.apache.spark.SparkConf
@@ -29,28 +30,30 @@ final class TreeKeyState(
 
 object TreeKeyState {
 
-  // Bumped when the layout changes, so that a checkpoint of another layout is refused.
-  private val FormatVersion = 3
   // Java serialization keeps a row shared by several partial matches one object.
   private lazy val serializer = new JavaSerializer(new SparkConf(false))
 
-  def encode(state: TreeKeyState): Array[Byte] = {
+  def encode(state: TreeKeyState, signature: QuerySignature): Array[Byte] = {
+    val header = new ByteArrayOutputStream(128)
+    val out = new DataOutputStream(header)
+    out.writeInt(StateFormats.Tree)
+    signature.write(out)
+    out.flush()
     val body = serializer.newInstance().serialize(state)
-    val bytes = new Array[Byte](4 + body.remaining())
-    ByteBuffer.wrap(bytes).putInt(FormatVersion).put(body)
+    val bytes = new Array[Byte](header.size() + body.remaining())
+    ByteBuffer.wrap(bytes).put(header.toByteArray).put(body)
     bytes
   }
 
   /** The state in `data`; `fits` tells whether its trees' states are those the query runs. */
-  def decode(data: Array[Byte], fits: Array[TreeState] => Boolean): TreeKeyState = {
-    val buffer = ByteBuffer.wrap(data)
-    val version = buffer.getInt
-    if (version != FormatVersion) {
-      throw new IllegalStateException(
-        s"The checkpoint holds SKIP TILL ANY MATCH state of format $version; this version of " +
-          s"spark-match-recognize reads format $FormatVersion. Restart the query with a new " +
-          "checkpoint location.")
+  def decode(data: Array[Byte], fits: Array[TreeState] => Boolean,
+      signature: QuerySignature): TreeKeyState = {
+    val in = new DataInputStream(new ByteArrayInputStream(data))
+    StateFormats.read(in.readInt(), StateFormats.Tree) match {
+      case StateFormats.Tree => signature.check(in)
+      case _ => // written before states carried the query's signature
     }
+    val buffer = ByteBuffer.wrap(data, data.length - in.available(), in.available())
     val state = serializer.newInstance().deserialize[TreeKeyState](buffer.slice(),
       Thread.currentThread().getContextClassLoader)
     if (!fits(state.trees)) {

@@ -46,7 +46,7 @@ class ResumableMatcherSuite extends AnyFunSuite {
       from += n
       val advanced = matcher.advance(state, rows.iterator, timeOrdinal = 0, watermarkMicros = 0L)
       out ++= advanced.output.map(_.getInt(0))
-      state = KeyState.decode(KeyState.encode(advanced.state), 1)
+      state = KeyState.decode(KeyState.encode(advanced.state, QuerySignature(Nil)), 1, QuerySignature(Nil))
     }
     (out.result(), state)
   }
@@ -100,7 +100,7 @@ class ResumableMatcherSuite extends AnyFunSuite {
   test("the state's encoding keeps every field and row") {
     val rows = IndexedSeq(3, 1, 4).map(v => toRow(InternalRow(v)).copy())
     val state = KeyState(7L, 9L, 2L, 8L, rows.take(2), rows.drop(2))
-    val back = KeyState.decode(KeyState.encode(state), 1)
+    val back = KeyState.decode(KeyState.encode(state, QuerySignature(Nil)), 1, QuerySignature(Nil))
     assert(back.copy(released = Nil.toIndexedSeq, waiting = Nil.toIndexedSeq) ==
       state.copy(released = Nil.toIndexedSeq, waiting = Nil.toIndexedSeq))
     assert(back.released.map(_.getInt(0)) == Seq(3, 1) && back.waiting.map(_.getInt(0)) == Seq(4))

@@ -74,7 +74,8 @@ class RunningWindowColumnsSuite extends AnyFunSuite {
         }
         // Between deliveries the progress goes through the state store.
         val saved = new TreeKeyState(Array.empty, progress, Array(new TreeState(1)))
-        progress = TreeKeyState.decode(TreeKeyState.encode(saved), _ => true).window
+        progress =
+          TreeKeyState.decode(TreeKeyState.encode(saved, QuerySignature(Nil)), _ => true, QuerySignature(Nil)).window
       }
       assert(got.result() == expected(all), s"round $round, deliveries ${deliveries.map(_.size)}")
     }

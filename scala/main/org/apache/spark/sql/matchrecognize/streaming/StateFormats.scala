@@ -1,0 +1,37 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+/**
+ * The first number of every key's state: the layout that follows. The states of standard
+ * semantics and of SKIP TILL ANY MATCH never share a number, so that a query restarted with
+ * the other semantics is told so, not that a format is unknown. A layout change takes a new
+ * number; the numbers a build still reads are listed here.
+ */
+private[streaming] object StateFormats {
+
+  /** Standard semantics ([[KeyState]]): with the query's signature; before it. */
+  val Standard = 2
+  private val StandardUnsigned = 1
+
+  /** SKIP TILL ANY MATCH ([[TreeKeyState]]): with the query's signature; before it. */
+  val Tree = 4
+  private val TreeUnsigned = 3
+
+  private def standard(v: Int) = v == Standard || v == StandardUnsigned
+  private def tree(v: Int) = v == Tree || v == TreeUnsigned
+
+  /** `version` when this build reads it as the kind of `expected`; otherwise an error. */
+  def read(version: Int, expected: Int): Int = {
+    val wantTree = tree(expected)
+    if (if (wantTree) tree(version) else standard(version)) version
+    else if (standard(version) || tree(version)) {
+      val (was, is) =
+        if (wantTree) ("standard semantics", "SKIP TILL ANY MATCH")
+        else ("SKIP TILL ANY MATCH", "standard semantics")
+      throw QuerySignature.changed(s"the semantics ($was in the checkpoint, $is in the query)")
+    } else {
+      throw new IllegalStateException(
+        s"The checkpoint holds MATCH_RECOGNIZE state of format $version, which this version of " +
+          "spark-match-recognize does not read. Restart the query with a new checkpoint location.")
+    }
+  }
+}

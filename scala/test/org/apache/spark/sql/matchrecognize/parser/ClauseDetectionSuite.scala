@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.parser
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import org.apache.spark.sql.catalyst.expressions.Alias
 import org.apache.spark.sql.catalyst.parser.{CatalystSqlParser, ParseException}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.matchrecognize.plans._
@@ -126,5 +127,33 @@ class ClauseDetectionSuite extends AnyFunSuite {
     val counted = clauses(parser.parsePlan("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts " +
         "MEASURES count(A.*) AS n PATTERN (A+) DEFINE A AS x > 0)")).head
     assert(counted.measures.head.collectFirst { case VariableScope(v, _) => v }.contains("A"))
+  }
+
+  test("comments anywhere in the clause are white space") {
+    val plain = "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts DESC " +
+      "MEASURES FIRST(A.ts) AS f, count(*) AS n ONE ROW PER MATCH AFTER MATCH SKIP TO LAST A " +
+      "PATTERN (A B+) WITHIN 10 ROWS SUBSET U = (A, B) " +
+      "DEFINE A AS price > 0, B AS price > PREV(price)) AS mr"
+    val commented =
+      """SELECT * FROM t MATCH_RECOGNIZE ( -- the clause
+        |  PARTITION BY /* c */ k ORDER BY ts /* c */ DESC
+        |  MEASURES /* c */ FIRST(A.ts) /* c */ AS f, -- c
+        |    count(*) AS n
+        |  ONE /* c */ ROW PER MATCH
+        |  AFTER /* c */ MATCH SKIP TO /* c */ LAST A
+        |  PATTERN /* c */ ( /* c */ A -- c
+        |    B+ /*+ hint */ ) -- c
+        |  WITHIN 10 /* c */ ROWS
+        |  SUBSET /* c */ U = (A, /* c */ B)
+        |  DEFINE /* c */ A AS price > 0 /* c */, B AS -- c
+        |    price > PREV(price) /* (c) */
+        |) AS mr""".stripMargin
+    val (ours, expected) = (clauses(parser.parsePlan(commented)).head, clauses(parser.parsePlan(plain)).head)
+    assert(ours.options == expected.options)
+    assert(ours.partitionBy == expected.partitionBy && ours.orderBy == expected.orderBy)
+    assert(ours.defines == expected.defines)
+    // (Each parse gives a measure's alias a new expression id.)
+    assert(ours.measures.map(m => (m.name, m.asInstanceOf[Alias].child)) ==
+      expected.measures.map(m => (m.name, m.asInstanceOf[Alias].child)))
   }
 }

@@ -268,6 +268,26 @@ POSITIONED = [
     ("PATTERN (A | /* nothing */ )", "')'", 27, ALTERNATIVE),
     ("PATTERN ({- -})", "'-}'", 12, "an exclusion needs a pattern between {- and -}"),
     ("PATTERN (PERMUTE(, A))", "','", 17, "a pattern variable or '(' was expected"),
+    (
+        "PATTERN A B+",
+        "'A'",
+        8,
+        "PATTERN needs parentheses around the row pattern: PATTERN ( ... )",
+    ),
+    (
+        "AFTER MATCH SKIP TO PATTERN (A B)",
+        "'PATTERN'",
+        20,
+        "AFTER MATCH SKIP TO is missing its target: NEXT ROW, FIRST <variable>, "
+        "LAST <variable> or <variable>",
+    ),
+    (
+        "PATTERN (A) WITHIN INTERVAL '1' fortnight",
+        "'fortnight'",
+        32,
+        "unknown interval unit fortnight: WITHIN INTERVAL takes WEEK, DAY, HOUR, MINUTE, "
+        "SECOND, MILLISECOND or MICROSECOND",
+    ),
 ]
 
 
@@ -283,3 +303,30 @@ def test_syntax_errors_name_the_problem_where_it_is(spark, text, near, column, m
     assert error.getCondition() == "PARSE_SYNTAX_ERROR"
     assert expected in str(error), str(error)
     assert _spark_position(str(error)) == (4, column), str(error)
+
+
+def test_a_column_named_pattern_is_no_pattern_clause(spark):
+    sql = (
+        "SELECT * FROM VALUES (1, 'x'), (2, 'y') AS t(ts, pattern)\n"
+        "MATCH_RECOGNIZE (ORDER BY ts MEASURES pattern AS p DEFINE A AS pattern = 'x')"
+    )
+    expected = "MATCH_RECOGNIZE requires a PATTERN clause"
+    assert expected in check(sql)[0].message
+    assert expected in str(_spark_error(spark, sql))
+    sql = (
+        "SELECT * FROM VALUES (1, 'x'), (2, 'y') AS t(ts, pattern)\n"
+        "MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(pattern) AS p PATTERN (A B?)\n"
+        "DEFINE A AS pattern = 'x', B AS pattern IS NOT NULL)"
+    )
+    assert check(sql) == []
+    assert _rows(spark, sql) == [("y",)]
+
+
+def test_skip_to_a_variable_named_like_a_keyword(spark):
+    sql = clause(
+        "ORDER BY ts MEASURES FIRST(ts) AS f, LAST(ts) AS l\n"
+        "AFTER MATCH SKIP TO FIRST PATTERN (X FIRST)"
+    )
+    assert check(sql) == []
+    # SKIP TO FIRST, the variable: the next match starts at the row FIRST took.
+    assert _rows(spark, sql) == [(1, 2), (2, 3)]

@@ -330,3 +330,41 @@ def test_skip_to_a_variable_named_like_a_keyword(spark):
     assert check(sql) == []
     # SKIP TO FIRST, the variable: the next match starts at the row FIRST took.
     assert _rows(spark, sql) == [(1, 2), (2, 3)]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "MEASURES count(*) AS n PATTERN (A B) DEFINE A AS explode(array(1, 2)) > 0",
+            "generator explode cannot be used in DEFINE: explode(array(1, 2)) returns rows, "
+            "not a value.",
+        ),
+        (
+            "PATTERN (A B) DEFINE B AS explode(array(true))",
+            "generator explode cannot be used in DEFINE: explode(array(true)) returns rows, "
+            "not a value.",
+        ),
+        (
+            "MEASURES inline(array(struct(1, 2))) AS s PATTERN (A)",
+            "generator inline cannot be used in MEASURES: inline(array(struct(1, 2))) returns "
+            "rows, not a value.",
+        ),
+    ],
+)
+def test_a_generator_in_define_or_measures_is_named(spark, body, message):
+    sql = clause(f"ORDER BY ts {body}")
+    assert check(sql) == []  # resolving functions is Spark's
+    error = _spark_error(spark, sql)
+    assert error.getCondition() == "MATCH_RECOGNIZE.GENERATOR_IN_CLAUSE", str(error)
+    assert message in str(error), str(error)
+
+
+def test_a_generator_inside_a_measures_subquery_still_works(spark):
+    sql = clause(
+        "ORDER BY ts MEASURES count(*) AS n,\n"
+        "  (SELECT max(x) FROM (SELECT explode(array(1, 5, 2)) AS x)) AS most\n"
+        "PATTERN (A+) DEFINE A AS price > 0"
+    )
+    assert check(sql) == []
+    assert _rows(spark, sql) == [(3, 5)]

@@ -368,3 +368,18 @@ def test_a_generator_inside_a_measures_subquery_still_works(spark):
     )
     assert check(sql) == []
     assert _rows(spark, sql) == [(3, 5)]
+
+
+def test_define_null_is_refused_as_spark_refuses_where_null(spark):
+    # A condition of type VOID is no boolean, in Spark's WHERE and in DEFINE alike.
+    where = _spark_error(spark, "SELECT * FROM VALUES (1) AS t(x) WHERE NULL")
+    assert where.getCondition() == "DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN", str(where)
+    sql = clause("ORDER BY ts PATTERN (A B?) DEFINE B AS NULL")
+    assert check(sql) == []
+    error = _spark_error(spark, sql)
+    assert error.getCondition() == "MATCH_RECOGNIZE.DEFINE_NOT_BOOLEAN", str(error)
+    assert "DEFINE condition of `B` must be boolean, but NULL is VOID." in str(error)
+    typed = clause(
+        "ORDER BY ts MEASURES count(B.*) AS b PATTERN (A B?) DEFINE B AS CAST(NULL AS BOOLEAN)"
+    )
+    assert _rows(spark, typed) == [(0,), (0,), (0,)]

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NoReturn
 
-from .lexer import NUMBER, STRING, WORD, Lookahead, Token, closing_paren
+from .bare_pattern import bare_pattern
+from .lexer import Lookahead, Token, closing_paren
 from .messages import limit, message
 from .model import Clause, Define, Item, Subset, VariableNames, measure_is_named
 from .pattern import Pattern, PatternParser
 from .problems import ClauseSyntaxError
+from .within import interval_text, unknown_unit, valid_within_interval
 
 
 class ClauseParser:
@@ -101,6 +103,11 @@ class ClauseParser:
             lambda k: t[k].is_word("PATTERN") and k + 1 < len(t) and t[k + 1].is_symbol("(")
         )
         if idx < 0:
+            bare = bare_pattern(t)
+            if bare >= 0:
+                self._fail_at(
+                    t[bare + 1], "pattern_needs_parentheses_around_the_row_pattern_pattern"
+                )
             self._fail(self.body_end, ")", "match_recognize_requires_a_pattern_clause")
         self.pattern_open = idx + 1
         self.pattern_close = self._matching_paren(self.pattern_open)
@@ -225,14 +232,20 @@ class ClauseParser:
         else:
             self._expect_word("TO", message("after_match_skip_to_2"))
             t = self.tokens
-            nxt_ident = self.i + 1 < len(t) and t[self.i + 1].identifier is not None
+
+            def variable_at(k: int) -> bool:
+                # A word that starts the next clause (SKIP TO PATTERN (...)) is no variable.
+                return k < len(t) and t[k].identifier is not None and not self._clause_starts_at(k)
+
             kind = "TO LAST"
-            if self._at_word("FIRST") and nxt_ident:
+            if self._at_word("FIRST") and variable_at(self.i + 1):
                 kind = "TO FIRST"
                 self.i += 1
-            elif self._at_word("LAST") and nxt_ident:
+            elif self._at_word("LAST") and variable_at(self.i + 1):
                 self.i += 1
             tok = self._current(message("a_pattern_variable_after_after_match_skip_to"))
+            if tok.identifier is not None and self._clause_starts_at(self.i):
+                self._fail_at(tok, "after_match_skip_to_is_missing_its_target")
             if tok.identifier is None:
                 self._fail_at(tok, "a_pattern_variable_was_expected")
             self.i += 1
@@ -262,11 +275,16 @@ class ClauseParser:
         if self._at_word("INTERVAL"):
             start = t[self.i].start
             first = self.i
+            self.i += 1
             while self.i < len(t) and not self._clause_starts_at(self.i):
                 self.i += 1
-            end = t[self.i - 1].end
-            text = self.sql[start:end]
-            if not _valid_within_interval(t[first : self.i]):
+            unknown = unknown_unit(t[first : self.i])
+            if unknown is not None:
+                self._fail_at(
+                    unknown, "unknown_interval_unit_t_text_within_interval_takes", unknown.text
+                )
+            text = interval_text(self.sql, t[first : self.i])
+            if not valid_within_interval(t[first : self.i]):
                 self._fail(start, text, "within_needs_a_non_negative_day_time_interval")
             self.clause.within = ("interval", text)
         else:
@@ -369,31 +387,3 @@ class ClauseParser:
     def _fail(self, offset: int, near: str, key: str, *args: object) -> NoReturn:
         """Raises the syntax error of catalogue message ``key`` at ``offset``."""
         raise ClauseSyntaxError(offset, near, message(key, *args))
-
-
-_YEAR_MONTH_UNITS = {"YEAR", "YEARS", "MONTH", "MONTHS"}
-_INTERVAL_UNITS = {
-    "DAY", "DAYS", "HOUR", "HOURS", "MINUTE", "MINUTES", "SECOND", "SECONDS",
-    "MILLISECOND", "MILLISECONDS", "MICROSECOND", "MICROSECONDS", "WEEK", "WEEKS",
-} | _YEAR_MONTH_UNITS  # fmt: skip
-
-
-def _valid_within_interval(tokens: list[Token]) -> bool:
-    """False when the WITHIN interval is certainly not a non-negative day-time interval
-    literal (Spark would reject it); True when it is, or when only Spark can tell."""
-    # tokens[0] is INTERVAL
-    rest = tokens[1:]
-    units = [t.text.upper() for t in rest if t.kind == WORD]
-    if units and all(u in _INTERVAL_UNITS or u == "TO" for u in units):
-        if any(u in _YEAR_MONTH_UNITS for u in units):
-            return False
-    if rest and rest[0].is_symbol("-") and len(rest) > 1 and rest[1].kind in (NUMBER, STRING):
-        return False
-    for a, b in zip(rest, rest[1:], strict=False):
-        if a.text.upper() in _INTERVAL_UNITS and b.text.upper() in _INTERVAL_UNITS:
-            return False  # `MINUTE MINUTE`: two units without a value between them
-    if rest and rest[0].kind == STRING:
-        value = rest[0].text[1:-1].strip()
-        if value.startswith("-"):
-            return False
-    return True

@@ -65,13 +65,11 @@ def tokenize(text: str, lexicon: Lexicon = SPARK_LEXICON) -> list[Token]:
     i, n = 0, len(text)
     while i < n:
         c = text[i]
+        after_comment = comment_end(text, i)
         if c.isspace():
             i += 1
-        elif text.startswith("--", i):
-            newline = text.find("\n", i)
-            i = n if newline < 0 else newline
-        elif text.startswith("/*", i):
-            i = skip_block_comment(text, i)
+        elif after_comment > i:
+            i = after_comment
         elif lexicon.raw_strings and c in "rR" and i + 1 < n and text[i + 1] in "'\"":
             stop = _scan_string(text, i + 1, raw=True)
             out.append(Token(STRING, text[i:stop], i, stop))
@@ -108,9 +106,23 @@ def tokenize(text: str, lexicon: Lexicon = SPARK_LEXICON) -> list[Token]:
     return out
 
 
-def skip_block_comment(text: str, start: int) -> int:
+def comment_end(text: str, i: int, end: int | None = None) -> int:
+    """The end of the comment starting at ``i`` (``--`` up to the line break, or a possibly
+    nested ``/* ... */``, hints ``/*+ ... */`` included); ``i`` when none starts there."""
+    n = len(text) if end is None else end
+    if i + 1 >= n:
+        return i
+    if text.startswith("--", i):
+        newline = text.find("\n", i, n)
+        return n if newline < 0 else newline
+    if text.startswith("/*", i):
+        return skip_block_comment(text, i, n)
+    return i
+
+
+def skip_block_comment(text: str, start: int, end: int | None = None) -> int:
     """The end of the (possibly nested) ``/* ... */`` comment opening at ``start``."""
-    depth, i, n = 0, start, len(text)
+    depth, i, n = 0, start, len(text) if end is None else end
     while i < n:
         if text.startswith("/*", i):
             depth += 1

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NoReturn
 
+from .lexer import comment_end
 from .messages import limit, message
 from .problems import ClauseSyntaxError
 
@@ -117,17 +118,28 @@ class PatternParser:
         return p
 
     def _alternation(self) -> Pattern:
+        """Alternatives separated by ``|``, none of them empty; a lone empty one is the empty
+        pattern (``PATTERN ()``)."""
         alts = [self._sequence()]
         self._skip_space()
         while self._peek("|"):
             self.pos += 1
             alts.append(self._sequence())
             self._skip_space()
-        return alts[0] if len(alts) == 1 else Pattern("alt", tuple(alts))
+        if len(alts) > 1:
+            for at, item in alts:
+                if item is None:
+                    self._fail(
+                        at, self._near_at(at), "each_alternative_of_needs_a_pattern_write_for"
+                    )
+        patterns = tuple(Pattern("empty") if item is None else item for _, item in alts)
+        return patterns[0] if len(patterns) == 1 else Pattern("alt", patterns)
 
-    def _sequence(self) -> Pattern:
+    def _sequence(self) -> tuple[int, Pattern | None]:
+        """The terms up to the next ``|``, ``)``, ``,`` or ``-}``, with their start."""
         items = []
         self._skip_space()
+        at = self.pos
         while (
             self.pos < self.end
             and not self._peek("|")
@@ -138,8 +150,8 @@ class PatternParser:
             items.append(self._term())
             self._skip_space()
         if not items:
-            return Pattern("empty")
-        return items[0] if len(items) == 1 else Pattern("concat", tuple(items))
+            return at, None
+        return at, items[0] if len(items) == 1 else Pattern("concat", tuple(items))
 
     def _term(self) -> Pattern:
         p = self._primary()
@@ -179,6 +191,9 @@ class PatternParser:
         if self.sql.startswith("{-", self.pos):
             open_at = self.pos
             self.pos += 2
+            self._skip_space()
+            if self.sql.startswith("-}", self.pos):
+                self._fail(self.pos, "-}", "an_exclusion_needs_a_pattern_between_and")
             inner = self._nested(open_at, "{-", self._alternation)
             self._skip_space()
             if not self.sql.startswith("-}", self.pos):
@@ -214,6 +229,8 @@ class PatternParser:
         self._skip_space()
         if self._peek(")"):
             self._fail(self.pos, ")", "permute_needs_at_least_one_pattern")
+        if self._peek(","):
+            self._fail(self.pos, ",", "a_pattern_variable_or_was_expected")
         items = [self._alternation()]
         self._skip_space()
         while self._peek(","):
@@ -221,6 +238,8 @@ class PatternParser:
             self._skip_space()
             if self._peek(")"):
                 self._fail(self.pos, ")", "a_pattern_was_expected_after")
+            if self._peek(","):
+                self._fail(self.pos, ",", "a_pattern_variable_or_was_expected")
             items.append(self._alternation())
             self._skip_space()
         if not self._peek(")"):
@@ -357,9 +376,20 @@ class PatternParser:
     def _current_text(self) -> str:
         return self.sql[self.pos] if self.pos < self.end else ""
 
+    def _near_at(self, at: int) -> str:
+        """The text an error at ``at`` names: ``-}`` whole, the PATTERN's ``)`` at its end."""
+        if at < self.end and self.sql.startswith("-}", at):
+            return "-}"
+        return self.sql[at] if at < len(self.sql) else ""
+
     def _skip_space(self) -> None:
-        while self.pos < self.end and self.sql[self.pos].isspace():
-            self.pos += 1
+        """Skips white space and comments."""
+        before = -1
+        while self.pos != before:
+            before = self.pos
+            while self.pos < self.end and self.sql[self.pos].isspace():
+                self.pos += 1
+            self.pos = comment_end(self.sql, self.pos, self.end)
 
     def _fail(self, offset: int, near: str, key: str, *args: object) -> NoReturn:
         """Raises the syntax error of catalogue message ``key`` at ``offset``."""

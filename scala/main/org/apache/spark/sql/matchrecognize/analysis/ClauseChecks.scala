@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.analysis
 import java.util.Locale
 
 import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Generator, SubqueryExpression}
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
@@ -24,6 +24,7 @@ object ClauseChecks {
     checkSkipAndStrategy(o)
     checkPatternShape(o)
     checkReferences(node, resolver)
+    checkGenerators(node)
   }
 
   private def checkVariables(o: MatchRecognizeOptions): Unit = {
@@ -120,6 +121,22 @@ object ClauseChecks {
         }))
       case _ =>
     })
+  }
+
+  /**
+   * A generator (explode, inline, stack, ...) makes rows, where MEASURES and DEFINE need one
+   * value. Checked as soon as Spark has resolved the function, before the type of the
+   * condition or Spark's own check names the plan node instead of the clause.
+   */
+  private def checkGenerators(node: UnresolvedMatchRecognize): Unit = {
+    def visit(e: Expression, where: String): Unit = e.foreach {
+      case g: Generator =>
+        throw analysis("GENERATOR_IN_CLAUSE",
+          s"generator ${g.prettyName} cannot be used in $where: ${g.sql} returns rows, not a value.")
+      case _ =>
+    }
+    node.measures.foreach(visit(_, "MEASURES"))
+    node.defines.foreach(visit(_, "DEFINE"))
   }
 
   def upper(s: String): String = s.toUpperCase(Locale.ROOT)

@@ -2,12 +2,9 @@ package org.apache.spark.sql.matchrecognize.parser
 
 import scala.collection.mutable.ArrayBuffer
 
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Descending, Expression, Literal, NamedExpression, NullsFirst, NullsLast, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Descending, Expression, NamedExpression, NullsFirst, NullsLast, SortOrder}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
-import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.sql.matchrecognize.plans._
-import org.apache.spark.sql.types.{CalendarIntervalType, DayTimeIntervalType}
-import org.apache.spark.unsafe.types.CalendarInterval
 
 /** A MATCH_RECOGNIZE clause as parsed, before it is attached to its input relation. */
 final case class ParsedClause(
@@ -110,6 +107,10 @@ final class ClauseParser(
       tokens(k).isWord("PATTERN") && k + 1 < tokens.length &&
         tokens(k + 1).isSymbol("("))
     if (idx < 0) {
+      BarePattern.find(tokens).foreach { k =>
+        throw ParseErrors.at(sql, tokens(k + 1),
+          "PATTERN needs parentheses around the row pattern: PATTERN ( ... )")
+      }
       throw ParseErrors.syntaxError(sql, bodyEnd, ")", "MATCH_RECOGNIZE requires a PATTERN clause")
     }
     patternOpen = idx + 1
@@ -237,11 +238,16 @@ final class ClauseParser(
     else if (atWords("TO", "NEXT")) { expectWords("TO", "NEXT", "ROW"); AfterMatchSkip.ToNextRow }
     else {
       expectWord("TO", "AFTER MATCH SKIP TO ...")
-      val first = atWord("FIRST") && i + 1 < tokens.length && tokens(i + 1).identifier.isDefined
-      if (first || (atWord("LAST") && i + 1 < tokens.length && tokens(i + 1).identifier.isDefined)) {
-        i += 1
-      }
+      // A word that starts the next clause (`SKIP TO PATTERN (...)`) is no variable name.
+      def variableAt(k: Int) = k < tokens.length && tokens(k).identifier.isDefined && !clauseStartsAt(k)
+      val first = atWord("FIRST") && variableAt(i + 1)
+      if (first || (atWord("LAST") && variableAt(i + 1))) i += 1
       val t = current("a pattern variable after AFTER MATCH SKIP TO")
+      if (t.identifier.isDefined && clauseStartsAt(i)) {
+        throw ParseErrors.at(sql, t,
+          "AFTER MATCH SKIP TO is missing its target: NEXT ROW, FIRST <variable>, " +
+            "LAST <variable> or <variable>")
+      }
       val name = t.identifier.getOrElse(throw ParseErrors.at(sql, t, "a pattern variable was expected"))
       i += 1
       AfterMatchSkip.ToVariable(new VariableNames(Set.empty, tokens).canonical(name, Some(t.start)), first)
@@ -259,16 +265,18 @@ final class ClauseParser(
     val keyword = tokens(i)
     i += 1
     if (atWord("INTERVAL")) {
-      val start = tokens(i).start
+      val first = i
+      i += 1
       while (i < tokens.length && !clauseStartsAt(i)) i += 1
-      val end = tokens(i - 1).end
-      val text = sql.substring(start, end)
-      val micros = exprs.parse(start, end) match {
-        case Literal(v: Long, _: DayTimeIntervalType) => Some(v)
-        case Literal(v: CalendarInterval, CalendarIntervalType) if v.months == 0 =>
-          Some(IntervalUtils.getDuration(v, java.util.concurrent.TimeUnit.MICROSECONDS))
-        case _ => None
+      val interval = tokens.slice(first, i)
+      WithinInterval.unknownUnit(interval).foreach { t =>
+        throw ParseErrors.at(sql, t,
+          s"unknown interval unit ${t.text}: WITHIN INTERVAL takes WEEK, DAY, HOUR, MINUTE, " +
+            "SECOND, MILLISECOND or MICROSECOND")
       }
+      val (start, end) = (interval.head.start, interval.last.end)
+      val text = WithinInterval.text(sql, interval)
+      val micros = WithinInterval.micros(exprs.parse(start, end))
       micros match {
         case Some(m) if m >= 0 => WithinClause.Interval(m, text)
         case _ => throw ParseErrors.syntaxError(sql, start, text,

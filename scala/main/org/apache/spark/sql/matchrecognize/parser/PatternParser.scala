@@ -10,14 +10,18 @@ import org.apache.spark.sql.matchrecognize.plans._
  * Parses the text between the parentheses of `PATTERN ( ... )`:
  *
  * {{{
- *   pattern     := alternation
+ *   pattern     := alternation | (nothing: `PATTERN ()`, the empty pattern)
  *   alternation := sequence ('|' sequence)*
- *   sequence    := term*                      -- empty sequence = empty pattern
+ *   sequence    := term+
  *   term        := primary quantifier?
- *   primary     := variable | '(' pattern ')' | '{-' pattern '-}' | '^' | '$'
- *                | PERMUTE '(' pattern (',' pattern)* ')' | '!' variable
+ *   primary     := variable | '(' ')' | '(' alternation ')' | '{-' alternation '-}' | '^' | '$'
+ *                | PERMUTE '(' alternation (',' alternation)* ')' | '!' variable
  *   quantifier  := ('*' | '+' | '?' | '{' n? (',' m?)? '}') '?'?
  * }}}
+ *
+ * As in SQL:2016 and Trino, an alternative, an exclusion or a PERMUTE item is never empty:
+ * `(A | ())` says "A or nothing", `(A |)` is a syntax error. Comments (`-- ...`, `/* ... */`,
+ * hints `/*+ ... */` too) count as white space, as everywhere else in a statement.
  *
  * Variables are unquoted identifiers (upper-cased) or back-quoted / double-quoted ones
  * (case kept). Offsets are absolute offsets into `sql`, for positioned errors.
@@ -36,6 +40,7 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     (p, quoted.toSet)
   }
 
+  /** Alternatives separated by '|', none of them empty; a lone empty one is the empty pattern. */
   private def alternation(): RowPattern = {
     val alts = mutable.ArrayBuffer(sequence())
     skipSpace()
@@ -44,21 +49,27 @@ final class PatternParser(sql: String, start: Int, end: Int) {
       alts += sequence()
       skipSpace()
     }
-    if (alts.size == 1) alts.head else Alternation(alts.toSeq)
+    if (alts.size > 1) alts.collectFirst { case (at, None) => at }.foreach { at =>
+      fail(at, nearAt(at), "each alternative of '|' needs a pattern; write () for the empty pattern")
+    }
+    val patterns = alts.map(_._2.getOrElse(EmptyPattern: RowPattern)).toSeq
+    if (patterns.size == 1) patterns.head else Alternation(patterns)
   }
 
-  private def sequence(): RowPattern = {
+  /** The terms up to the next '|', ')', ',' or '-}', with the offset they start at. */
+  private def sequence(): (Int, Option[RowPattern]) = {
     val items = mutable.ArrayBuffer.empty[RowPattern]
     skipSpace()
+    val at = pos
     while (pos < end && !peek('|') && !peek(')') && !peek(',') && !sql.startsWith("-}", pos)) {
       items += term()
       skipSpace()
     }
-    items.size match {
-      case 0 => EmptyPattern
-      case 1 => items.head
-      case _ => Concatenation(items.toSeq)
-    }
+    at -> (items.size match {
+      case 0 => None
+      case 1 => Some(items.head)
+      case _ => Some(Concatenation(items.toSeq))
+    })
   }
 
   private def term(): RowPattern = {
@@ -95,6 +106,8 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     } else if (sql.startsWith("{-", pos)) {
       val open = pos
       pos += 2
+      skipSpace()
+      if (sql.startsWith("-}", pos)) fail(pos, "-}", "an exclusion needs a pattern between {- and -}")
       val inner = nested(open, "{-")(alternation())
       skipSpace()
       if (!sql.startsWith("-}", pos)) fail(open, "{-", "missing '-}' to close this exclusion")
@@ -131,12 +144,14 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     pos += 1
     skipSpace()
     if (peek(')')) fail(pos, ")", "PERMUTE needs at least one pattern")
+    if (peek(',')) fail(pos, ",", "a pattern variable or '(' was expected")
     val items = mutable.ArrayBuffer(alternation())
     skipSpace()
     while (peek(',')) {
       pos += 1
       skipSpace()
       if (peek(')')) fail(pos, ")", "a pattern was expected after ','")
+      if (peek(',')) fail(pos, ",", "a pattern variable or '(' was expected")
       items += alternation()
       skipSpace()
     }
@@ -260,8 +275,20 @@ final class PatternParser(sql: String, start: Int, end: Int) {
 
   private def currentText: String = if (pos < end) sql.charAt(pos).toString else ""
 
+  /** The text to name in an error at `at`: '-}' whole, and the PATTERN's ')' at its end. */
+  private def nearAt(at: Int): String =
+    if (sql.startsWith("-}", at) && at < end) "-}"
+    else if (at < sql.length) sql.charAt(at).toString
+    else ""
+
+  /** Skips white space and comments. */
   private def skipSpace(): Unit = {
-    while (pos < end && Character.isWhitespace(sql.charAt(pos))) pos += 1
+    var before = -1
+    while (pos != before) {
+      before = pos
+      while (pos < end && Character.isWhitespace(sql.charAt(pos))) pos += 1
+      pos = SqlLexer.commentEnd(sql, pos, end)
+    }
   }
 
   private def fail(offset: Int, near: String, hint: String): Nothing =

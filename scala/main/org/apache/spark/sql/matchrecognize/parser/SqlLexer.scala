@@ -44,12 +44,11 @@ object SqlLexer {
     var i = from
     while (i < end) {
       val c = text.charAt(i)
+      val afterComment = commentEnd(text, i, end)
       if (Character.isWhitespace(c)) {
         i += 1
-      } else if (c == '-' && i + 1 < end && text.charAt(i + 1) == '-') {
-        while (i < end && text.charAt(i) != '\n') i += 1
-      } else if (c == '/' && i + 1 < end && text.charAt(i + 1) == '*') {
-        i = skipBlockComment(text, i, end)
+      } else if (afterComment > i) {
+        i = afterComment
       } else if ((c == 'r' || c == 'R') && i + 1 < end && isQuote(text.charAt(i + 1))) {
         val stop = scanString(text, i + 1, end, raw = true)
         out += Token(TokenKind.StringLit, text.substring(i, stop), i, stop)
@@ -84,6 +83,20 @@ object SqlLexer {
   }
 
   private def isQuote(c: Char): Boolean = c == '\'' || c == '"'
+
+  /**
+   * The end of the comment starting at `i`: `--` up to the line break, or a (possibly
+   * nested) bracketed comment, hints `/*+ ... */` included. `i` itself when no comment
+   * starts there.
+   */
+  def commentEnd(text: String, i: Int, end: Int): Int =
+    if (i + 1 >= end) i
+    else if (text.charAt(i) == '-' && text.charAt(i + 1) == '-') {
+      var j = i
+      while (j < end && text.charAt(j) != '\n') j += 1
+      j
+    } else if (text.charAt(i) == '/' && text.charAt(i + 1) == '*') skipBlockComment(text, i, end)
+    else i
 
   /** Spark allows nested bracketed comments. */
   private def skipBlockComment(text: String, start: Int, end: Int): Int = {

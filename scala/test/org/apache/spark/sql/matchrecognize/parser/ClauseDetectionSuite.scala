@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.parser
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import org.apache.spark.sql.catalyst.expressions.Alias
 import org.apache.spark.sql.catalyst.parser.{CatalystSqlParser, ParseException}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.matchrecognize.plans._
@@ -126,5 +127,100 @@ class ClauseDetectionSuite extends AnyFunSuite {
     val counted = clauses(parser.parsePlan("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts " +
         "MEASURES count(A.*) AS n PATTERN (A+) DEFINE A AS x > 0)")).head
     assert(counted.measures.head.collectFirst { case VariableScope(v, _) => v }.contains("A"))
+  }
+
+  test("comments anywhere in the clause are white space") {
+    val plain = "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts DESC " +
+      "MEASURES FIRST(A.ts) AS f, count(*) AS n ONE ROW PER MATCH AFTER MATCH SKIP TO LAST A " +
+      "PATTERN (A B+) WITHIN 10 ROWS SUBSET U = (A, B) " +
+      "DEFINE A AS price > 0, B AS price > PREV(price)) AS mr"
+    val commented =
+      """SELECT * FROM t MATCH_RECOGNIZE ( -- the clause
+        |  PARTITION BY /* c */ k ORDER BY ts /* c */ DESC
+        |  MEASURES /* c */ FIRST(A.ts) /* c */ AS f, -- c
+        |    count(*) AS n
+        |  ONE /* c */ ROW PER MATCH
+        |  AFTER /* c */ MATCH SKIP TO /* c */ LAST A
+        |  PATTERN /* c */ ( /* c */ A -- c
+        |    B+ /*+ hint */ ) -- c
+        |  WITHIN 10 /* c */ ROWS
+        |  SUBSET /* c */ U = (A, /* c */ B)
+        |  DEFINE /* c */ A AS price > 0 /* c */, B AS -- c
+        |    price > PREV(price) /* (c) */
+        |) AS mr""".stripMargin
+    val (ours, expected) = (clauses(parser.parsePlan(commented)).head, clauses(parser.parsePlan(plain)).head)
+    assert(ours.options == expected.options)
+    assert(ours.partitionBy == expected.partitionBy && ours.orderBy == expected.orderBy)
+    assert(ours.defines == expected.defines)
+    // (Each parse gives a measure's alias a new expression id.)
+    assert(ours.measures.map(m => (m.name, m.asInstanceOf[Alias].child)) ==
+      expected.measures.map(m => (m.name, m.asInstanceOf[Alias].child)))
+  }
+
+  test("PATTERN without parentheses is named as such, where '(' is missing") {
+    val sql = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN A B+ DEFINE A AS x > 0)"
+    val e = intercept[ParseException](parser.parsePlan(sql))
+    assert(e.getMessage.contains("Syntax error at or near 'A': PATTERN needs parentheses " +
+        "around the row pattern: PATTERN ( ... )"), e.getMessage)
+    assert(e.startPosition.contains(sql.indexOf("PATTERN A") + 8))
+    Seq("PATTERN ^A", "PATTERN `A` B", "PATTERN \"A\" B", "PATTERN {- A -}", "PATTERN DEFINE").foreach {
+      text =>
+        val e = intercept[ParseException](parser.parsePlan(
+            s"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts $text)"))
+        assert(e.getMessage.contains("PATTERN needs parentheses"), text)
+    }
+    // A column called pattern is no PATTERN clause.
+    Seq("MEASURES pattern AS p DEFINE A AS x > 0", "DEFINE A AS pattern AND x > 0",
+      "DEFINE A AS t.pattern").foreach { text =>
+      val e = intercept[ParseException](parser.parsePlan(
+          s"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts $text)"))
+      assert(e.getMessage.contains("MATCH_RECOGNIZE requires a PATTERN clause"), text)
+    }
+  }
+
+  test("AFTER MATCH SKIP TO without its target") {
+    val sql = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP TO PATTERN (A B))"
+    val e = intercept[ParseException](parser.parsePlan(sql))
+    assert(
+      e.getMessage.contains("Syntax error at or near 'PATTERN': AFTER MATCH SKIP TO is " +
+        "missing its target: NEXT ROW, FIRST <variable>, LAST <variable> or <variable>"), e.getMessage)
+    assert(e.startPosition.contains(sql.indexOf("PATTERN")))
+    val strategy = intercept[ParseException](parser.parsePlan(
+        "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH SKIP TO SKIP TILL ANY MATCH PATTERN (A))"))
+    assert(strategy.getMessage.contains("at or near 'SKIP': AFTER MATCH SKIP TO is missing its target"),
+      strategy.getMessage)
+    // Variables named FIRST or PATTERN stay variables.
+    def skip(body: String): AfterMatchSkip = clauses(parser.parsePlan(
+        s"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts $body)")).head.options.afterMatchSkip.get
+    assert(skip("AFTER MATCH SKIP TO FIRST PATTERN (FIRST B)") ==
+      AfterMatchSkip.ToVariable("FIRST", first = false))
+    assert(skip("AFTER MATCH SKIP TO PATTERN PATTERN (PATTERN B)") ==
+      AfterMatchSkip.ToVariable("PATTERN", first = false))
+    assert(skip("AFTER MATCH SKIP TO FIRST B PATTERN (A B)") ==
+      AfterMatchSkip.ToVariable("B", first = true))
+  }
+
+  test("an unknown WITHIN unit is named, with the units allowed") {
+    val sql = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A B) WITHIN INTERVAL '1' FORTNIGHT)"
+    val e = intercept[ParseException](parser.parsePlan(sql))
+    assert(
+      e.getMessage.contains("Syntax error at or near 'FORTNIGHT': unknown interval unit " +
+        "FORTNIGHT: WITHIN INTERVAL takes WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND or " +
+        "MICROSECOND"), e.getMessage)
+    assert(e.startPosition.contains(sql.indexOf("FORTNIGHT")))
+    val to = intercept[ParseException](parser.parsePlan(
+        "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) WITHIN INTERVAL '1 2' DAY TO hours2)"))
+    assert(to.getMessage.contains("unknown interval unit hours2"), to.getMessage)
+    def within(text: String): Option[WithinClause] = clauses(parser.parsePlan(
+        s"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) WITHIN $text)")).head.options.within
+    assert(within("INTERVAL '2' weeks").contains(WithinClause.Interval(14L * 86400000000L, "INTERVAL '2' weeks")))
+    assert(within("INTERVAL /* c */ '2' -- c\n weeks").contains(
+        WithinClause.Interval(14L * 86400000000L, "INTERVAL '2' weeks")))
+    assert(within("INTERVAL '1 2' DAY TO HOUR").contains(
+        WithinClause.Interval(26L * 3600000000L, "INTERVAL '1 2' DAY TO HOUR")))
+    assert(within("INTERVAL 5 MILLISECONDS").contains(WithinClause.Interval(5000L, "INTERVAL 5 MILLISECONDS")))
+    val year = intercept[ParseException](parser.parsePlan(
+        "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) WITHIN INTERVAL '1' YEAR)"))
+    assert(year.getMessage.contains("WITHIN needs a non-negative day-time interval"), year.getMessage)
   }
 }

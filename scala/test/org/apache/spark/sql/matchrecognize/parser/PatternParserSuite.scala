@@ -35,7 +35,10 @@ class PatternParserSuite extends AnyFunSuite {
         Exclusion(Quantified(v("B"), 1, None, greedy = true)), v("C"))))
     assert(parse("^ A $") == Concatenation(Seq(PartitionStartAnchor, v("A"), PartitionEndAnchor)))
     assert(parse("()") == EmptyPattern)
-    assert(parse("(A | )") == Alternation(Seq(v("A"), EmptyPattern)))
+    assert(parse("") == EmptyPattern)
+    assert(parse("(A | ())") == Alternation(Seq(v("A"), EmptyPattern)))
+    assert(parse("(() | A)") == Alternation(Seq(EmptyPattern, v("A"))))
+    assert(parse("{- () -}") == Exclusion(EmptyPattern))
     assert(parse("A !B C") == Concatenation(Seq(v("A"), Negation("B"), v("C"))))
   }
 
@@ -70,5 +73,40 @@ class PatternParserSuite extends AnyFunSuite {
     assert(error("S {- D").getMessage.contains("missing '-}'"))
     assert(error("A**").getMessage.contains("quantifier must follow"))
     assert(error("A ; B").getMessage.contains("Syntax error at or near ';'"))
+  }
+
+  test("comments and hints count as white space") {
+    val plain = parse("A (B | C)+ {- D -} PERMUTE(E, F){2,3}?")
+    Seq(
+      "A /* one */ (B | /* two */ C)+ {- D -} PERMUTE(E, F){2,3}?",
+      "A -- to the end of the line\n(B | C)+ {- D -} PERMUTE(E, F){2,3}? -- last",
+      "/*+ hint */ A (B|C) /* nested /* twice */ */ + {- D -} PERMUTE /* c */ (E, F){ 2, /* */ 3 }?",
+      "A (B/**/|C)+{-/**/D/**/-}PERMUTE(E,--\nF){2,3}?").foreach { text =>
+      assert(parse(text) == plain, text)
+    }
+    assert(parse("( /* nothing */ )") == EmptyPattern)
+    assert(parse("/* nothing */") == EmptyPattern)
+  }
+
+  test("an alternative, an exclusion and a PERMUTE item are never empty") {
+    def at(text: String, column: Int, near: String, hint: String): Unit = {
+      val e = error(text)
+      assert(e.getMessage.contains(s"Syntax error at or near $near: $hint"), s"$text: ${e.getMessage}")
+      assert(e.line.contains(1) && e.startPosition.contains(column), s"$text: ${e.getMessage}")
+    }
+    val alternative = "each alternative of '|' needs a pattern; write () for the empty pattern"
+    at("(A |)", 4, "')'", alternative)
+    at("(| A)", 1, "'|'", alternative)
+    at("((|))", 2, "'|'", alternative)
+    at("A | | B", 4, "'|'", alternative)
+    at("A |", 3, "end of input", alternative)
+    at("| A", 0, "'|'", alternative)
+    at("(A | /* nothing */ )", 19, "')'", alternative)
+    at("{- A | -}", 7, "'-}'", alternative)
+    at("PERMUTE(A | , B)", 12, "','", alternative)
+    at("({- -})", 4, "'-}'", "an exclusion needs a pattern between {- and -}")
+    at("A {- /* c */ -} B", 13, "'-}'", "an exclusion needs a pattern between {- and -}")
+    at("PERMUTE(, A)", 8, "','", "a pattern variable or '(' was expected")
+    at("PERMUTE(A, , B)", 11, "','", "a pattern variable or '(' was expected")
   }
 }

@@ -91,14 +91,20 @@ def _long(minimum: int = 1) -> Callable[[Any], str]:
 
 
 def _double(minimum: float = -math.inf, maximum: float = math.inf) -> Callable[[Any], str]:
+    """A finite number in [minimum, maximum] (the Scala confs refuse infinity and NaN)."""
+    if math.isinf(maximum):
+        accepts = "a finite number" if math.isinf(minimum) else f"a finite number >= {minimum}"
+    else:
+        accepts = f"a number in [{minimum}, {maximum}]"
+
     def check(value: Any) -> str:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError(f"expected a number, got {type(value).__name__} {value!r}")
         if not (math.isfinite(value) and minimum <= value <= maximum):
-            raise ValueError(f"must be between {minimum} and {maximum}, got {value}")
+            raise ValueError(f"must be {accepts}, got {value}")
         return repr(float(value))
 
-    check.__doc__ = f"a number in [{minimum}, {maximum}]"
+    check.__doc__ = accepts
     return check
 
 

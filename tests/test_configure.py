@@ -178,6 +178,12 @@ def test_weights_are_finite_as_the_scala_confs_require():
                 configure(fresh_builder(), **{name: bad})
 
 
+def test_the_builder_must_be_a_session_builder():
+    for builder in (None, "local[2]", SparkSession):
+        with pytest.raises(TypeError, match=r"configure\(\) needs a SparkSession builder"):
+            configure(builder)
+
+
 def test_no_options_sets_only_the_jar_and_the_extension():
     builder = configure(fresh_builder())
     assert set(builder._options) == {"spark.jars", "spark.sql.extensions"}

@@ -266,6 +266,17 @@ def _check_running_context() -> None:
         )
 
 
+def _check_builder(builder: object) -> None:
+    if not callable(getattr(builder, "config", None)) or not callable(
+        getattr(builder, "getOrCreate", None)
+    ):
+        raise TypeError(
+            "configure() needs a SparkSession builder (SparkSession.builder, e.g. "
+            "configure(SparkSession.builder.master('local[2]'))), got "
+            f"{type(builder).__name__} {builder!r}"
+        )
+
+
 def configure(builder: B, **options: Any) -> B:
     """Make a ``SparkSession.builder`` load spark-match-recognize.
 
@@ -288,8 +299,8 @@ def configure(builder: B, **options: Any) -> B:
         The same builder, for chaining.
 
     Raises:
-        TypeError: for an unknown option (the message lists the valid ones) or a value of
-            the wrong type.
+        TypeError: for a ``builder`` that is no SparkSession builder, an unknown option (the
+            message lists the valid ones) or a value of the wrong type.
         ValueError: for a value out of range, or a builder for a remote Spark Connect
             server (``sc://...``), whose jars and extensions are set where it is started.
         UnsupportedSparkVersionError: if the installed pyspark is of a Spark line this
@@ -299,6 +310,7 @@ def configure(builder: B, **options: Any) -> B:
         FileNotFoundError: if the jar cannot be found.
         RuntimeError: if a SparkContext without the extension already runs in this process.
     """
+    _check_builder(builder)
     settings = {}
     for name, value in options.items():
         option = OPTIONS.get(name)

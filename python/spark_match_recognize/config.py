@@ -255,6 +255,7 @@ def _check_running_context() -> None:
 
     sc = SparkContext._active_spark_context
     if sc is None or sc._jsc is None:
+        _check_stopped_jvm()
         return
     extensions = sc.getConf().get("spark.sql.extensions", "") or ""
     if EXTENSIONS_CLASS not in [e.strip() for e in extensions.split(",")]:
@@ -264,6 +265,33 @@ def _check_running_context() -> None:
             "spark.sql.extensions only take effect when Spark starts). Call spark.stop() "
             "first, or call configure() on the builder that creates the first session."
         )
+
+
+def _check_stopped_jvm() -> None:
+    """Fail early if the JVM of a stopped session runs without the jar on its classpath.
+
+    PySpark keeps its JVM when a session stops, and the next SparkContext starts in it:
+    ``spark.jars`` then only ships the jar to executors, the driver cannot load the
+    extension class, and Spark skips it with a warning, leaving a session on which
+    MATCH_RECOGNIZE is a syntax error.
+    """
+    from pyspark import SparkContext
+
+    jvm = SparkContext._jvm
+    if jvm is None:
+        return
+    from py4j.protocol import Py4JJavaError
+
+    try:
+        jvm.org.apache.spark.util.Utils.classForName(EXTENSIONS_CLASS, False, False)
+    except Py4JJavaError:  # ClassNotFoundException
+        raise RuntimeError(
+            "This process's JVM was started by an earlier SparkSession (now stopped) "
+            "without the spark-match-recognize jar, and PySpark starts every later session "
+            "in that JVM, where the extension cannot be loaded. Start a new Python process "
+            "and call configure() on the builder of its first session (or start that first "
+            f"session with the jar in spark.jars: {_jar_hint()})."
+        ) from None
 
 
 def _check_builder(builder: object) -> None:
@@ -308,7 +336,8 @@ def configure(builder: B, **options: Any) -> B:
         SparkVersionMismatchError: if ``SPARK_MATCH_RECOGNIZE_JAR`` names a jar of another
             Spark line than pyspark's.
         FileNotFoundError: if the jar cannot be found.
-        RuntimeError: if a SparkContext without the extension already runs in this process.
+        RuntimeError: if a SparkContext without the extension already runs in this process,
+            or an earlier, stopped session started this process's JVM without the jar.
     """
     _check_builder(builder)
     settings = {}

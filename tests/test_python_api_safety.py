@@ -1,7 +1,7 @@
 """match_recognize() and match_patterns() keep each argument in its place: an argument that
-would change the statement they write is refused, on classic sessions and on Spark Connect;
-and configure() refuses a process whose JVM cannot load the extension (in processes of their
-own)."""
+would change the statement they write is refused (on classic sessions and on Spark Connect),
+names come out exactly as given; and configure() refuses a process whose JVM cannot load the
+extension."""
 
 from __future__ import annotations
 
@@ -169,6 +169,26 @@ def test_match_patterns_checks_every_pattern(ticks):
         match_patterns(ticks, {"ok": {"pattern": "A"}}, order_by="ts", name_column="`a`b`")
     with pytest.raises(TypeError, match="pattern 'ok': unknown arguments \\['patern'\\]"):
         match_patterns(ticks, {"ok": {"patern": "A", "pattern": "A"}}, order_by="ts")
+
+
+NAMES = ["it's", "back\\slash", "both\\'", "plain", "`tick`"]
+
+
+@pytest.mark.parametrize("escaped", ["false", "true"])
+def test_pattern_names_come_out_as_given(spark, ticks, escaped):
+    key = "spark.sql.parser.escapedStringLiterals"
+    spark.conf.set(key, escaped)
+    try:
+        result = match_patterns(
+            ticks,
+            {name: {"pattern": "A"} for name in NAMES},
+            order_by="ts",
+            measures={"n": "count(*)"},
+            define={"A": "price > 12"},
+        )
+        assert sorted(r.pattern for r in result.collect()) == sorted(NAMES)
+    finally:
+        spark.conf.unset(key)
 
 
 # ---------------------------------------------------------------------------------------

@@ -263,6 +263,18 @@ def _interval_part(t: Token) -> bool:
     )
 
 
+def string_literal(value: str) -> str:
+    """``value`` as a SQL string that reads the same whatever
+    ``spark.sql.parser.escapedStringLiterals`` says: quotes and backslashes, whose escapes
+    that setting turns off, are written as ``chr(39)`` and ``chr(92)``."""
+    parts = [
+        f"chr({ord(p)})" if p in ("'", "\\") else f"'{p}'" for p in re.split(r"(['\\])", value) if p
+    ]
+    if not parts:
+        return "''"
+    return parts[0] if len(parts) == 1 else "concat(" + ", ".join(parts) + ")"
+
+
 def spark_expression_parser(session: Any) -> ExpressionParser | None:
     """Spark's expression parser of a classic ``session``; None for Spark Connect."""
     jsession = getattr(session, "_jsparkSession", None)

@@ -21,12 +21,12 @@ transactions)::
 Each entry is a pattern's own arguments of :func:`~spark_match_recognize.match_recognize`
 (at least ``pattern``); the keyword arguments are those every pattern shares, and an
 entry's own value wins. The result is one DataFrame: a column with the pattern's name
-(``name_column``), then the columns of MATCH_RECOGNIZE, which must be the same for every
-pattern (the same measure names, in order). It runs as a ``UNION ALL`` of one
-MATCH_RECOGNIZE per pattern over one view of ``df``: under SKIP TILL ANY MATCH with the
-same PARTITION BY and ORDER BY, Spark plans the patterns together (one scan and shuffle,
-one pass, the variables and sub-patterns they have alike evaluated once; see
-``docs/optimizer.md``).
+(``name_column``; each name exactly as given), then the columns of MATCH_RECOGNIZE, which
+must be the same for every pattern (the same measure names, in order). It runs as a
+``UNION ALL`` of one MATCH_RECOGNIZE per pattern over one view of ``df``: under SKIP TILL
+ANY MATCH with the same PARTITION BY and ORDER BY, Spark plans the patterns together (one
+scan and shuffle, one pass, the variables and sub-patterns they have alike evaluated once;
+see ``docs/optimizer.md``).
 """
 
 from __future__ import annotations
@@ -75,10 +75,6 @@ def _per_pattern(patterns: object, common: Mapping[str, Any]) -> list[tuple[str,
             )
         out.append((name, arguments))
     return out
-
-
-def _quoted(name: str) -> str:
-    return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def match_patterns_sql(
@@ -136,7 +132,8 @@ def _union(
                 f"in the generated query:\n{query}"
             )
         body = query.removeprefix("SELECT * ")
-        selects.append(f"SELECT {_quoted(name)} AS {column}, * {body}")
+        # Not '...' with escapes: spark.sql.parser.escapedStringLiterals would keep them.
+        selects.append(f"SELECT {fragments.string_literal(name)} AS {column}, * {body}")
     return "\nUNION ALL\n".join(selects)
 
 

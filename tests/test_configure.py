@@ -6,6 +6,7 @@ check), whose tests share the option table and session helpers.
 
 from __future__ import annotations
 
+import math
 import re
 import zipfile
 from pathlib import Path
@@ -164,6 +165,23 @@ def test_value_checks_for_other_kinds_of_keys():
     with pytest.raises(TypeError):
         switch.to_conf("true")
     assert "one of auto, on, off" in choice.accepts and "True or False" in switch.accepts
+
+
+def test_weights_are_finite_as_the_scala_confs_require():
+    """latencyWeight and candidateWeight refuse infinity (MatchRecognizeConf's checkValue)."""
+    for name in ("latency_weight", "candidate_weight"):
+        key = OPTIONS[name].key
+        assert OPTIONS[name].accepts == "a finite number >= 0.0"
+        assert configure(fresh_builder(), **{name: 2.5})._options[key] == "2.5"
+        for bad in (math.inf, math.nan, -0.5):
+            with pytest.raises(ValueError, match=f"{name} .*must be a finite number >= 0.0"):
+                configure(fresh_builder(), **{name: bad})
+
+
+def test_the_builder_must_be_a_session_builder():
+    for builder in (None, "local[2]", SparkSession):
+        with pytest.raises(TypeError, match=r"configure\(\) needs a SparkSession builder"):
+            configure(builder)
 
 
 def test_no_options_sets_only_the_jar_and_the_extension():

@@ -537,3 +537,10 @@ def test_operator_metrics_needs_a_classic_dataframe():
 
     with pytest.raises(TypeError, match="Spark Connect"):
         operator_metrics(ConnectLike())
+
+
+def test_explain_pattern_names_an_argument_of_the_wrong_type(spark):
+    with pytest.raises(TypeError, match="for sql, got int 5"):
+        explain_pattern(spark, 5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="classic PySpark SparkSession for spark, got NoneType"):
+        explain_pattern(None, "SELECT 1")

@@ -23,6 +23,7 @@ import pytest
 
 from result_compare import compare_rows
 from spark_match_recognize import DIALECTS, TranspileError, check, transpile
+from spark_match_recognize.transpile import MAX_NESTING
 
 CORPUS = Path(__file__).parent / "transpile_corpus"
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,6 +257,25 @@ def test_bad_arguments():
     with pytest.raises(TypeError):
         transpile(b"SELECT 1", read="trino")  # type: ignore[arg-type]
     assert set(DIALECTS) >= {"trino", "snowflake", "oracle", "databricks", "athena"}
+
+
+def test_nesting_sqlglot_cannot_read_is_a_transpile_error():
+    def clause(condition: str) -> str:
+        return f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS {condition})"
+
+    def deep(depth: int) -> str:
+        return "(" * depth + "x" + ")" * depth
+
+    with pytest.raises(TranspileError, match=f"parentheses more than {MAX_NESTING} deep"):
+        transpile(clause(deep(2000) + " > 0"), read="trino")
+    # Nesting without parentheses: sqlglot's own recursion is caught.
+    with pytest.raises(TranspileError, match="nested too deeply for sqlglot"):
+        transpile(clause("NOT " * 2000 + "x"), read="trino")
+    # The deepest nesting the limit lets through translates (the clause is one level).
+    assert deep(MAX_NESTING - 1) in transpile(clause(deep(MAX_NESTING - 1) + " > 0"), "trino")
+    # A long chain of operators is no nesting.
+    chain = " + ".join(["a"] * 2000)
+    assert chain in transpile(clause(chain + " > 0"), read="snowflake", pretty=False)
 
 
 def test_cli_transpile_reads_a_file_and_stdin(tmp_path):

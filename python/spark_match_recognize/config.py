@@ -91,14 +91,20 @@ def _long(minimum: int = 1) -> Callable[[Any], str]:
 
 
 def _double(minimum: float = -math.inf, maximum: float = math.inf) -> Callable[[Any], str]:
+    """A finite number in [minimum, maximum] (the Scala confs refuse infinity and NaN)."""
+    if math.isinf(maximum):
+        accepts = "a finite number" if math.isinf(minimum) else f"a finite number >= {minimum}"
+    else:
+        accepts = f"a number in [{minimum}, {maximum}]"
+
     def check(value: Any) -> str:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError(f"expected a number, got {type(value).__name__} {value!r}")
         if not (math.isfinite(value) and minimum <= value <= maximum):
-            raise ValueError(f"must be between {minimum} and {maximum}, got {value}")
+            raise ValueError(f"must be {accepts}, got {value}")
         return repr(float(value))
 
-    check.__doc__ = f"a number in [{minimum}, {maximum}]"
+    check.__doc__ = accepts
     return check
 
 
@@ -249,6 +255,7 @@ def _check_running_context() -> None:
 
     sc = SparkContext._active_spark_context
     if sc is None or sc._jsc is None:
+        _check_stopped_jvm()
         return
     extensions = sc.getConf().get("spark.sql.extensions", "") or ""
     if EXTENSIONS_CLASS not in [e.strip() for e in extensions.split(",")]:
@@ -257,6 +264,44 @@ def _check_running_context() -> None:
             "in this process, and getOrCreate() would return it unchanged (spark.jars and "
             "spark.sql.extensions only take effect when Spark starts). Call spark.stop() "
             "first, or call configure() on the builder that creates the first session."
+        )
+
+
+def _check_stopped_jvm() -> None:
+    """Fail early if the JVM of a stopped session runs without the jar on its classpath.
+
+    PySpark keeps its JVM when a session stops, and the next SparkContext starts in it:
+    ``spark.jars`` then only ships the jar to executors, the driver cannot load the
+    extension class, and Spark skips it with a warning, leaving a session on which
+    MATCH_RECOGNIZE is a syntax error.
+    """
+    from pyspark import SparkContext
+
+    jvm = SparkContext._jvm
+    if jvm is None:
+        return
+    from py4j.protocol import Py4JJavaError
+
+    try:
+        jvm.org.apache.spark.util.Utils.classForName(EXTENSIONS_CLASS, False, False)
+    except Py4JJavaError:  # ClassNotFoundException
+        raise RuntimeError(
+            "This process's JVM was started by an earlier SparkSession (now stopped) "
+            "without the spark-match-recognize jar, and PySpark starts every later session "
+            "in that JVM, where the extension cannot be loaded. Start a new Python process "
+            "and call configure() on the builder of its first session (or start that first "
+            f"session with the jar in spark.jars: {_jar_hint()})."
+        ) from None
+
+
+def _check_builder(builder: object) -> None:
+    if not callable(getattr(builder, "config", None)) or not callable(
+        getattr(builder, "getOrCreate", None)
+    ):
+        raise TypeError(
+            "configure() needs a SparkSession builder (SparkSession.builder, e.g. "
+            "configure(SparkSession.builder.master('local[2]'))), got "
+            f"{type(builder).__name__} {builder!r}"
         )
 
 
@@ -282,8 +327,8 @@ def configure(builder: B, **options: Any) -> B:
         The same builder, for chaining.
 
     Raises:
-        TypeError: for an unknown option (the message lists the valid ones) or a value of
-            the wrong type.
+        TypeError: for a ``builder`` that is no SparkSession builder, an unknown option (the
+            message lists the valid ones) or a value of the wrong type.
         ValueError: for a value out of range, or a builder for a remote Spark Connect
             server (``sc://...``), whose jars and extensions are set where it is started.
         UnsupportedSparkVersionError: if the installed pyspark is of a Spark line this
@@ -291,8 +336,10 @@ def configure(builder: B, **options: Any) -> B:
         SparkVersionMismatchError: if ``SPARK_MATCH_RECOGNIZE_JAR`` names a jar of another
             Spark line than pyspark's.
         FileNotFoundError: if the jar cannot be found.
-        RuntimeError: if a SparkContext without the extension already runs in this process.
+        RuntimeError: if a SparkContext without the extension already runs in this process,
+            or an earlier, stopped session started this process's JVM without the jar.
     """
+    _check_builder(builder)
     settings = {}
     for name, value in options.items():
         option = OPTIONS.get(name)

@@ -17,6 +17,9 @@ The arguments are the clauses of MATCH_RECOGNIZE, expressions as Spark SQL text.
 function writes the statement (:func:`match_recognize_sql` shows it), registers the input
 DataFrame as a temporary view and runs the statement with ``df.sparkSession.sql``, so the
 result is the same plan as the SQL query and works in classic and Spark Connect sessions.
+Each argument is checked to stay what it stands for in that text (a name, one expression,
+a window: :mod:`spark_match_recognize.fragments`) before :func:`check` reads the statement
+for the mistakes of the clause.
 
 The view is named ``__smr_input_<32 hex digits>``, unique per call, and stays registered
 in the session: the result refers to it by name (a Spark Connect server analyses the SQL
@@ -34,7 +37,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from . import fragments
 from .check import check
+from .fragments import ExpressionParser, text_of, type_error, value_error
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -71,7 +76,6 @@ _DIRECTIONS = {
     "nulls first": "NULLS FIRST", "nulls last": "NULLS LAST",
 }  # fmt: skip
 
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SKIP = re.compile(
     r"(?:AFTER\s+MATCH\s+SKIP\s+)?"
     r"(PAST\s+LAST\s+ROW|TO\s+NEXT\s+ROW|TO\s+(?:(FIRST|LAST)\s+)?(`(?:[^`]|``)+`|\S+))",
@@ -79,71 +83,43 @@ _SKIP = re.compile(
 )
 
 
-def _fail(message: str) -> TypeError:
-    return TypeError(f"match_recognize(): {message}")
-
-
-def _bad(message: str) -> ValueError:
-    return ValueError(f"match_recognize(): {message}")
-
-
-def _name(name: object, what: str) -> str:
-    """A column or variable name as SQL: plain names as they are, others back-quoted."""
-    if not isinstance(name, str):
-        raise _fail(f"{what} must be a str, got {type(name).__name__} {name!r}")
-    if not name.strip():
-        raise _bad(f"{what} must not be empty")
-    if _PLAIN.fullmatch(name):
-        return name
-    if name.startswith("`") and name.endswith("`") and len(name) > 2:
-        return name
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _text(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise _fail(f"{what} must be SQL text (a str), got {type(value).__name__} {value!r}")
-    if not value.strip():
-        raise _bad(f"{what} must not be empty")
-    return value.strip()
-
-
-def _str_list(value: object, what: str) -> list[str]:
+def _strings(value: object, what: str) -> list[object]:
     if value is None:
         return []
     if isinstance(value, str):
-        return [_text(value, what)]
+        return [value]
     if not isinstance(value, Sequence):
-        raise _fail(f"{what} must be a str or a list of str, got {type(value).__name__}")
-    return [_text(v, f"each item of {what}") for v in value]
+        raise type_error(f"{what} must be a str or a list of str, got {type(value).__name__}")
+    return list(value)
 
 
-def _order_keys(value: object) -> list[str]:
+def _order_keys(value: object, parse: ExpressionParser | None) -> list[str]:
     if value is None:
         return []
     items = [value] if isinstance(value, (str, tuple)) else value
     if not isinstance(items, Sequence):
-        raise _fail(
+        raise type_error(
             "order_by must be a str, a (column, direction) tuple or a list of them, got "
             f"{type(value).__name__}"
         )
     out = []
     for item in items:
         if isinstance(item, str):
-            out.append(_text(item, "each item of order_by"))
+            out.append(fragments.sort_key(item, "each item of order_by", parse))
         elif isinstance(item, tuple) and len(item) == 2:
-            expr = _text(item[0], "the expression of an order_by tuple")
+            what = "the expression of an order_by tuple"
+            expr = fragments.expression(item[0], what, parse)
             direction = item[1]
             if not isinstance(direction, str) or " ".join(direction.lower().split()) not in (
                 _DIRECTIONS
             ):
-                raise _bad(
+                raise value_error(
                     f"order_by direction {direction!r} for {expr!r} is not one of "
                     + ", ".join(repr(d) for d in _DIRECTIONS)
                 )
             out.append(f"{expr} {_DIRECTIONS[' '.join(direction.lower().split())]}")
         else:
-            raise _fail(
+            raise type_error(
                 f"each item of order_by must be a str or a (column, direction) tuple, got {item!r}"
             )
     return out
@@ -153,7 +129,7 @@ def _mapping(value: object, what: str) -> Mapping[object, object]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise _fail(f"{what} must be a dict, got {type(value).__name__}")
+        raise type_error(f"{what} must be a dict, got {type(value).__name__}")
     return value
 
 
@@ -161,20 +137,39 @@ def _within(value: object) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool):
-        raise _fail(f"within must be a str, an int (rows) or a timedelta, got {value!r}")
+        raise type_error(f"within must be a str, an int (rows) or a timedelta, got {value!r}")
     if isinstance(value, int):
         if value < 1:
-            raise _bad(f"within={value}: a number of rows must be positive")
+            raise value_error(f"within={value}: a number of rows must be positive")
         return f"WITHIN {value} ROWS"
     if isinstance(value, datetime.timedelta):
         micros = value // datetime.timedelta(microseconds=1)
         if micros < 0:
-            raise _bad("within must not be a negative timedelta")
+            raise value_error("within must not be a negative timedelta")
         seconds, fraction = divmod(micros, 1_000_000)
         text = f"{seconds}.{fraction:06d}" if fraction else str(seconds)
         return f"WITHIN INTERVAL '{text}' SECOND"
-    text = _text(value, "within")
-    return text if text.upper().startswith("WITHIN") else f"WITHIN {text}"
+    return fragments.within(value)
+
+
+def _choice(value: object, what: str, choices: Mapping[str, str]) -> str:
+    key = " ".join(text_of(value, what).lower().replace("_", " ").split())
+    if key not in choices:
+        raise value_error(f"{what}={value!r} is not one of {', '.join(map(repr, choices))}")
+    return choices[key]
+
+
+def _skip(value: object) -> str:
+    m = _SKIP.fullmatch(text_of(value, "after_match_skip"))
+    if m is None:
+        raise value_error(
+            f"after_match_skip={value!r}: expected 'PAST LAST ROW', 'TO NEXT ROW', "
+            "'TO FIRST <var>', 'TO LAST <var>' or 'TO <var>'"
+        )
+    if m.group(3) is None:
+        return "AFTER MATCH SKIP " + " ".join(m.group(1).upper().split())
+    which = (m.group(2) or "LAST").upper()
+    return f"AFTER MATCH SKIP TO {which} {fragments.name(m.group(3), 'the skip variable')}"
 
 
 def match_recognize_sql(
@@ -193,64 +188,82 @@ def match_recognize_sql(
 ) -> str:
     """The statement :func:`match_recognize` runs, over the table or view ``relation``.
 
-    Arguments are those of :func:`match_recognize`. Raises TypeError or ValueError as it
-    does (without starting Spark).
+    Arguments are those of :func:`match_recognize`; ``relation`` is a table or view name.
+    Raises TypeError or ValueError as it does (without starting Spark, so without the
+    checks that need Spark's parser).
     """
-    relation = _text(relation, "relation")
-    pattern_text = _text(pattern, "pattern")
+    return _statement(
+        fragments.relation(relation),
+        None,
+        pattern=pattern,
+        define=define,
+        measures=measures,
+        partition_by=partition_by,
+        order_by=order_by,
+        rows_per_match=rows_per_match,
+        after_match_skip=after_match_skip,
+        subset=subset,
+        within=within,
+        strategy=strategy,
+    )
+
+
+def _statement(
+    relation: str,
+    parse: ExpressionParser | None,
+    *,
+    pattern: object,
+    define: object = None,
+    measures: object = None,
+    partition_by: object = None,
+    order_by: object = None,
+    rows_per_match: object = None,
+    after_match_skip: object = None,
+    subset: object = None,
+    within: object = None,
+    strategy: object = None,
+) -> str:
+    """The statement over ``relation`` (already SQL); ``parse`` checks each expression."""
+    pattern_text = fragments.pattern(pattern)
     lines = []
-    keys = _str_list(partition_by, "partition_by")
+    keys = [
+        fragments.expression(k, "each item of partition_by", parse)
+        for k in _strings(partition_by, "partition_by")
+    ]
     if keys:
         lines.append("PARTITION BY " + ", ".join(keys))
-    order = _order_keys(order_by)
+    order = _order_keys(order_by, parse)
     if order:
         lines.append("ORDER BY " + ", ".join(order))
     items = [
-        f"{_text(expr, f'measure {name!r}')} AS {_name(name, 'a measure name')}"
+        f"{fragments.expression(expr, f'measure {name!r}', parse)} AS "
+        f"{fragments.name(name, 'a measure name')}"
         for name, expr in _mapping(measures, "measures").items()
     ]
     if items:
         lines.append("MEASURES\n    " + ",\n    ".join(items))
     if rows_per_match is not None:
-        key = " ".join(_text(rows_per_match, "rows_per_match").lower().replace("_", " ").split())
-        if key not in _ROWS_PER_MATCH:
-            raise _bad(
-                f"rows_per_match={rows_per_match!r} is not one of "
-                + ", ".join(repr(k) for k in _ROWS_PER_MATCH)
-            )
-        lines.append(_ROWS_PER_MATCH[key])
+        lines.append(_choice(rows_per_match, "rows_per_match", _ROWS_PER_MATCH))
     if after_match_skip is not None:
-        m = _SKIP.fullmatch(_text(after_match_skip, "after_match_skip").strip())
-        if m is None:
-            raise _bad(
-                f"after_match_skip={after_match_skip!r}: expected 'PAST LAST ROW', 'TO NEXT ROW', "
-                "'TO FIRST <var>', 'TO LAST <var>' or 'TO <var>'"
-            )
-        if m.group(3) is None:
-            lines.append("AFTER MATCH SKIP " + " ".join(m.group(1).upper().split()))
-        else:
-            which = (m.group(2) or "LAST").upper()
-            lines.append(f"AFTER MATCH SKIP TO {which} {_name(m.group(3), 'the skip variable')}")
+        lines.append(_skip(after_match_skip))
     if strategy is not None:
-        key = " ".join(_text(strategy, "strategy").lower().split())
-        if key not in _STRATEGIES:
-            raise _bad(f"strategy={strategy!r} is not one of {', '.join(map(repr, _STRATEGIES))}")
-        lines.append(_STRATEGIES[key])
+        lines.append(_choice(strategy, "strategy", _STRATEGIES))
     lines.append(f"PATTERN ({pattern_text})")
     within_text = _within(within)
     if within_text:
         lines.append(within_text)
     subsets = []
     for name, members in _mapping(subset, "subset").items():
-        names = _str_list(members, f"the members of SUBSET {name!r}")
+        names = _strings(members, f"the members of SUBSET {name!r}")
         if not names:
-            raise _bad(f"SUBSET {name!r} needs at least one pattern variable")
-        quoted = ", ".join(_name(m, "a SUBSET member") for m in names)
-        subsets.append(f"{_name(name, 'a SUBSET name')} = ({quoted})")
+            raise value_error(f"SUBSET {name!r} needs at least one pattern variable")
+        quoted = ", ".join(fragments.name(m, "a SUBSET member") for m in names)
+        subsets.append(f"{fragments.name(name, 'a SUBSET name')} = ({quoted})")
     if subsets:
         lines.append("SUBSET " + ", ".join(subsets))
     defines = [
-        f"{_name(name, 'a DEFINE variable')} AS {_text(cond, f'the DEFINE condition of {name!r}')}"
+        f"{fragments.name(name, 'a DEFINE variable')} AS "
+        f"{fragments.expression(cond, f'the DEFINE condition of {name!r}', parse)}"
         for name, cond in _mapping(define, "define").items()
     ]
     if defines:
@@ -300,20 +313,29 @@ def match_recognize(
         the partition columns and the measures, for ALL ROWS PER MATCH the partition and
         order columns, the measures and the other columns.
 
+    Each argument stays what it stands for in the statement (see
+    :mod:`spark_match_recognize.fragments`): names are quoted as one identifier; each
+    expression must be one SQL expression (on a classic session Spark's parser reads it),
+    without a ``,``, ``;`` or ``AS`` outside parentheses; ``within`` is a window. An
+    expression may hold anything an expression may, subqueries included: the arguments
+    are SQL, and deserve the trust SQL text does.
+
     Raises:
         TypeError: for an argument of the wrong type, or ``df`` that is no DataFrame.
-        ValueError: for an empty or unknown value, or a clause :func:`check` finds wrong
-            (the message is Spark's).
+        ValueError: for an empty or unknown value, an argument that is not what it stands
+            for (a name, one expression, a window; the message names the argument and its
+            text), or a clause :func:`check` finds wrong (the message is Spark's).
         pyspark.errors.AnalysisException: for what only Spark can tell (unknown columns,
             types).
     """
     from pyspark.sql import DataFrame as _DataFrame
 
     if not isinstance(df, _DataFrame):
-        raise _fail(f"df must be a pyspark DataFrame, got {type(df).__name__}")
+        raise type_error(f"df must be a pyspark DataFrame, got {type(df).__name__}")
     view = VIEW_PREFIX + uuid.uuid4().hex
-    query = match_recognize_sql(
+    query = _statement(
         view,
+        fragments.spark_expression_parser(df.sparkSession),
         pattern=pattern,
         define=define,
         measures=measures,
@@ -327,7 +349,7 @@ def match_recognize(
     )
     problems = check(query)
     if problems:
-        raise _bad(
+        raise value_error(
             f"{problems[0].message} [{problems[0].condition}]\nin the generated query:\n{query}"
         )
     df.createOrReplaceTempView(view)

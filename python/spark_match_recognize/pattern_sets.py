@@ -21,27 +21,33 @@ transactions)::
 Each entry is a pattern's own arguments of :func:`~spark_match_recognize.match_recognize`
 (at least ``pattern``); the keyword arguments are those every pattern shares, and an
 entry's own value wins. The result is one DataFrame: a column with the pattern's name
-(``name_column``), then the columns of MATCH_RECOGNIZE, which must be the same for every
-pattern (the same measure names, in order). It runs as a ``UNION ALL`` of one
-MATCH_RECOGNIZE per pattern over one view of ``df``: under SKIP TILL ANY MATCH with the
-same PARTITION BY and ORDER BY, Spark plans the patterns together (one scan and shuffle,
-one pass, the variables and sub-patterns they have alike evaluated once; see
-``docs/optimizer.md``).
+(``name_column``; each name exactly as given), then the columns of MATCH_RECOGNIZE, which
+must be the same for every pattern (the same measure names, in order). It runs as a
+``UNION ALL`` of one MATCH_RECOGNIZE per pattern over one view of ``df``: under SKIP TILL
+ANY MATCH with the same PARTITION BY and ORDER BY, Spark plans the patterns together (one
+scan and shuffle, one pass, the variables and sub-patterns they have alike evaluated once;
+see ``docs/optimizer.md``).
 """
 
 from __future__ import annotations
 
+import inspect
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from . import fragments
 from .check import check
-from .dataframe import VIEW_PREFIX, _name, match_recognize_sql
+from .dataframe import VIEW_PREFIX, _statement, match_recognize_sql
+from .fragments import ExpressionParser
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 __all__ = ["match_patterns", "match_patterns_sql"]
+
+# The arguments of match_recognize() besides df.
+_ARGUMENTS = set(inspect.signature(match_recognize_sql).parameters) - {"relation"}
 
 
 def _per_pattern(patterns: object, common: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -61,12 +67,14 @@ def _per_pattern(patterns: object, common: Mapping[str, Any]) -> list[tuple[str,
         arguments = {**common, **own}
         if "pattern" not in arguments:
             raise ValueError(f"pattern {name!r} has no 'pattern'")
+        unknown = sorted(set(arguments) - _ARGUMENTS)
+        if unknown:
+            raise TypeError(
+                f"pattern {name!r}: unknown arguments {unknown}; the arguments of "
+                f"match_recognize() are {sorted(_ARGUMENTS)}"
+            )
         out.append((name, arguments))
     return out
-
-
-def _quoted(name: str) -> str:
-    return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def match_patterns_sql(
@@ -78,9 +86,21 @@ def match_patterns_sql(
 ) -> str:
     """The statement :func:`match_patterns` runs over the table or view ``relation``.
 
-    Raises TypeError or ValueError as :func:`match_patterns` does (without starting Spark).
+    Raises TypeError or ValueError as :func:`match_patterns` does (without starting Spark,
+    so without the checks that need Spark's parser).
     """
-    column = _name(name_column, "name_column")
+    return _union(fragments.relation(relation), None, patterns, name_column, common)
+
+
+def _union(
+    relation: str,
+    parse: ExpressionParser | None,
+    patterns: Mapping[str, Mapping[str, Any]],
+    name_column: str,
+    common: Mapping[str, Any],
+) -> str:
+    """The statement over ``relation`` (already SQL); ``parse`` checks each expression."""
+    column = fragments.name(name_column, "name_column")
     entries = _per_pattern(patterns, common)
     first_name, first = entries[0]
     one_row = str(first.get("rows_per_match") or "one").lower().startswith("one")
@@ -99,7 +119,12 @@ def match_patterns_sql(
             )
     selects = []
     for name, arguments in entries:
-        query = match_recognize_sql(relation, **arguments)
+        try:
+            query = _statement(relation, parse, **arguments)
+        except (TypeError, ValueError) as e:
+            raise type(e)(
+                f"pattern {name!r}: {str(e).removeprefix('match_recognize(): ')}"
+            ) from None
         problems = check(query)
         if problems:
             raise ValueError(
@@ -107,7 +132,8 @@ def match_patterns_sql(
                 f"in the generated query:\n{query}"
             )
         body = query.removeprefix("SELECT * ")
-        selects.append(f"SELECT {_quoted(name)} AS {column}, * {body}")
+        # Not '...' with escapes: spark.sql.parser.escapedStringLiterals would keep them.
+        selects.append(f"SELECT {fragments.string_literal(name)} AS {column}, * {body}")
     return "\nUNION ALL\n".join(selects)
 
 
@@ -144,6 +170,7 @@ def match_patterns(
     if not isinstance(df, _DataFrame):
         raise TypeError(f"df must be a pyspark DataFrame, got {type(df).__name__}")
     view = VIEW_PREFIX + uuid.uuid4().hex
-    query = match_patterns_sql(view, patterns, name_column=name_column, **common)
+    parse = fragments.spark_expression_parser(df.sparkSession)
+    query = _union(view, parse, patterns, name_column, common)
     df.createOrReplaceTempView(view)
     return df.sparkSession.sql(query)

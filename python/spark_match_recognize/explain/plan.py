@@ -62,14 +62,22 @@ def explain_pattern(spark: Any, sql: str, *, candidates: bool = True) -> Pattern
 
     Returns:
         A :class:`PatternPlan`; ``print()`` it, show it in a notebook, or ``save()`` it.
+
+    Raises:
+        TypeError: for ``sql`` that is no str, or ``spark`` that is no classic SparkSession.
     """
+    if not isinstance(sql, str):
+        raise TypeError(
+            f"explain_pattern() needs the query as SQL text (a str) for sql, got "
+            f"{type(sql).__name__} {sql!r}"
+        )
     jvm = getattr(spark, "_jvm", None)
     jsession = getattr(spark, "_jsparkSession", None)
     if jvm is None or jsession is None:
         raise TypeError(
-            "explain_pattern() needs a classic PySpark SparkSession; with Spark "
-            "Connect run spark.sql('EXPLAIN ' + sql), whose MatchGuard line shows "
-            "the chosen join tree and its statistics"
+            "explain_pattern() needs a classic PySpark SparkSession for spark, got "
+            f"{type(spark).__name__}; with Spark Connect run spark.sql('EXPLAIN ' + sql), "
+            "whose MatchGuard line shows the chosen join tree and its statistics"
         )
     reports = json.loads(
         jvm.org.apache.spark.sql.matchrecognize.optimizer.PlanReports.json(

@@ -32,6 +32,6 @@ from __future__ import annotations
 
 from .dialects import DIALECTS
 from .errors import TranspileError
-from .query import transpile
+from .query import MAX_NESTING, transpile
 
-__all__ = ["DIALECTS", "TranspileError", "transpile"]
+__all__ = ["DIALECTS", "MAX_NESTING", "TranspileError", "transpile"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..check import check
-from ..check.lexer import UnterminatedToken, tokenize
+from ..check.lexer import Token, UnterminatedToken, tokenize
 from ..check.problems import ClauseSyntaxError
 from ..check.scanner import StatementScanner
 from .clause import _clause_sql
@@ -15,6 +15,10 @@ from .constructs import _drop_initial, _reject_window_pattern_recognition
 from .dialects import DIALECTS
 from .errors import _Context
 from .sqlglot_calls import _require_sqlglot, _sqlglot_transpile
+
+#: The most parentheses :func:`transpile` reads nested in one another: sqlglot's parser
+#: recurses about twenty Python frames per level, and fails on some fifty levels.
+MAX_NESTING = 32
 
 
 def transpile(sql: str, read: str, *, pretty: bool = True) -> str:
@@ -30,8 +34,9 @@ def transpile(sql: str, read: str, *, pretty: bool = True) -> str:
         The Spark SQL text; several statements are separated by ``;`` and a blank line.
 
     Raises:
-        TranspileError: for a construct without a Spark equivalent, or text the source
-            dialect's parser (sqlglot's) rejects; the message names the construct and why.
+        TranspileError: for a construct without a Spark equivalent, text the source
+            dialect's parser (sqlglot's) rejects, or nesting too deep for it (more than
+            :data:`MAX_NESTING` parentheses); the message names the construct and why.
         ValueError: for an unknown dialect.
 
     >>> print(transpile('''SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts
@@ -55,9 +60,37 @@ PATTERN (`Up`+) DEFINE `Up` AS `Up`.x > PREV(`Up`.x)) AS m
         tokens = tokenize(sql, lexicon)
     except UnterminatedToken as e:
         raise ctx.error(f"the {e.what}", "it is not terminated", e.start) from None
+    _reject_deep_nesting(ctx, tokens)
     _reject_window_pattern_recognition(ctx, tokens)
     text = _drop_initial(ctx, sql, tokens)
     ctx = _Context(text, read, pretty)
+    try:
+        return _transpile(ctx, text)
+    except RecursionError:
+        # Nesting without parentheses (NOT NOT ..., CASE in CASE) deep enough for sqlglot.
+        raise ctx.error(
+            "the query", "it is nested too deeply for sqlglot's parser to read"
+        ) from None
+
+
+def _reject_deep_nesting(ctx: _Context, tokens: list[Token]) -> None:
+    depth = 0
+    for t in tokens:
+        if t.is_symbol("("):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ctx.error(
+                    "the query",
+                    f"it nests parentheses more than {MAX_NESTING} deep, more than sqlglot's "
+                    "parser can read",
+                    t.start,
+                )
+        elif t.is_symbol(")"):
+            depth -= 1
+
+
+def _transpile(ctx: _Context, text: str) -> str:
+    lexicon = DIALECTS[ctx.read]
     try:
         scanned = StatementScanner(text, lexicon).scan()
     except ClauseSyntaxError as e:
@@ -84,7 +117,7 @@ PATTERN (`Up`+) DEFINE `Up` AS `Up`.x > PREV(`Up`.x)) AS m
         out.append(statement)
     if placed != len(rebuilt):
         raise ctx.error("the MATCH_RECOGNIZE clause", "its place in the translated query was lost")
-    result = (";\n\n" if pretty else "; ").join(out)
+    result = (";\n\n" if ctx.pretty else "; ").join(out)
     parse_problems = [p for p in check(result) if p.kind == "parse"]
     if parse_problems:
         p = parse_problems[0]

@@ -6,6 +6,7 @@ both queries; the same query restarted goes on."""
 import datetime
 
 import pytest
+
 from streaming_harness import run_restarted
 
 EPOCH = datetime.datetime(2024, 1, 1)

@@ -42,7 +42,7 @@ INJECTIONS = [
     ({"define": {"A": f"price > 0 ) {UNION} WHERE (1 = 1"}},
      "the DEFINE condition of 'A'", "closes no bracket"),
     ({"define": {"A": "price > 0, B AS true"}}, "the DEFINE condition of 'A'", "','"),
-    ({"define": {"A": f"r'x''\\'' ) {UNION} --'"}}, "the DEFINE condition of 'A'", "raw string"),
+    ({"define": {"A": f"r'x''\\'' ) {UNION} --'"}}, "the DEFINE condition of 'A'", "closes no bracket"),
     ({"define": {"A": f"SELECT s FROM {SECRET}"}}, "the DEFINE condition of 'A'", "SELECT"),
     ({"measures": {"n": "count(*) AS leak"}}, "measure 'n'", "AS outside parentheses"),
     ({"measures": {"n": "count(*); DROP VIEW x"}}, "measure 'n'", "';'"),
@@ -275,4 +275,4 @@ def test_spark_connect_refuses_the_same_arguments():
     assert result["session"] == "pyspark.sql.connect.session"
     assert result["fine"] == [2]
     assert result["union"][0] == "ValueError" and "closes no bracket" in result["union"][1]
-    assert result["raw"][0] == "ValueError" and "raw string" in result["raw"][1]
+    assert result["raw"][0] == "ValueError" and "closes no bracket" in result["raw"][1]

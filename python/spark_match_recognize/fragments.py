@@ -82,10 +82,6 @@ def _tokens(text: str, what: str) -> list[Token]:
     for t in tokens:
         if t.is_symbol(";"):
             raise _refused(what, text, "';' would end the statement")
-        # Spark ends r'...' at its first quote (no doubling), so a doubled quote inside one
-        # would be read differently here and by Spark.
-        if t.kind == STRING and t.text[0] in "rR" and t.text[1] in t.text[2:-1]:
-            raise _refused(what, text, f"the raw string {t.text} holds its own quote")
     return tokens
 
 

@@ -71,7 +71,8 @@ def tokenize(text: str, lexicon: Lexicon = SPARK_LEXICON) -> list[Token]:
         elif after_comment > i:
             i = after_comment
         elif lexicon.raw_strings and c in "rR" and i + 1 < n and text[i + 1] in "'\"":
-            stop = _scan_string(text, i + 1, raw=True)
+            # Spark ends a raw string at its first quote: r'a''b' is r'a' then 'b'.
+            stop = _scan_string(text, i + 1, raw=True, doubled=False)
             out.append(Token(STRING, text[i:stop], i, stop))
             i = stop
         elif lexicon.dollar_strings and text.startswith("$$", i):
@@ -137,9 +138,11 @@ def skip_block_comment(text: str, start: int, end: int | None = None) -> int:
     raise UnterminatedToken("comment", start)
 
 
-def _scan_string(text: str, start: int, raw: bool, what: str = "string literal") -> int:
-    """The end of the quoted text opening at ``start`` (a doubled quote stands for itself,
-    and unless ``raw`` a backslash escapes the next character)."""
+def _scan_string(
+    text: str, start: int, raw: bool, what: str = "string literal", doubled: bool = True
+) -> int:
+    """The end of the quoted text opening at ``start`` (unless ``doubled`` is false a doubled
+    quote stands for itself, and unless ``raw`` a backslash escapes the next character)."""
     quote = text[start]
     i, n = start + 1, len(text)
     while i < n:
@@ -147,7 +150,7 @@ def _scan_string(text: str, start: int, raw: bool, what: str = "string literal")
         if c == "\\" and not raw:
             i += 2
         elif c == quote:
-            if i + 1 < n and text[i + 1] == quote:
+            if doubled and i + 1 < n and text[i + 1] == quote:
                 i += 2
             else:
                 return i + 1

@@ -4,22 +4,33 @@ case contains, conformance cases by id."""
 
 from __future__ import annotations
 
+from reference import rpr
+
 from .cases import OracleCase
 from .compare import MISMATCH, agrees_with
 
 PREV_CLASSIFIER_PATH = "prev_classifier_path"
+LATER_EMPTY_ITERATION = "later_empty_iteration"
 
 
 def known_class(case: OracleCase, status: str, trino: dict, spark: dict) -> str | None:
-    """The class of a disagreement: a DEFINE using PREV(CLASSIFIER()) where the extension
-    agrees with the reference (the standard's preference order) and Trino does not. None:
-    a new one."""
+    """The class of a disagreement where the extension agrees with the reference and Trino
+    does not: ``prev_classifier_path`` for a DEFINE using PREV(CLASSIFIER()) (Trino merges
+    paths that the condition tells apart); ``later_empty_iteration`` when Trino's outcome is
+    the reference's with every empty loop iteration ending the loop. None: a new one."""
     if status != MISMATCH:
         return None
     if not agrees_with(case.reference(budget=None), spark):
         return None
     if any("PREV(CLASSIFIER())" in expr.sql() for _, expr in case.spec.define):
         return PREV_CLASSIFIER_PATH
+    rpr.LATER_EMPTY_ITERATION_ENDS_LOOP = True
+    try:
+        ending = case.reference(budget=None)
+    finally:
+        rpr.LATER_EMPTY_ITERATION_ENDS_LOOP = False
+    if agrees_with(ending, trino):
+        return LATER_EMPTY_ITERATION
     return None
 
 

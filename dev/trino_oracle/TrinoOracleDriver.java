@@ -20,7 +20,9 @@ import java.util.Map;
  * Runs an in-process Trino coordinator and answers SQL requests: one JSON object per stdin
  * line, {"id": ..., "sql": ...}; one JSON object per stdout line, either {"id", "columns",
  * "types", "rows"} or {"id", "error"}. The first stdout line is {"ready": true} once the
- * engine accepts queries. Trino's own logging goes to stderr, so stdout carries replies only.
+ * engine accepts queries. Values other than numbers, strings and booleans (timestamps, dates)
+ * are sent as their SQL text. Trino's own logging goes to stderr, so stdout carries replies
+ * only.
  */
 public final class TrinoOracleDriver {
     private TrinoOracleDriver() {}
@@ -51,7 +53,11 @@ public final class TrinoOracleDriver {
             MaterializedResult result = runner.execute(request.get("sql").asText());
             List<List<Object>> rows = new ArrayList<>();
             for (MaterializedRow row : result.getMaterializedRows()) {
-                rows.add(new ArrayList<>(row.getFields()));
+                List<Object> values = new ArrayList<>();
+                for (Object field : row.getFields()) {
+                    values.add(jsonValue(field));
+                }
+                rows.add(values);
             }
             reply.put("columns", result.getColumnNames());
             reply.put("types", result.getTypes().stream().map(Object::toString).toList());
@@ -60,5 +66,16 @@ public final class TrinoOracleDriver {
             reply.put("error", String.valueOf(e.getMessage()));
         }
         return reply;
+    }
+
+    /**
+     * Numbers, strings and booleans as they are; anything else (TIMESTAMP and DATE values:
+     * SqlTimestamp, SqlDate) as its SQL text form, e.g. "2026-03-02 09:30:00".
+     */
+    private static Object jsonValue(Object field) {
+        if (field == null || field instanceof Number || field instanceof String || field instanceof Boolean) {
+            return field;
+        }
+        return field.toString();
     }
 }

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from . import compare, known
+from . import compare, conformance, known
 from .cases import ROOT, generate
 from .spark_engine import SparkEngine
 from .trino_engine import TrinoEngine, TrinoTimeout, trino_version
@@ -46,6 +46,12 @@ def _parse(argv):
         type=Path,
         help="instead of random cases, run the queries of this file (separated by lines "
         "holding only ';') in both engines and print both outcomes",
+    )
+    parser.add_argument(
+        "--conformance",
+        action="store_true",
+        help="instead of random cases, run the conformance suite (tests/conformance/, less "
+        "the extensions Trino lacks) in both engines and compare each with its expectation",
     )
     parser.add_argument(
         "--classify",
@@ -160,6 +166,63 @@ def _run_file(path: Path, trino: TrinoEngine, spark: SparkEngine, timeout: float
     return 1 if disagreements else 0
 
 
+def _run_conformance(results: Path, trino: TrinoEngine, spark: SparkEngine, timeout: float) -> int:
+    """Runs the conformance cases in both engines; prints every case where an engine's outcome
+    is not the expectation, writes ``conformance-report.json``."""
+    cases, skipped = conformance.load()
+    verdicts: Counter = Counter()
+    differences = []
+    for case in cases:
+        sql = conformance.trino_sql(case["sql"])
+        trino.submit(sql)
+        spark_outcome = spark.run(case["sql"])
+        try:
+            trino_outcome = trino.result(timeout)
+        except TrinoTimeout as error:
+            trino_outcome = {"error": f"timeout: {error}"}
+        verdict = conformance.verdict(case, trino_outcome, spark_outcome)
+        verdicts[verdict] += 1
+        if verdict == "agree":
+            continue
+        tag = known.conformance_class(case["id"], verdict)
+        verdicts[f"known: {tag}" if tag else "new"] += 1
+        _say(f"{case['id']}: {verdict} [{tag or 'new'}]")
+        for name, outcome in (("Trino", trino_outcome), ("Spark", spark_outcome)):
+            shown = outcome.get("error") or f"{outcome['columns']} {outcome['rows']}"
+            _say(f"   {name}: {shown.splitlines()[0][:300]}")
+        differences.append(
+            {
+                "id": case["id"],
+                "verdict": verdict,
+                "known_class": tag,
+                "trino_sql": sql,
+                "spark_sql": case["sql"],
+                "expected": conformance.expected_outcome(case),
+                "trino": trino_outcome,
+                "spark": spark_outcome,
+            }
+        )
+    results.mkdir(parents=True, exist_ok=True)
+    path = results / "conformance-report.json"
+    report = {
+        "trino_version": trino_version(),
+        "cases": len(cases),
+        "skipped_extensions": len(skipped),
+        "verdicts": dict(verdicts),
+        "differences": differences,
+    }
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    _say(
+        f"conformance: {len(cases)} cases run ({len(skipped)} extension cases skipped), "
+        f"{verdicts['agree']} agree with the expectation in both engines, "
+        f"{verdicts['trino_differs']} only Trino differs, "
+        f"{verdicts['spark_differs']} only the extension differs, "
+        f"{verdicts['both_differ']} both differ; {verdicts['new']} new"
+    )
+    _say(f"report: {path}")
+    return 0 if not verdicts["new"] else 1
+
+
 def _classify(path: Path) -> int:
     """Re-tags a report's disagreements (the cases are regenerated from their seeds)."""
     report = json.loads(path.read_text())
@@ -201,8 +264,10 @@ def main(argv=None) -> int:
         spark.stop()
         raise failure[0]
 
-    if args.sql:
+    if args.sql or args.conformance:
         try:
+            if args.conformance:
+                return _run_conformance(args.results, trino, spark, args.query_timeout)
             return _run_file(args.sql, trino, spark, args.query_timeout)
         finally:
             trino.stop()

@@ -124,6 +124,8 @@ class TrinoEngine:
             "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1",
             "--enable-native-access=ALL-UNNAMED",
+            # Trino 480+ reads the SIMD support of its block encodings at start-up
+            "--add-modules=jdk.incubator.vector",
             "-cp",
             f"{classes}:{lib}/*",
             "TrinoOracleDriver",

@@ -383,13 +383,3 @@ def test_define_null_is_refused_as_spark_refuses_where_null(spark):
         "ORDER BY ts MEASURES count(B.*) AS b PATTERN (A B?) DEFINE B AS CAST(NULL AS BOOLEAN)"
     )
     assert _rows(spark, typed) == [(0,), (0,), (0,)]
-
-
-@pytest.mark.parametrize("define", ["price > 0 price", "price > 0 AS ok", "price > 0 AS (a, b)"])
-def test_a_name_after_a_define_condition_is_a_syntax_error(spark, define):
-    # Spark's expression parser reads `x > 0 y` as x > 0 named y: in DEFINE the name would
-    # be dropped silently, so the text after the condition is refused where it starts.
-    sql = clause(f"ORDER BY ts MEASURES count(*) AS n PATTERN (A+) DEFINE A AS {define}")
-    error = _spark_error(spark, sql)
-    assert error.getCondition() == "PARSE_SYNTAX_ERROR"
-    assert "unexpected text after the expression" in str(error), str(error)

@@ -23,6 +23,10 @@ class Analysis(Exception):
         self.offset = offset
 
 
+# Operator keywords Spark never reads as a qualifier.
+_OPERATOR_WORDS = {"AND", "OR", "NOT", "IS", "IN", "LIKE", "ILIKE", "RLIKE", "BETWEEN"}
+
+
 def _unknown_variable(name: str, where: str, offset: int) -> Analysis:
     return Analysis("where_refers_to_pattern_variable_name_which_is", offset, where, name)
 
@@ -188,6 +192,8 @@ def _reference_problems(
                 continue
             if names.lookup(tok) is not None:
                 continue
+            if tok.kind == WORD and tok.text.upper() in _OPERATOR_WORDS:
+                continue  # `AND.x`: Spark's parser refuses the operator there, in its words
             # a qualified star: `q.*` (or `a.b.*`)
             j = k
             parts: list[str | None] = [tok.identifier]

@@ -198,7 +198,7 @@ final class ClauseParser(
   }
 
   private def measure(exprs: PatternExpressionParser, start: Int, end: Int): NamedExpression =
-    exprs.parse(start, end, named = true) match {
+    exprs.parse(start, end) match {
       case a: Alias => a
       case _ =>
         throw ParseErrors.syntaxError(sql, end, "",

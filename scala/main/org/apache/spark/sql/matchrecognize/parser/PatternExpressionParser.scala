@@ -4,8 +4,8 @@ import java.util.Locale
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.analysis.{MultiAlias, UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Expression, Literal, SubqueryExpression, UnresolvedNamedLambdaVariable, UnresolvedWindowExpression, WindowExpression}
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction, UnresolvedStar}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal, SubqueryExpression, UnresolvedNamedLambdaVariable, UnresolvedWindowExpression, WindowExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, First, Last}
 import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.trees.CurrentOrigin
@@ -30,8 +30,7 @@ final class PatternExpressionParser(
     bodyTokens: IndexedSeq[Token],
     variables: VariableNames) {
 
-  /** The expression in [start, end); `named`: it is a measure, `<expression> AS <name>`. */
-  def parse(start: Int, end: Int, named: Boolean = false): Expression = {
+  def parse(start: Int, end: Int): Expression = {
     val chars = Array.tabulate(sql.length) { i =>
       val c = sql.charAt(i)
       if ((i >= start && i < end) || c == '\n' || c == '\r') c else ' '
@@ -51,16 +50,6 @@ final class PatternExpressionParser(
       catch {
         case e: ParseException => throw e.withCommand(sql)
       }
-    // Spark's expression parser takes `x > 0 y` and `x AS y` as a named expression: here a
-    // name after the expression is text that does not belong to it.
-    parsed match {
-      case _: Alias | _: MultiAlias if !named =>
-        val after = tokens.filter(_.start >= parsed.children.head.origin.stopIndex.getOrElse(start) + 1)
-        val at = after.headOption.getOrElse(tokens.last)
-        throw ParseErrors.syntaxError(sql, at.start, at.text,
-          "unexpected text after the expression; a name follows AS only in MEASURES")
-      case _ =>
-    }
     val marked = mutable.Set.empty[Int]
     val result = rewrite(parsed, semantics, marked)
     semantics.keys.find(!marked.contains(_)).foreach { offset =>

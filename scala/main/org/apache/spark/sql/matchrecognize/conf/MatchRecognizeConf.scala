@@ -49,6 +49,21 @@ object MatchRecognizeConf {
       .checkValue(_ >= 0, "must be 0 (derived from the heap) or positive")
       .createWithDefault(0L)
 
+  val MAX_STEPS_PER_ROW: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.maxStepsPerRow")
+      .doc("The most matching steps the automaton may take per row of one partition, on " +
+        "average from the partition's first row (and at least 1,000 rows' worth): a step " +
+        "is a partial match offered a row, an automaton instruction followed, a row folded " +
+        "into a running aggregate, a word of a state key, or a row of a partial match read " +
+        "again. Patterns whose partial matches merge take a few steps per row; those whose " +
+        "partial matches cannot merge (each start row's own until the partition ends) " +
+        "take more at every row, and past this limit the query fails with an error naming " +
+        "this key and the partition instead of running for hours. 0 turns the limit off.")
+      .version("0.1.0")
+      .longConf
+      .checkValue(_ >= 0, "must be 0 (no limit) or positive")
+      .createWithDefault(20000L)
+
   /** The values of `joinOrder`, in the order the documentation lists them. */
   val JoinOrderValues: Seq[String] = Seq("auto", "trivial", "efreq", "greedy", "ii_random",
     "ii_greedy", "dp_left_deep", "dp_bushy", "zstream", "zstream_ord")
@@ -321,7 +336,7 @@ object MatchRecognizeConf {
 
   /** Every public entry, for documentation and for the Python option table. */
   def entries: Seq[ConfigEntry[_]] =
-    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, JOIN_ORDER, COST_MODEL,
+    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, MAX_STEPS_PER_ROW, JOIN_ORDER, COST_MODEL,
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
@@ -333,4 +348,6 @@ object MatchRecognizeConf {
   def maxLiveThreads(conf: SQLConf): Long = conf.getConf(MAX_LIVE_THREADS)
   def maxBufferedRows(conf: SQLConf): Long = conf.getConf(MAX_BUFFERED_ROWS)
   def maxMatcherBytes(conf: SQLConf): Long = conf.getConf(MAX_MATCHER_BYTES)
+
+  def maxStepsPerRow(conf: SQLConf): Long = conf.getConf(MAX_STEPS_PER_ROW)
 }

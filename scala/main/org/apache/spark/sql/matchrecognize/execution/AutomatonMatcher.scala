@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.matchrecognize.compile.Instruction._
 import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrategy, WithinClause}
 
@@ -43,16 +44,24 @@ final class AutomatonMatcher(
   private val keyedByHistory = spec.historyDependent
   private val simpleKeys = !keyedByHistory && registerCount == 0
 
-  private val conditions = new LabelConditions(spec, buffer, partitionIndex)
+  // DEFINE aggregates kept per thread rather than folded over its rows at each test.
+  private val running = RunningAggregates.of(spec, buffer)
+  private val conditions = new LabelConditions(spec, buffer, partitionIndex, running)
   private val memory = new MatcherMemory(
     if (spec.maxMatcherBytes > 0) spec.maxMatcherBytes else MatcherMemory.defaultLimit())
   private val history = new HistoryStore(labelCount,
     spec.program.instructions.contains(ExclusionStart), memory)
-  private val view = new MutableThreadView(history)
+  private val work = new MatcherWork(spec.maxStepsPerRow)
+  private val view = new MutableThreadView(history, running, work)
 
   // Slots whose values (positions of rows read) distinguish threads with different histories.
   private val fingerprintSlots: Array[Slot] =
     spec.defines.flatten.filterNot(_.historyFree).flatMap(_.slots).distinct.toArray
+  // Which of them are aggregates kept running: the key reads their buffers, not their rows.
+  private val fingerprintRunning: Array[Boolean] = fingerprintSlots.map {
+    case s: AggregateSlot => running != null && running.indexOf(s) >= 0
+    case _ => false
+  }
 
   private val attempts = new AttemptQueue
   private var nextStart = 0L
@@ -78,6 +87,10 @@ final class AutomatonMatcher(
   /** Matches found in every partition this matcher has run over. */
   def matches: Long = totalMatches
 
+  /** Matching steps ([[MatcherWork]]) taken in every partition this matcher has run over. */
+  def steps: Long = stepsBefore + work.steps
+  private var stepsBefore = 0L
+
   /** Rows before this one have been offered to the automaton. */
   private var processedUpTo = 0L
 
@@ -92,6 +105,8 @@ final class AutomatonMatcher(
   def reset(): Unit = {
     clearAttempts()
     memory.reset()
+    stepsBefore += work.steps
+    work.reset()
     nextStart = 0
     processedUpTo = 0
     matchCount = 0
@@ -129,6 +144,7 @@ final class AutomatonMatcher(
   /** Offers the row at `pos` (already in the buffer) to the automaton. */
   def process(pos: Long): Unit = {
     processedUpTo = pos + 1
+    work.row()
     if (!sequential) runFrom(pos, pos)
     else {
       var p = pos
@@ -200,6 +216,7 @@ final class AutomatonMatcher(
         a.finished = true
       }
       if (memory.recountDue) recountMemory()
+      checkWork()
       closePending = false
     }
     pauseAfterMatch = true
@@ -263,7 +280,7 @@ final class AutomatonMatcher(
   private val startView = new ViewSource {
     def view(label: Int, pos: Long): MatchView = {
       AutomatonMatcher.this.view.reset(pos, null, 0, noLabels, noFirsts, trackLabels,
-        matchCount + 1, label)
+        matchCount + 1, label, if (running != null) running.initial else null)
       AutomatonMatcher.this.view
     }
   }
@@ -302,6 +319,7 @@ final class AutomatonMatcher(
     // The arrays are shared: threads copy them before writing.
     val t = new MatchThread(a, 0, null, 0, noLabels, noFirsts, noRegisters, 0,
       skipping = false, afterSkip = false)
+    if (running != null) t.aggregates = running.initial
     memory.allocated(MatcherMemory.ThreadBytes)
     a.threads.add(t)
     a
@@ -332,7 +350,9 @@ final class AutomatonMatcher(
         }
         liveThreads += a.threads.size()
       }
+      if (k == 1 && skipsPastLastRow) dropCoveredByFirst()
     }
+    work.add(liveThreads)
     if (liveThreads > peakThreads) peakThreads = liveThreads
     if (liveThreads > spec.maxLiveThreads) {
       throw new MatchRecognizeLimitException(
@@ -355,11 +375,13 @@ final class AutomatonMatcher(
           val t = a.threads.get(i)
           if (inWindow) {
             if (t.skipping) {
+              if (running != null) foldRow(t, pos, -1)
               t.consumeSkipped(history)
               next.add(t)
             } else {
               val label = program(t.pc).asInstanceOf[MatchLabel].label
               if (holds(label, t, pos, input)) {
+                if (running != null) foldRow(t, pos, label)
                 t.consume(history, memory, pos, label, trackLabels, changesFingerprint(label))
                 t.pc += 1
                 next.add(t)
@@ -378,7 +400,51 @@ final class AutomatonMatcher(
     if (diedBehindFirst > 0) dropDeadAttempts(diedBehindFirst)
     if (decideEarly) closeAhead(pos + 1)
     if (memory.recountDue) recountMemory()
+    checkWork()
   }
+
+  /** Folds the row at `pos`, about to be mapped to `label` (-1: skipped), into `t`'s aggregates. */
+  private def foldRow(t: MatchThread, pos: Long, label: Int): Unit =
+    if (running.touches(label)) {
+      t.aggregates = running.update(t.aggregates, pos, label, t.attempt.matchNumber)
+      memory.allocated(running.bytes(t.aggregates))
+      work.add(1)
+    }
+
+  private val skipsPastLastRow =
+    spec.options.effectiveSkip == AfterMatchSkip.PastLastRow && !sequential
+
+  /**
+   * Under AFTER MATCH SKIP PAST LAST ROW, once the first undecided attempt has a complete
+   * match, its match will end there or later (a preferred thread that completes later has
+   * read more rows), so every later attempt starting within that match will be skipped:
+   * they are dropped at once instead of being run until the first one is decided. (`A+ C`
+   * with C rare otherwise keeps one attempt per row open from one C to the next.)
+   */
+  private def dropCoveredByFirst(): Unit = {
+    val first = attempts.peekFirst()
+    val c = first.candidate
+    if (c != null && c.length > 0 && attempts.size > 1) {
+      val end = first.start + c.length - 1
+      var n = 0
+      while (n + 1 < attempts.size && attempts.get(n + 1).start <= end) n += 1
+      if (n > 0) attempts.dropAfterFirst(n, recycler)
+    }
+  }
+
+  /** Fails when the partition's work is past its budget ([[MatcherWork]]). */
+  private def checkWork(): Unit =
+    if (work.over) {
+      val where = describePartition()
+      throw new MatchRecognizeLimitException(
+        s"MATCH_RECOGNIZE took ${work.steps} matching steps over the first " +
+          s"${work.rows} rows of one partition" + (if (where.isEmpty) "" else s" ($where)") +
+          s", more than spark.sql.matchRecognize.maxStepsPerRow = ${work.perRow} per row " +
+          s"(${attempts.size} start rows still open, pattern ${spec.options.pattern.sql}): " +
+          "its partial matches cannot be merged, so the work grows faster than the rows. " +
+          "Raise spark.sql.matchRecognize.maxStepsPerRow (0 turns the limit off), or bound " +
+          "the matches (for example with WITHIN).")
+    }
 
   /**
    * Each live attempt's closure at `next` before its row is read (it reads positions, not
@@ -470,6 +536,7 @@ final class AutomatonMatcher(
       push(t, t.pc, skip = false)
       while (stack.nonEmpty && !a.cut) {
         stack.pop()
+        work.add(1)
         val th = stack.thread
         val pc = stack.pc
         val skip = stack.skip
@@ -551,6 +618,7 @@ final class AutomatonMatcher(
   private def addKey(t: MatchThread, registers: Array[Long], slot: Int): Boolean = {
     if (keyedByHistory && t.fingerprint == null) {
       t.fingerprint = fingerprint(t)
+      work.add(t.fingerprint.length)
       memory.allocated(MatcherMemory.arrayBytes(t.fingerprint.length, 8))
       t.fingerprintHash = java.util.Arrays.hashCode(t.fingerprint)
     }
@@ -562,7 +630,7 @@ final class AutomatonMatcher(
   /** Positions (and labels) of the rows that history-dependent DEFINE slots would read. */
   private def fingerprint(t: MatchThread): Array[Long] = {
     view.reset(t.attempt.start, t.chunk, t.length, t.lastByLabel, t.firstByLabel, trackLabels,
-      t.attempt.matchNumber, -1)
+      t.attempt.matchNumber, -1, t.aggregates)
     scratch.clear()
     var i = 0
     while (i < fingerprintSlots.length) {
@@ -587,6 +655,7 @@ final class AutomatonMatcher(
               back += 1
             }
           }
+        case _: AggregateSlot if fingerprintRunning(i) =>
         case _: AggregateSlot =>
           scratch.add(-3L)
           view.foreachRow(fingerprintVars(i)) { (p, l) => scratch.add(p); scratch.add(l.toLong) }
@@ -594,6 +663,8 @@ final class AutomatonMatcher(
       }
       i += 1
     }
+    // The running aggregates' buffers, all at once: equal buffers, equal future values.
+    if (running != null) { scratch.add(-4L); running.addWords(t.aggregates, scratch) }
     scratch.toArray
   }
   private val scratch = new LongBuffer
@@ -659,7 +730,7 @@ final class AutomatonMatcher(
     def view(label: Int, pos: Long): MatchView = {
       val t = thread
       AutomatonMatcher.this.view.reset(t.attempt.start, t.chunk, t.length, t.lastByLabel,
-        t.firstByLabel, trackLabels, t.attempt.matchNumber, label)
+        t.firstByLabel, trackLabels, t.attempt.matchNumber, label, t.aggregates)
       AutomatonMatcher.this.view
     }
   }
@@ -734,7 +805,8 @@ final class AutomatonMatcher(
  * A reusable [[MatchView]] over a thread, optionally with one more row tentatively mapped
  * (the row whose DEFINE condition is being tested, right after the thread's rows).
  */
-private final class MutableThreadView(history: HistoryStore) extends MatchView {
+private final class MutableThreadView(history: HistoryStore, running: RunningAggregates,
+    work: MatcherWork) extends MatchView {
   private var startPos = 0L
   private var chunk: HistoryChunk = _
   private var length = 0
@@ -744,9 +816,14 @@ private final class MutableThreadView(history: HistoryStore) extends MatchView {
   private var number = 0L
   private var tentativeLabel = -1
   private var scratch = new Array[Int](16)
+  private var aggregates: UnsafeRow = _
+  private var aggregateValues: InternalRow = _
 
   def reset(start: Long, chunk: HistoryChunk, length: Int, lastByLabel: Array[Long],
-      firstByLabel: Array[Long], tracked: Boolean, matchNumber: Long, label: Int): Unit = {
+      firstByLabel: Array[Long], tracked: Boolean, matchNumber: Long, label: Int,
+      aggregates: UnsafeRow): Unit = {
+    this.aggregates = aggregates
+    this.aggregateValues = null
     this.startPos = start
     this.chunk = chunk
     this.length = length
@@ -785,6 +862,7 @@ private final class MutableThreadView(history: HistoryStore) extends MatchView {
     }
     var c = chunk
     while (i >= 0) {
+      work.steps += 1
       while (c.offset > i) c = c.prev
       val l = history.labelOf(history.codeAt(c, i))
       if (l >= 0 && MatchView.inSet(vars, l)) {
@@ -825,8 +903,19 @@ private final class MutableThreadView(history: HistoryStore) extends MatchView {
   def labelAt(pos: Long): Int =
     if (pos < startPos || pos > current) -1 else labelOfEntry((pos - startPos).toInt)
 
+  override def runningAggregates: InternalRow = {
+    if (aggregateValues == null && aggregates != null) {
+      work.steps += 1
+      aggregateValues =
+        if (tentativeLabel >= 0) running.tentative(aggregates, tentativePos, tentativeLabel, number)
+        else running.values(aggregates)
+    }
+    aggregateValues
+  }
+
   def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit = {
     if (scratch.length < length) scratch = new Array[Int](math.max(length, scratch.length * 2))
+    work.steps += length
     history.decode(chunk, length, scratch)
     var i = 0
     while (i < rows) {
@@ -875,6 +964,22 @@ private final class AttemptQueue {
     items(i) = null
     count -= 1
     a
+  }
+
+  /** Drops the `n` attempts after the first (handing each to `dropped`), keeping the first. */
+  def dropAfterFirst(n: Int, dropped: Attempt => Unit): Unit = {
+    val first = get(0)
+    var i = 0
+    while (i < n) {
+      val at = (head + i) & (items.length - 1)
+      if (i > 0) dropped(items(at))
+      items(at) = null
+      i += 1
+    }
+    dropped(items((head + n) & (items.length - 1)))
+    head = (head + n) & (items.length - 1)
+    items(head) = first
+    count -= n
   }
 
   /** Drops the finished attempts without a match, except the first, keeping the order. */

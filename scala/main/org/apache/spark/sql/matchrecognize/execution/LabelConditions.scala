@@ -13,7 +13,8 @@ import org.apache.spark.sql.catalyst.expressions.{BasePredicate, GenericInternal
 private[execution] final class LabelConditions(
     spec: MatcherSpec,
     buffer: RowBuffer,
-    partitionIndex: Int) {
+    partitionIndex: Int,
+    running: RunningAggregates = null) {
 
   private val conditions: Array[Condition] = spec.defines.zipWithIndex.map {
     case (d, label) => d.map(new Condition(_, label)).orNull
@@ -52,7 +53,7 @@ private[execution] final class LabelConditions(
     private val predicate: BasePredicate = if (neighbourPredicate != null) null else create(d.condition)
     private val slots: SlotEvaluator =
       if (d.slots.isEmpty || neighbourPredicate != null) null
-      else new SlotEvaluator(d.slots, spec.rowAttributes, spec.labels, buffer)
+      else new SlotEvaluator(d.slots, spec.rowAttributes, spec.labels, buffer, running)
     private val joined = new JoinedRow
 
     private def create(e: org.apache.spark.sql.catalyst.expressions.Expression): BasePredicate = {

@@ -35,6 +35,7 @@ case class MatchRecognizeExec(
     "peakLivePartialMatches" ->
       SQLMetrics.createAverageMetric(sparkContext, "peak live partial matches per task"),
     "peakBufferedRows" -> SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"),
+    "matchingSteps" -> SQLMetrics.createMetric(sparkContext, "matching steps"),
     "sortTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own sort time"))
 
   override def requiredChildDistribution: Seq[Distribution] =
@@ -89,7 +90,7 @@ case class MatchRecognizeExec(
     val spec = MatcherSpec.build(child.output, orderBy, measures, measureOutput, defines, options,
       output,
       MatchRecognizeConf.maxLiveThreads(conf), MatchRecognizeConf.maxBufferedRows(conf),
-      MatchRecognizeConf.maxMatcherBytes(conf))
+      MatchRecognizeConf.maxMatcherBytes(conf), MatchRecognizeConf.maxStepsPerRow(conf))
     val keys = partitionBy
     val inputSchema = child.output
     val m = metrics

@@ -1,5 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution
 
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+
 /**
  * A partial match being extended by the automaton: where it is in the program and which
  * rows it has mapped to which variables. Threads are cheap to fork: the rows are a
@@ -30,11 +32,18 @@ final class MatchThread(
   var fingerprint: Array[Long] = _
   var fingerprintHash: Int = 0
 
+  /**
+   * The buffers of the DEFINE aggregates kept running over the rows mapped so far
+   * ([[RunningAggregates]]); immutable, so forks share it. Null when there are none.
+   */
+  var aggregates: UnsafeRow = _
+
   def fork(): MatchThread = {
     val t = new MatchThread(attempt, pc, chunk, length, lastByLabel, firstByLabel, registers,
       exclusion, skipping, afterSkip)
     t.fingerprint = fingerprint
     t.fingerprintHash = fingerprintHash
+    t.aggregates = aggregates
     t
   }
 

@@ -1,5 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution
 
+import org.apache.spark.sql.catalyst.InternalRow
+
 /**
  * What pattern expressions can ask about a match (complete or in progress): where its
  * rows are, which variable each row is mapped to, and which row is "current" (the row being
@@ -24,6 +26,12 @@ trait MatchView {
 
   /** Calls `f(pos, label)` for each row of `vars` from the start up to current, in order. */
   def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit
+
+  /**
+   * The values of the DEFINE aggregates kept running ([[RunningAggregates]]) over the rows
+   * up to current, in their order there; null when the view does not keep them.
+   */
+  def runningAggregates: InternalRow = null
 
   /** The number of rows of `vars` from the start up to current. */
   def countRows(vars: Array[Int]): Long = {

@@ -41,6 +41,8 @@ final class MatcherMemory(val limit: Long) {
   def countThread(t: MatchThread): Unit = {
     counting += MatcherMemory.ThreadBytes
     if (t.fingerprint != null) counting += MatcherMemory.arrayBytes(t.fingerprint.length, 8)
+    // Shared between forks, so counted once per thread: an upper bound, like the arrays.
+    if (t.aggregates != null) counting += 48L + t.aggregates.getSizeInBytes
     var c = t.chunk
     // Histories are a tree: once a chunk was counted, so were all the chunks before it.
     while (c != null && c.mark != epoch) {

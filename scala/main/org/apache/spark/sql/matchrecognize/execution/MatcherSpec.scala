@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, Expression, Literal, NamedExpression, SortOrder}
 import org.apache.spark.sql.matchrecognize.compile.{AutomatonCompiler, NavigationReach, Program}
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.{DataType, DateType, StringType}
 
@@ -51,7 +52,9 @@ final case class MatcherSpec(
     maxLiveThreads: Long,
     maxBufferedRows: Long,
     /** Bytes of partial-match state per partition; 0: derived from the heap. */
-    maxMatcherBytes: Long = 0L) {
+    maxMatcherBytes: Long = 0L,
+    /** Matching steps per row of a partition ([[MatcherWork]]); 0: no limit. */
+    maxStepsPerRow: Long = MatcherSpec.DefaultStepsPerRow) {
 
   /**
    * The ordinal of the prefilter's boolean input column (rows where it is false may not
@@ -103,6 +106,8 @@ final case class MatcherSpec(
 
 object MatcherSpec {
 
+  val DefaultStepsPerRow: Long = MatchRecognizeConf.MAX_STEPS_PER_ROW.defaultValue.get
+
   def build(
       input: Seq[Attribute],
       orderBy: Seq[SortOrder],
@@ -113,7 +118,8 @@ object MatcherSpec {
       output: Seq[Attribute],
       maxLiveThreads: Long,
       maxBufferedRows: Long,
-      maxMatcherBytes: Long = 0L): MatcherSpec = {
+      maxMatcherBytes: Long = 0L,
+      maxStepsPerRow: Long = DefaultStepsPerRow): MatcherSpec = {
     val labels = options.patternVariables.toIndexedSeq
     val program = AutomatonCompiler.compile(effectivePattern(options), labels)
     val defineByLabel = options.definedVariables.zip(defines).toMap
@@ -147,7 +153,7 @@ object MatcherSpec {
       maxLookBehind = reach.behind,
       defineLookAhead = reach.defineAhead,
       measureLookAhead = reach.measureAhead,
-      maxLiveThreads, maxBufferedRows, maxMatcherBytes)
+      maxLiveThreads, maxBufferedRows, maxMatcherBytes, maxStepsPerRow)
   }
 
   /**

@@ -152,6 +152,7 @@ final class PartitionProcessor(
     metrics("numInputRows") += inputRows
     metrics("numOutputRows") += writer.outputRows
     metrics("numMatches") += matcher.matches
+    metrics("matchingSteps") += matcher.steps
     metrics("peakLivePartialMatches").set(matcher.peakLiveThreads.toDouble)
     metrics("peakBufferedRows").set(peakBuffered.toDouble)
   }

@@ -136,7 +136,8 @@ final class SlotEvaluator(
     slots: Seq[Slot],
     rowAttributes: Seq[Attribute],
     labelNames: IndexedSeq[String],
-    buffer: RowBuffer) {
+    buffer: RowBuffer,
+    running: RunningAggregates = null) {
 
   private val n = slots.length
   val row = new GenericInternalRow(n)
@@ -177,6 +178,14 @@ final class SlotEvaluator(
     case _ => null
   }.toArray
   private val kinds: Array[Slot] = slots.toArray
+  // Aggregates the view keeps running (MatchView.runningAggregates): their index there, or -1.
+  private val runningIndex: Array[Int] = slots.map {
+    case s: AggregateSlot if running != null => running.indexOf(s)
+    case _ => -1
+  }.toArray
+  private val runningRead: Array[(SpecializedGetters, Int) => Any] = slots.map { s =>
+    InternalRow.getAccessor(s.dataType, nullable = true)
+  }.toArray
   // Only expressions that read CLASSIFIER() need the label of their row (a walk back
   // through the match for a match in progress).
   private val readsLabel: Array[Boolean] = slots.map {
@@ -200,7 +209,10 @@ final class SlotEvaluator(
             navigate(s, i, if (s.isFinal) whole else view)
           case s: AggregateSlot =>
             val v = if (s.isFinal) whole else view
-            if (countsRows(i)) v.countRows(navVars(i)) else aggregate(runners(i), navVars(i), v)
+            val kept = if (runningIndex(i) >= 0) v.runningAggregates else null
+            if (kept != null) runningRead(i)(kept, runningIndex(i))
+            else if (countsRows(i)) v.countRows(navVars(i))
+            else aggregate(runners(i), navVars(i), v)
           case MatchNumberSlot => view.matchNumber
         })
       i += 1

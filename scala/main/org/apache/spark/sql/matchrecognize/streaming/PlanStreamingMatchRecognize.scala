@@ -149,7 +149,8 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
     val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
       m.options, m.output, MatchRecognizeConf.maxLiveThreads(conf),
-      MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf))
+      MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf),
+      MatchRecognizeConf.maxStepsPerRow(conf))
     val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
       describe(m), QuerySignature.of(Seq(m), input))
     val statistics = StreamMatchFunction.statistics()

@@ -1,7 +1,6 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.matchrecognize.compile.Instruction._
 import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrategy, WithinClause}
 
@@ -9,12 +8,20 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrat
  * Finds the matches of one partition under the standard semantics (SQL:2016 R010) and
  * SKIP TILL NEXT MATCH, in one pass over its rows.
  *
+ * Over 400 lines: the per-row step, the attempts and threads it advances and the pools that
+ * recycle them share mutable state on the hottest path of the engine; split into classes,
+ * every row would pay for the indirection.
+ *
  * The automaton is a Pike-style virtual machine. Each start row gets an [[Attempt]] whose
  * threads are kept in preference order; every row is offered to all threads of all live
  * attempts at once, so no row is read twice. Of two threads in the same state key only
  * the preferred one survives, which bounds the live state by the program size (times the
- * number of distinct histories when DEFINE reads earlier rows). Matches are reported in
- * start order; AFTER MATCH SKIP then drops the attempts it skips.
+ * number of distinct histories when DEFINE reads earlier rows; DEFINE aggregates count by
+ * their running state, [[RunningAggregates]]). Matches are reported in start order; AFTER
+ * MATCH SKIP then drops the attempts it skips, under PAST LAST ROW as soon as the first
+ * attempt's match covers them; under TO NEXT ROW an attempt that reaches the states of an
+ * earlier one follows it instead of running. The work per row is bounded by [[MatcherWork]].
+ * docs/design.md (3.1) explains why each merge is sound.
  *
  * With `decideEarly` (streams), each attempt's closure for the next row runs right after a
  * row, so a match whose threads all reached the pattern's end is decided without waiting
@@ -23,10 +30,6 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, SelectionStrat
  *
  * When DEFINE uses MATCH_NUMBER() attempts cannot run ahead (their number is unknown until
  * the previous match is decided): they run one at a time, re-reading buffered rows.
- *
- * Over 400 lines: the per-row step, the attempts and threads it advances and the pools that
- * recycle them share mutable state on the hottest path of the engine; split into classes,
- * every row would pay for the indirection.
  */
 final class AutomatonMatcher(
     spec: MatcherSpec,
@@ -304,6 +307,7 @@ final class AutomatonMatcher(
 
   private def clearAttempts(): Unit = {
     while (!attempts.isEmpty) recycle(attempts.removeFirst())
+    groupLeader = null
   }
 
   private def newAttempt(start: Long): Attempt = {
@@ -343,10 +347,11 @@ final class AutomatonMatcher(
     while (k < attempts.size) {
       val a = attempts.get(k)
       k += 1
-      if (!a.finished) {
+      if (!a.finished && a.leader == null) {
         if (a.closedAt != pos) {
           if (!spec.shareAcrossStarts) beginStep()
           closure(a, pos, atEnd = false)
+          if (followsEarlierStarts) followOrLead(a, pos)
         }
         liveThreads += a.threads.size()
       }
@@ -367,7 +372,7 @@ final class AutomatonMatcher(
     while (k < attempts.size) {
       val a = attempts.get(k)
       k += 1
-      if (!a.finished) {
+      if (!a.finished && a.leader == null) {
         val next = a.nextGeneration()
         val inWindow = withinWindow(a, pos, input)
         var i = 0
@@ -394,6 +399,7 @@ final class AutomatonMatcher(
         if (next.isEmpty) {
           a.finished = true
           if (a.candidate == null && k > 1) diedBehindFirst += 1
+          if (!a.followers.isEmpty) diedBehindFirst += decideFollowers(a)
         }
       }
     }
@@ -414,6 +420,101 @@ final class AutomatonMatcher(
   private val skipsPastLastRow =
     spec.options.effectiveSkip == AfterMatchSkip.PastLastRow && !sequential
 
+  // Under AFTER MATCH SKIP TO NEXT ROW no attempt is skipped by another's match, so each
+  // runs to its own end; one whose threads reach the states of an earlier attempt's follows
+  // it instead (see followOrLead). Not with WITHIN (the window is each start's own),
+  // MATCH_NUMBER() in DEFINE, or deciding early (streams).
+  private val followsEarlierStarts = spec.options.effectiveSkip == AfterMatchSkip.ToNextRow &&
+    spec.options.within.isEmpty && !sequential && !decideEarly
+  // The earliest live attempt with threads of its own, which later ones may follow.
+  private var groupLeader: Attempt = _
+
+  /**
+   * After the closures at `pos`: an attempt whose threads are, one for one and in the same
+   * preference order, in the same states as the leader's (program position, loop
+   * registers, the state key of what DEFINE reads: the test that merges threads) has the
+   * leader's future from `pos` on: the same rows will be tested alike, and the same threads
+   * will complete, with the rows from `pos` on mapped alike. So it follows the leader and
+   * runs nothing: when the leader is decided, the follower's match is its own rows before
+   * `pos` (those of its one thread then, or none at its start row) followed by the
+   * leader's match from `pos` on, if the leader completed after `pos`, else the match the
+   * follower had found itself (or none). With one thread before `pos` its rows are
+   * unambiguous; at its start row every thread has none. `X+` with SKIP TO NEXT ROW then
+   * runs one attempt instead of one per open start row.
+   */
+  private def followOrLead(a: Attempt, pos: Long): Unit = {
+    val l = groupLeader
+    if (l == null || l.finished || l.leader != null || (l eq a)) {
+      if (!a.threads.isEmpty) groupLeader = a
+    } else if (l.start < a.start && a.followers.isEmpty &&
+        (a.start == pos || a.threads.size() == 1) && sameStates(l, a)) {
+      a.leader = l
+      a.joinedAt = pos
+      a.prefix = if (a.start == pos) null else a.threads.get(0)
+      a.threads.release()
+      l.followers.add(a)
+    }
+  }
+
+  private def sameStates(l: Attempt, a: Attempt): Boolean = {
+    val n = a.threads.size()
+    if (l.threads.size() != n) return false
+    var i = 0
+    while (i < n) {
+      val x = l.threads.get(i)
+      val y = a.threads.get(i)
+      if (x.pc != y.pc || x.skipping != y.skipping ||
+          !java.util.Arrays.equals(x.registers, y.registers)) return false
+      i += 1
+    }
+    if (keyedByHistory) {
+      i = 0
+      while (i < n) {
+        if (!java.util.Arrays.equals(keyOf(l.threads.get(i)), keyOf(a.threads.get(i)))) {
+          return false
+        }
+        i += 1
+      }
+    }
+    true
+  }
+
+  /** The thread's state-key fingerprint ([[fingerprint]]), computed once until it changes. */
+  private def keyOf(t: MatchThread): Array[Long] = {
+    if (t.fingerprint == null) {
+      t.fingerprint = fingerprint(t)
+      work.add(t.fingerprint.length)
+      memory.allocated(MatcherMemory.arrayBytes(t.fingerprint.length, 8))
+      t.fingerprintHash = java.util.Arrays.hashCode(t.fingerprint)
+    }
+    t.fingerprint
+  }
+
+  /**
+   * The leader `l` is decided: so are its followers, with the end of its match when it
+   * completed after they joined, else without a match. Returns how many have none.
+   */
+  private def decideFollowers(l: Attempt): Int = {
+    var none = 0
+    var i = 0
+    while (i < l.followers.size()) {
+      val f = l.followers.get(i)
+      f.finished = true
+      f.leader = null
+      if (l.candidate != null && l.candidateAt > f.joinedAt) {
+        f.candidate = l.candidate
+        f.candidateOffset = (f.joinedAt - l.start).toInt
+      } else {
+        f.prefix = null // its own match, if it had found one before it joined
+        if (f.candidate == null) none += 1
+      }
+      i += 1
+    }
+    l.followers.clear()
+    if (groupLeader eq l) groupLeader = null
+    none
+  }
+
   /**
    * Under AFTER MATCH SKIP PAST LAST ROW, once the first undecided attempt has a complete
    * match, its match will end there or later (a preferred thread that completes later has
@@ -425,7 +526,7 @@ final class AutomatonMatcher(
     val first = attempts.peekFirst()
     val c = first.candidate
     if (c != null && c.length > 0 && attempts.size > 1) {
-      val end = first.start + c.length - 1
+      val end = first.start + matchLength(first) - 1
       var n = 0
       while (n + 1 < attempts.size && attempts.get(n + 1).start <= end) n += 1
       if (n > 0) attempts.dropAfterFirst(n, recycler)
@@ -441,7 +542,8 @@ final class AutomatonMatcher(
           s"${work.rows} rows of one partition" + (if (where.isEmpty) "" else s" ($where)") +
           s", more than spark.sql.matchRecognize.maxStepsPerRow = ${work.perRow} per row " +
           s"(${attempts.size} start rows still open, pattern ${spec.options.pattern.sql}): " +
-          "its partial matches cannot be merged, so the work grows faster than the rows. " +
+          "the work grows faster than the rows, as partial matches that cannot be merged " +
+          "stay open (or overlapping matches are long). " +
           "Raise spark.sql.matchRecognize.maxStepsPerRow (0 turns the limit off), or bound " +
           "the matches (for example with WITHIN).")
     }
@@ -463,10 +565,11 @@ final class AutomatonMatcher(
     while (k < attempts.size) {
       val a = attempts.get(k)
       k += 1
-      if (!a.finished) {
+      if (!a.finished && a.leader == null) {
         if (!spec.shareAcrossStarts) beginStep()
         closure(a, pos, atEnd)
         after(a)
+        if (a.finished && !a.followers.isEmpty) decideFollowers(a)
       }
     }
   }
@@ -553,6 +656,7 @@ final class AutomatonMatcher(
             case Done =>
               if (!th.afterSkip) {
                 a.candidate = th
+                a.candidateAt = pos
                 a.cut = true
               }
             case Split(first, second) =>
@@ -616,12 +720,7 @@ final class AutomatonMatcher(
   private val collisionStamp = new Array[Int](spec.program.size * 2)
 
   private def addKey(t: MatchThread, registers: Array[Long], slot: Int): Boolean = {
-    if (keyedByHistory && t.fingerprint == null) {
-      t.fingerprint = fingerprint(t)
-      work.add(t.fingerprint.length)
-      memory.allocated(MatcherMemory.arrayBytes(t.fingerprint.length, 8))
-      t.fingerprintHash = java.util.Arrays.hashCode(t.fingerprint)
-    }
+    if (keyedByHistory) keyOf(t)
     val start = if (spec.shareAcrossStarts) -1L else t.attempt.start
     visitedKeys.add(slot, start, if (registerCount == 0) null else registers, t.fingerprint,
       t.fingerprintHash)
@@ -749,7 +848,8 @@ final class AutomatonMatcher(
         if (a.candidate != null) {
           matchCount += 1
           totalMatches += 1
-          val m = complete(a.candidate, matchCount)
+          val m = complete(a, matchCount)
+          checkWork()
           recycle(a)
           nextStart = if (m.isEmpty) m.start + 1 else skipTarget(m)
           onMatch(m)
@@ -767,18 +867,27 @@ final class AutomatonMatcher(
     false
   }
 
-  private def complete(t: MatchThread, number: Long): CompletedMatch = {
-    val n = t.length
+  /** The rows of `a`'s candidate match (see [[Attempt.candidateOffset]]). */
+  private def matchLength(a: Attempt): Int =
+    (if (a.prefix == null) 0 else a.prefix.length) + a.candidate.length - a.candidateOffset
+
+  /** The match of the decided attempt `a`. */
+  private def complete(a: Attempt, number: Long): CompletedMatch = {
+    val t = a.candidate
+    val n = matchLength(a)
     val labels = new Array[Int](n)
     val excluded = new Array[Boolean](n)
-    history.decode(t.chunk, n, labels)
+    val own = if (a.prefix == null) 0 else a.prefix.length
+    if (own > 0) history.decode(a.prefix.chunk, 0, own, labels, 0)
+    history.decode(t.chunk, a.candidateOffset, t.length, labels, own)
+    work.add(n)
     var i = 0
     while (i < n) {
       excluded(i) = history.excludedOf(labels(i))
       labels(i) = history.labelOf(labels(i))
       i += 1
     }
-    new CompletedMatch(t.attempt.start, labels, excluded, number, labelCount)
+    new CompletedMatch(a.start, labels, excluded, number, labelCount)
   }
 
   private def skipTarget(m: CompletedMatch): Long = spec.options.effectiveSkip match {
@@ -799,264 +908,4 @@ final class AutomatonMatcher(
       }
       target
   }
-}
-
-/**
- * A reusable [[MatchView]] over a thread, optionally with one more row tentatively mapped
- * (the row whose DEFINE condition is being tested, right after the thread's rows).
- */
-private final class MutableThreadView(history: HistoryStore, running: RunningAggregates,
-    work: MatcherWork) extends MatchView {
-  private var startPos = 0L
-  private var chunk: HistoryChunk = _
-  private var length = 0
-  private var lastByLabel: Array[Long] = _
-  private var firstByLabel: Array[Long] = _
-  private var tracked = false
-  private var number = 0L
-  private var tentativeLabel = -1
-  private var scratch = new Array[Int](16)
-  private var aggregates: UnsafeRow = _
-  private var aggregateValues: InternalRow = _
-
-  def reset(start: Long, chunk: HistoryChunk, length: Int, lastByLabel: Array[Long],
-      firstByLabel: Array[Long], tracked: Boolean, matchNumber: Long, label: Int,
-      aggregates: UnsafeRow): Unit = {
-    this.aggregates = aggregates
-    this.aggregateValues = null
-    this.startPos = start
-    this.chunk = chunk
-    this.length = length
-    this.lastByLabel = lastByLabel
-    this.firstByLabel = firstByLabel
-    this.tracked = tracked
-    this.number = matchNumber
-    this.tentativeLabel = label
-  }
-
-  private def tentativePos: Long = startPos + length
-  private def rows: Int = if (tentativeLabel >= 0) length + 1 else length
-  private def labelOfEntry(i: Int): Int =
-    if (i == length) tentativeLabel else history.labelOf(history.codeAt(chunk, i))
-
-  def start: Long = startPos
-  def current: Long = startPos + rows - 1
-  def matchNumber: Long = number
-
-  def lastOf(vars: Array[Int], n: Int): Long = {
-    if (vars == null) {
-      val p = current - n
-      return if (rows > 0 && p >= startPos) p else -1L
-    }
-    var k = n
-    if (tentativeLabel >= 0 && MatchView.inSet(vars, tentativeLabel)) {
-      if (k == 0) return tentativePos
-      k -= 1
-    }
-    // Stored rows, newest first; with one tracked variable, from its last row on.
-    var i = length - 1
-    if (tracked && vars.length == 1) {
-      val p = lastByLabel(vars(0))
-      if (p < 0) return -1L
-      i = (p - startPos).toInt
-    }
-    var c = chunk
-    while (i >= 0) {
-      work.steps += 1
-      while (c.offset > i) c = c.prev
-      val l = history.labelOf(history.codeAt(c, i))
-      if (l >= 0 && MatchView.inSet(vars, l)) {
-        if (k == 0) return startPos + i
-        k -= 1
-      }
-      i -= 1
-    }
-    -1L
-  }
-
-  def firstOf(vars: Array[Int], n: Int): Long = {
-    if (vars == null) {
-      val p = startPos + n
-      return if (rows > 0 && p <= current) p else -1L
-    }
-    if (n == 0 && tracked) {
-      var best = Long.MaxValue
-      var i = 0
-      while (i < vars.length) {
-        val l = vars(i)
-        val p = if (firstByLabel(l) >= 0) firstByLabel(l)
-        else if (l == tentativeLabel) tentativePos
-        else -1L
-        if (p >= 0 && p < best) best = p
-        i += 1
-      }
-      return if (best == Long.MaxValue) -1L else best
-    }
-    var found = -1L
-    var k = n
-    foreachRow(vars) { (p, _) =>
-      if (found < 0) { if (k == 0) found = p else k -= 1 }
-    }
-    found
-  }
-
-  def labelAt(pos: Long): Int =
-    if (pos < startPos || pos > current) -1 else labelOfEntry((pos - startPos).toInt)
-
-  override def runningAggregates: InternalRow = {
-    if (aggregateValues == null && aggregates != null) {
-      work.steps += 1
-      aggregateValues =
-        if (tentativeLabel >= 0) running.tentative(aggregates, tentativePos, tentativeLabel, number)
-        else running.values(aggregates)
-    }
-    aggregateValues
-  }
-
-  def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit = {
-    if (scratch.length < length) scratch = new Array[Int](math.max(length, scratch.length * 2))
-    work.steps += length
-    history.decode(chunk, length, scratch)
-    var i = 0
-    while (i < rows) {
-      val l = if (i == length) tentativeLabel else history.labelOf(scratch(i))
-      if (vars == null || (l >= 0 && MatchView.inSet(vars, l))) f(startPos + i, l)
-      i += 1
-    }
-  }
-}
-
-/** The live attempts in start order: a ring with indexed access, so steps allocate no iterator. */
-private final class AttemptQueue {
-  private var items = new Array[Attempt](16)
-  private var head = 0
-  private var count = 0
-
-  def size: Int = count
-  def isEmpty: Boolean = count == 0
-  def get(i: Int): Attempt = items((head + i) & (items.length - 1))
-  def peekFirst(): Attempt = get(0)
-  def peekLast(): Attempt = get(count - 1)
-
-  def addLast(a: Attempt): Unit = {
-    if (count == items.length) {
-      val bigger = new Array[Attempt](items.length * 2)
-      var i = 0
-      while (i < count) { bigger(i) = get(i); i += 1 }
-      items = bigger
-      head = 0
-    }
-    items((head + count) & (items.length - 1)) = a
-    count += 1
-  }
-
-  def removeFirst(): Attempt = {
-    val a = items(head)
-    items(head) = null
-    head = (head + 1) & (items.length - 1)
-    count -= 1
-    a
-  }
-
-  def removeLast(): Attempt = {
-    val i = (head + count - 1) & (items.length - 1)
-    val a = items(i)
-    items(i) = null
-    count -= 1
-    a
-  }
-
-  /** Drops the `n` attempts after the first (handing each to `dropped`), keeping the first. */
-  def dropAfterFirst(n: Int, dropped: Attempt => Unit): Unit = {
-    val first = get(0)
-    var i = 0
-    while (i < n) {
-      val at = (head + i) & (items.length - 1)
-      if (i > 0) dropped(items(at))
-      items(at) = null
-      i += 1
-    }
-    dropped(items((head + n) & (items.length - 1)))
-    head = (head + n) & (items.length - 1)
-    items(head) = first
-    count -= n
-  }
-
-  /** Drops the finished attempts without a match, except the first, keeping the order. */
-  def removeDeadAfterFirst(dropped: Attempt => Unit): Unit = {
-    var kept = 1
-    var i = 1
-    while (i < count) {
-      val a = get(i)
-      if (a.finished && a.candidate == null) dropped(a)
-      else {
-        items((head + kept) & (items.length - 1)) = a
-        kept += 1
-      }
-      i += 1
-    }
-    while (i > kept) { i -= 1; items((head + i) & (items.length - 1)) = null }
-    count = kept
-  }
-}
-
-/** The work list of a closure: (thread, program position, parked-to-skip) entries, LIFO. */
-private final class ClosureStack {
-  private var threads = new Array[MatchThread](16)
-  private var pcs = new Array[Int](16)
-  private var skips = new Array[Boolean](16)
-  private var size = 0
-  // The entry taken by the last pop().
-  var thread: MatchThread = _
-  var pc: Int = 0
-  var skip: Boolean = false
-
-  def nonEmpty: Boolean = size > 0
-  def clear(): Unit = if (size > 0) {
-    java.util.Arrays.fill(threads.asInstanceOf[Array[AnyRef]], 0, size, null)
-    size = 0
-  }
-
-  def push(t: MatchThread, p: Int, s: Boolean): Unit = {
-    if (size == threads.length) {
-      threads = java.util.Arrays.copyOf(threads, size * 2)
-      pcs = java.util.Arrays.copyOf(pcs, size * 2)
-      skips = java.util.Arrays.copyOf(skips, size * 2)
-    }
-    threads(size) = t
-    pcs(size) = p
-    skips(size) = s
-    size += 1
-  }
-
-  def pop(): Unit = {
-    size -= 1
-    thread = threads(size)
-    pc = pcs(size)
-    skip = skips(size)
-    threads(size) = null
-  }
-}
-
-/** A growable array of longs. */
-private final class LongBuffer {
-  private var values = new Array[Long](16)
-  private var size = 0
-  def clear(): Unit = size = 0
-  def add(v: Long): Unit = {
-    if (size == values.length) values = java.util.Arrays.copyOf(values, size * 2)
-    values(size) = v
-    size += 1
-  }
-  def toArray: Array[Long] = java.util.Arrays.copyOf(values, size)
-}
-
-/**
- * A loop register holds the position where the current iteration began; during the loop's
- * first iteration that position is stored as `-position - 2` (-1 means "not in the loop").
- */
-private object FirstIteration {
-  def mark(pos: Long): Long = -pos - 2
-  def isMarked(register: Long): Boolean = register <= -2L
-  def position(register: Long): Long = -register - 2
 }

@@ -40,9 +40,13 @@ final class HistoryStore(labelCount: Int, exclusions: Boolean, memory: MatcherMe
   def code(label: Int, excluded: Boolean): Int =
     if (label < 0) 0 else label + 1 + (if (excluded && exclusions) labelCount + 1 else 0)
 
-  def labelOf(code: Int): Int = if (code == 0) -1 else (code - 1) % (labelCount + 1)
+  // Per code, looked up rather than computed: a match's every row is decoded this way.
+  private val labels = Array.tabulate(codes)(c => if (c == 0) -1 else (c - 1) % (labelCount + 1))
+  private val excluded = Array.tabulate(codes)(c => c == 0 || c > labelCount + 1)
 
-  def excludedOf(code: Int): Boolean = code == 0 || code > labelCount + 1
+  def labelOf(code: Int): Int = labels(code)
+
+  def excludedOf(code: Int): Boolean = excluded(code)
 
   /** Appends `code` to the rows of `t`, sharing or copying its last chunk as it can. */
   def append(t: MatchThread, code: Int): Unit = {
@@ -86,12 +90,16 @@ final class HistoryStore(labelCount: Int, exclusions: Boolean, memory: MatcherMe
   }
 
   /** The codes of the first `length` entries ending at `chunk`, in row order. */
-  def decode(chunk: HistoryChunk, length: Int, into: Array[Int]): Unit = {
+  def decode(chunk: HistoryChunk, length: Int, into: Array[Int]): Unit =
+    decode(chunk, 0, length, into, 0)
+
+  /** The codes of entries `from` until `until` of the rows ending at `chunk`, from `into(at)`. */
+  def decode(chunk: HistoryChunk, from: Int, until: Int, into: Array[Int], at: Int): Unit = {
     var c = chunk
-    var i = length - 1
-    while (i >= 0) {
+    var i = until - 1
+    while (i >= from) {
       while (c.offset > i) c = c.prev
-      into(i) = get(c, i - c.offset)
+      into(at + i - from) = get(c, i - c.offset)
       i -= 1
     }
   }

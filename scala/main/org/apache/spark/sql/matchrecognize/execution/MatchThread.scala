@@ -106,6 +106,29 @@ final class Attempt(var start: Long, var matchNumber: Long) {
   /** The most preferred complete match found so far, if any. */
   var candidate: MatchThread = _
 
+  /** The position of the closure that found `candidate`. */
+  var candidateAt: Long = -1L
+
+  /**
+   * Where this attempt's match begins among `candidate`'s rows, after the rows of `prefix`:
+   * a follower's match is its own rows up to where it joined its leader (`prefix`, the
+   * thread it had then; null when it joined at its start row), then the rows of its
+   * leader's match from there. 0 and null for an attempt's own candidate.
+   */
+  var candidateOffset: Int = 0
+  var prefix: MatchThread = _
+
+  /**
+   * The earlier attempt this one follows, or null: at `joinedAt` its threads were in the
+   * same states as the leader's, so it runs no threads of its own from then on
+   * ([[AutomatonMatcher]]).
+   */
+  var leader: Attempt = _
+  var joinedAt: Long = -1L
+
+  /** The attempts following this one, until it is decided. */
+  val followers = new java.util.ArrayList[Attempt]()
+
   /** Set when a complete match cut the less preferred threads during this closure. */
   var cut: Boolean = false
   var finished: Boolean = false
@@ -119,6 +142,12 @@ final class Attempt(var start: Long, var matchNumber: Long) {
     threads.release()
     spare.release()
     candidate = null
+    candidateAt = -1L
+    candidateOffset = 0
+    prefix = null
+    leader = null
+    joinedAt = -1L
+    followers.clear()
     cut = false
     finished = false
     closedAt = -1L

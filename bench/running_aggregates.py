@@ -16,8 +16,8 @@ Each jar (``--jar``, default the one ``SPARK_MATCH_RECOGNIZE_JAR`` or ``target/`
 ``--baseline``) runs each query and size in a fresh driver JVM of its own (``local[2]``,
 4 GB), one run after a warm-up at a small size (the median of three when a run takes under
 10 seconds); a run past ``--timeout`` seconds is stopped and the larger sizes are not run.
-The figures are printed side by side; an error is shown by its first words (a limit's
-error names its setting). Usage:
+The figures are printed side by side; an error is shown by its first words (a limit's by
+the setting it names) and the time it took to come. Usage:
 
     .venv/bin/python bench/running_aggregates.py --baseline /tmp/smr-base-4.3.jar \\
         --partitions 300
@@ -111,6 +111,7 @@ def _child(query: str, sizes: list[int], per: int) -> None:
 
     run(min(200, per))  # warm-up: code generation, JIT
     for rows in sizes:
+        t0 = time.perf_counter()
         try:
             seconds, n = run(rows)
             if seconds < 10:
@@ -122,7 +123,8 @@ def _child(query: str, sizes: list[int], per: int) -> None:
                 (k for k in ("maxStepsPerRow", "maxMatcherBytes", "maxLiveThreads") if k in text),
                 None,
             )
-            outcome = {"error": f"limit {limit}" if limit else text.splitlines()[0][:120]}
+            what = f"{limit} error" if limit else text.splitlines()[0][:120]
+            outcome = {"error": f"{what} after {time.perf_counter() - t0:.1f} s"}
         print(json.dumps({"rows": rows, **outcome}), flush=True)
     spark.stop()
 

@@ -583,6 +583,7 @@ final class AutomatonMatcher(
       k += 1
       memory.countBytes(MatcherMemory.AttemptBytes)
       if (a.candidate != null) memory.countThread(a.candidate)
+      if (a.prefix != null) memory.countThread(a.prefix)
       var i = 0
       while (i < a.threads.size()) {
         memory.countThread(a.threads.get(i))

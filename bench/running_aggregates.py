@@ -5,6 +5,7 @@ Queries (standard semantics, one partition unless said otherwise, the rows gener
 
 * ``sum_rare``: ``A+ C``, ``DEFINE A AS sum(A.price) >= 0, C AS v = 7``, C on one row in
   1,000: every start row is a partial match with its own running sum;
+* ``sum_no_c``: the same without any C row: every start row stays open to the end;
 * ``no_merge``: ``(A | B)* C`` where only the last row is a C and A reads ``FIRST(ts)``: no
   two partial matches ever share a state (bench/matcher_memory.py's query);
 * ``next_row``: ``X+`` with ``AFTER MATCH SKIP TO NEXT ROW`` over rows that are all X;
@@ -48,6 +49,15 @@ QUERIES = {
           PATTERN (A+ C)
           DEFINE A AS sum(A.price) >= 0, C AS v = 7
         )""",
+    "sum_no_c": """
+        SELECT * FROM (SELECT 'p' AS g, id AS ts, (id * 37) % 11 AS price, id % 7 AS v
+                       FROM range({rows}))
+        MATCH_RECOGNIZE (
+          PARTITION BY g ORDER BY ts
+          MEASURES count(*) AS n, sum(A.price) AS total
+          PATTERN (A+ C)
+          DEFINE A AS sum(A.price) >= 0, C AS v = 7
+        )""",
     "no_merge": """
         SELECT * FROM (SELECT 'p' AS g, id AS ts,
                               CASE WHEN id = {rows} - 1 THEN 2 ELSE id % 2 END AS v
@@ -82,8 +92,9 @@ QUERIES = {
 
 PROBE_SIZES = {
     "sum_rare": [2000, 4000, 20000],
+    "sum_no_c": [4000, 50000],
     "no_merge": [4000, 16000, 50000],
-    "next_row": [4000, 20000],
+    "next_row": [4000, 20000, 50000],
 }
 
 

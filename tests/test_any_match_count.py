@@ -219,3 +219,20 @@ def test_a_later_row_measure_is_computed_only_on_the_rows_its_variable_binds(spa
         spark.conf.unset("spark.sql.ansi.enabled")
     assert counted == built and len(counted) > 1
     assert "CepMatchCount" in plan, plan
+
+
+def _bits_query(b_rows: int) -> str:
+    rows = ", ".join([f"({i}, 'b')" for i in range(b_rows)] + [f"({b_rows}, 'c')"])
+    return f"""SELECT count(*) AS n FROM (VALUES {rows}) AS t(ts, e) MATCH_RECOGNIZE (
+        ORDER BY ts MEASURES C.ts AS c SKIP TILL ANY MATCH PATTERN (B+ C)
+        WITHIN {b_rows + 1} ROWS DEFINE B AS e = 'b', C AS e = 'c')"""
+
+
+def test_the_largest_count_a_bigint_holds_is_returned_and_one_more_is_refused(spark):
+    # B+ C over n B rows and one C: every non-empty subset of the B rows is a match, 2^n - 1.
+    plan = spark.sql("EXPLAIN " + _bits_query(63)).collect()[0][0]
+    assert "MatchCount" in plan, plan
+    assert spark.sql(_bits_query(63)).collect()[0][0] == 2**63 - 1
+    too_many = r"more matches \(or partial matches\).*than a BIGINT holds"
+    with pytest.raises(Exception, match=too_many):
+        spark.sql(_bits_query(64)).collect()

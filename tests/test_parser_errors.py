@@ -383,3 +383,17 @@ def test_define_null_is_refused_as_spark_refuses_where_null(spark):
         "ORDER BY ts MEASURES count(B.*) AS b PATTERN (A B?) DEFINE B AS CAST(NULL AS BOOLEAN)"
     )
     assert _rows(spark, typed) == [(0,), (0,), (0,)]
+
+
+@pytest.mark.parametrize("define", ["price > 0 price", "price > 0 AS ok"])
+def test_a_name_after_a_define_condition_is_refused(spark, define):
+    # Spark's expression parser reads `x > 0 y` as x > 0 named y: in DEFINE the name would
+    # be dropped silently, so the condition is refused, naming the variable and the name.
+    sql = clause(f"ORDER BY ts MEASURES count(*) AS n PATTERN (A+) DEFINE A AS {define}")
+    assert check(sql) == []
+    error = _spark_error(spark, sql)
+    assert error.getCondition() == "MATCH_RECOGNIZE.NAME_AFTER_CONDITION", str(error)
+    name = define.split()[-1]
+    assert f"DEFINE condition of `A` is followed by the name `{name}`" in str(error), str(error)
+    several = clause("ORDER BY ts PATTERN (A+) DEFINE A AS price > 0 AS (a, b)")
+    assert _spark_error(spark, several).getCondition() == "MULTI_ALIAS_WITHOUT_GENERATOR"

@@ -86,6 +86,16 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
     val defines = o.definedVariables.zip(u.defines).map { case (v, d) =>
       val canonical = new PatternExpressionCanonicalizer(o, u.child.output, inDefine = true)
         .canonicalize(d)
+      // Spark's expression parser reads `x > 0 y` as `x > 0 AS y`: a name a condition
+      // cannot have, refused here (after the checks on what the condition refers to).
+      // `x > 0 AS (a, b)` never resolves: Spark refuses it as MULTI_ALIAS_WITHOUT_GENERATOR.
+      d match {
+        case a: Alias =>
+          throw analysis("NAME_AFTER_CONDITION",
+            s"DEFINE condition of `$v` is followed by the name `${a.name}`; a name follows " +
+              "an expression only in MEASURES.")
+        case _ =>
+      }
       if (canonical.dataType != BooleanType) {
         throw analysis("DEFINE_NOT_BOOLEAN",
           s"DEFINE condition of `$v` must be boolean, but ${d.sql} is ${d.dataType.sql}.")

@@ -1,7 +1,5 @@
 package org.apache.spark.sql.matchrecognize.execution
 
-import java.util.ArrayDeque
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
@@ -9,9 +7,8 @@ import org.apache.spark.sql.matchrecognize.plans.PartitionKeys
 
 /**
  * The per-task loop of [[MatchRecognizeExec]]: reads the sorted rows of a Spark partition,
- * cuts them into MATCH_RECOGNIZE partitions, offers each row to the automaton once the
- * rows its DEFINE conditions look ahead to have arrived, and hands out output rows as they
- * are produced. Rows no live match can read any more are dropped from the buffer.
+ * cuts them into MATCH_RECOGNIZE partitions, runs each through the [[AutomatonDriver]] and
+ * hands out output rows as they are produced.
  */
 final class PartitionProcessor(
     spec: MatcherSpec,
@@ -20,20 +17,11 @@ final class PartitionProcessor(
     partitionIndex: Int,
     metrics: Map[String, SQLMetric]) {
 
-  private val buffer = new RowBuffer(spec.maxBufferedRows, "spark.sql.matchRecognize.maxBufferedRows")
-  private val out = new ArrayDeque[InternalRow]()
-  private val writer = new MatchOutputWriter(spec, buffer, out)
-  // At the partition end every match is final: the matcher decides them one step at a time
-  // and each is written at once, so that the output of the matches decided together there
-  // (all start rows of `X+` with SKIP TO NEXT ROW) is handed out before the next is decided.
-  private var ending = false
   // The first row of the next partition, held while the current partition's end is decided.
   private var heldRow: UnsafeRow = _
-  private val matcher = new AutomatonMatcher(spec, buffer,
-    { m =>
-      writer.add(m)
-      if (ending) writer.flushAtEnd()
-    }, partitionIndex, () => describePartition)
+  private val driver =
+    new AutomatonDriver(spec, partitionIndex, () => describePartition, decideEarly = false)
+  private val out = driver.out
   // Keys of a case- or accent-insensitive collation compare through their collation key.
   private val keyOf = UnsafeProjection.create(PartitionKeys.comparable(partitionKeys), inputSchema)
   private val keyValuesOf =
@@ -50,7 +38,6 @@ final class PartitionProcessor(
   private var currentKey: UnsafeRow = _
   // The current partition's key values as the first row has them, for messages.
   private var currentKeyValues: UnsafeRow = _
-  private var processed = 0L
   private var inputRows = 0L
 
   def run(rows: Iterator[InternalRow]): Iterator[InternalRow] = new Iterator[InternalRow] {
@@ -58,7 +45,7 @@ final class PartitionProcessor(
 
     override def hasNext: Boolean = {
       while (out.isEmpty && !exhausted) {
-        if (ending) continueEnd()
+        if (driver.endingPartition) continueEnd()
         else if (rows.hasNext) add(rows.next().asInstanceOf[UnsafeRow])
         else if (currentKey != null) beginEnd()
         else {
@@ -100,36 +87,15 @@ final class PartitionProcessor(
       currentKey = keyOf(row).copy()
       currentKeyValues = if (keyValuesOf eq keyOf) currentKey else keyValuesOf(row).copy()
     }
-    buffer.append(row)
-    if (keysFixedWidth) previous = buffer.get(buffer.end - 1)
-    while (processed + spec.defineLookAhead < buffer.end) {
-      matcher.process(processed)
-      processed += 1
-    }
-    writer.flush(matcher.oldestNeeded, None)
-    buffer.trimBefore(math.min(math.min(matcher.oldestNeeded, writer.oldestNeeded), processed) -
-      spec.maxLookBehind)
+    val kept = driver.add(row)
+    if (keysFixedWidth) previous = kept
   }
 
-  private def beginEnd(): Unit = {
-    while (processed < buffer.end) {
-      matcher.process(processed)
-      processed += 1
-    }
-    ending = true
-    matcher.beginFinish(buffer.end)
-  }
+  private def beginEnd(): Unit = driver.beginEnd()
 
   /** Decides at least one more match of the partition end; past the last, starts the next partition. */
   private def continueEnd(): Unit = {
-    if (!matcher.finishStep()) return
-    writer.flush(buffer.end, Some(buffer.end))
-    ending = false
-    peakBuffered = math.max(peakBuffered, buffer.peakSize)
-    buffer.clear()
-    matcher.reset()
-    writer.reset()
-    processed = 0
+    if (!driver.continueEnd()) return
     currentKey = null
     if (heldRow != null) {
       val next = heldRow
@@ -137,8 +103,6 @@ final class PartitionProcessor(
       add(next)
     }
   }
-
-  private var peakBuffered = 0
 
   /** The current partition's keys, for error messages. */
   private def describePartition: String =
@@ -150,10 +114,10 @@ final class PartitionProcessor(
 
   private def reportMetrics(): Unit = {
     metrics("numInputRows") += inputRows
-    metrics("numOutputRows") += writer.outputRows
-    metrics("numMatches") += matcher.matches
-    metrics("matchingSteps") += matcher.steps
-    metrics("peakLivePartialMatches").set(matcher.peakLiveThreads.toDouble)
-    metrics("peakBufferedRows").set(peakBuffered.toDouble)
+    metrics("numOutputRows") += driver.writer.outputRows
+    metrics("numMatches") += driver.matcher.matches
+    metrics("matchingSteps") += driver.matcher.steps
+    metrics("peakLivePartialMatches").set(driver.matcher.peakLiveThreads.toDouble)
+    metrics("peakBufferedRows").set(driver.peakBufferedRows.toDouble)
   }
 }

@@ -1,10 +1,8 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
-import java.util.ArrayDeque
-
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.matchrecognize.execution.{AutomatonMatcher, MatchOutputWriter, MatcherSpec, RowBuffer}
+import org.apache.spark.sql.matchrecognize.execution.{AutomatonDriver, MatcherSpec}
 import org.apache.spark.sql.matchrecognize.plans.WithinClause
 
 /** What [[ResumableMatcher.advance]] decided: output rows, the new state, and when to call again. */
@@ -39,49 +37,30 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
   private val closesByTime = windowMicros.isDefined && spec.defineLookAhead == 0 &&
     spec.measureLookAhead == 0
 
-  // Built once and reset for each key, as the batch operator resets them per partition:
-  // the writer's projections and the automaton's conditions are compiled code.
-  private val buffer = new RowBuffer(spec.maxBufferedRows, "spark.sql.matchRecognize.maxBufferedRows")
-  private val out = new ArrayDeque[InternalRow]()
-  private val writer = new MatchOutputWriter(spec, buffer, out)
-  // A match is decided as soon as its last row is read, not at the next row (no `$` here).
-  private val matcher =
-    new AutomatonMatcher(spec, buffer, writer.add, partitionIndex, describeKey, decideEarly = true)
+  // Built once and reset for each key, as the batch operator resets it per partition. A
+  // match is decided as soon as its last row is read, not at the next row (no `$` here).
+  private val driver = new AutomatonDriver(spec, partitionIndex, describeKey, decideEarly = true)
+  private val buffer = driver.buffer
+  private val writer = driver.writer
+  private val matcher = driver.matcher
 
   def advance(state: KeyState, newRows: Iterator[UnsafeRow], timeOrdinal: Int,
       watermarkMicros: Long): Advanced = {
-    out.clear()
-    buffer.clear(state.base)
-    matcher.resume(state.resumeAt, state.matchesBefore)
-    matcher.resetPeakLiveThreads()
-    writer.resume(state.writtenUpTo)
-    var processed = state.resumeAt
-
-    def add(row: UnsafeRow): Unit = {
-      buffer.append(row)
-      while (processed + spec.defineLookAhead < buffer.end) {
-        matcher.process(processed)
-        processed += 1
-      }
-      writer.flush(matcher.oldestNeeded, None)
-      buffer.trimBefore(math.min(math.min(matcher.oldestNeeded, writer.oldestNeeded), processed) -
-        spec.maxLookBehind)
-    }
-
+    driver.resume(state.base, state.resumeAt, state.matchesBefore, state.writtenUpTo)
     // The saved rows were offered before, and no output they gave is written again: a
     // match that was decided moved `resumeAt` past its start.
-    state.released.foreach(add)
-    newRows.foreach(add)
+    state.released.foreach(driver.add)
+    newRows.foreach(driver.add)
 
-    var resumeAt = math.min(math.min(matcher.firstUndecided, writer.oldestNeeded), processed)
+    var resumeAt =
+      math.min(math.min(matcher.firstUndecided, writer.oldestNeeded), driver.processedUpTo)
     var windowsCloseAt: Option[Long] = None
     if (closesByTime && resumeAt < buffer.end) {
       val lastTime = buffer.get(buffer.end - 1).getLong(timeOrdinal)
       val closeAt = lastTime + windowMicros.get
       if (watermarkMicros >= closeAt) {
         // Every later row is past every open match's window: decide them now.
-        matcher.finish(buffer.end)
-        writer.flush(buffer.end, Some(buffer.end))
+        driver.decideAll()
         resumeAt = buffer.end
       } else windowsCloseAt = Some(closeAt)
     }
@@ -95,8 +74,8 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
     }
     val next = KeyState(buffer.firstRetained, resumeAt, matcher.decidedMatches - writer.waiting,
       writer.writtenUpTo, kept.toIndexedSeq, state.waiting)
-    val rows = new Array[InternalRow](out.size)
-    out.toArray(rows)
+    val rows = new Array[InternalRow](driver.out.size)
+    driver.out.toArray(rows)
     Advanced(rows.toSeq, next, windowsCloseAt, next.matchesBefore - state.matchesBefore,
       matcher.peakLiveThreads)
   }

@@ -1,5 +1,6 @@
 """Runs a streaming MATCH_RECOGNIZE query over rows delivered in micro-batches, and the same
-query in batch, for the tests that hold a stream's output to the batch result.
+query in batch, for the tests that hold a stream's output to the batch result
+(``assert_stream_equals_batch``).
 
 Rows are written as JSON files, one file per micro-batch, read by Spark's file source one
 file per trigger (``maxFilesPerTrigger=1``) with a watermark on ``ts``; the query runs with
@@ -16,9 +17,12 @@ import json
 import os
 import random
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from result_compare import compare_rows
 
 FLUSH_PART = "zz_flush"
 FLUSH_ID = 100_000
@@ -158,3 +162,43 @@ def run_batch(spark, schema: str, rows: list[tuple], sql: str, view: str = "even
     """The same query over the same rows as a batch DataFrame."""
     spark.createDataFrame(rows, schema).createOrReplaceTempView(view)
     return [tuple(r) for r in spark.sql(sql).collect()]
+
+
+def assert_stream_equals_batch(
+    spark,
+    tmp: Path,
+    schema: str,
+    columns: list[str],
+    rows: list[tuple],
+    sql: str,
+    *,
+    time_of: Callable[[tuple], float],
+    flush: tuple,
+    seed: int = 0,
+    delay: float = 5.0,
+    max_batch: int = 5,
+    stream_only: list[tuple] | None = None,
+    may_be_empty: bool = False,
+) -> tuple[StreamRun, list[tuple]]:
+    """Runs ``sql`` over ``rows`` as a stream and as a batch query, and fails unless the two
+    write the same rows (in any order) and the watermark drops none of the stream's.
+
+    The stream reads ``rows`` and ``stream_only`` (rows that only a stream needs, such as
+    those a DEFINE reads ahead of the last row) in micro-batches of up to ``max_batch`` rows,
+    in an arrival order up to ``delay`` seconds out of ``time_of`` order (the watermark's
+    delay), then the ``flush`` row. Two empty outputs are equal without showing anything, so
+    it also fails when neither writes a row, unless ``may_be_empty``: for a random case,
+    whose caller checks that its cases together write rows. Returns the stream's run and
+    the batch rows."""
+    rng = random.Random(seed)
+    batches = arrival_batches(rows + (stream_only or []), time_of, delay, rng, max_batch)
+    batches.append([flush])
+    stream = run_stream(
+        spark, tmp, schema, columns, batches, sql, watermark=f"{int(delay)} seconds"
+    )
+    expected = run_batch(spark, schema, rows, sql)
+    assert stream.dropped_by_watermark() == 0, f"{sql}\nrows dropped behind the watermark"
+    diff = compare_rows(stream.rows, expected, ordered=False)
+    assert diff is None, f"{sql}\n{diff}"
+    assert expected or may_be_empty, f"{sql}\nneither the stream nor the batch wrote a row"
+    return stream, expected

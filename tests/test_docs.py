@@ -3,7 +3,8 @@
 * Every ```sql block of docs/*.md that is followed by a Markdown table is run on the
   session and its rows compared, in order, with the table (docs/syntax.md: every block).
 * docs/configuration.md holds the conf table the jar generates (ConfDoc) and the table of
-  configure() options generated from OPTIONS; regenerate both with
+  configure() options generated from OPTIONS, and the package's settings.json (which OPTIONS
+  is read from) is the JSON the jar generates; regenerate them with
   ``python -m spark_match_recognize docs --write``.
 """
 
@@ -23,8 +24,10 @@ from spark_match_recognize.cli import (
     conf_table,
     documented_table,
     options_table,
+    settings_file,
     with_table,
 )
+from spark_match_recognize.options import SETTINGS_FILE
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 REGENERATE = "run `python -m spark_match_recognize docs --write` to regenerate it"
@@ -150,6 +153,11 @@ def test_configuration_doc_lists_every_configure_option():
     assert documented == options_table(), f"docs/configuration.md is out of date; {REGENERATE}"
     for option in OPTIONS.values():
         assert f"`{option.name}`" in documented and f"`{option.key}`" in documented
+
+
+def test_the_options_are_read_from_the_settings_the_jar_lists(spark):
+    committed = SETTINGS_FILE.read_text(encoding="utf-8")
+    assert committed == settings_file(spark), f"{SETTINGS_FILE.name} is out of date; {REGENERATE}"
 
 
 def test_every_public_conf_key_is_a_configure_option(spark):

@@ -67,6 +67,7 @@ def test_sdist_holds_what_building_the_jar_needs(dist):
         "project/SparkLines.scala",
         "python/spark_match_recognize/__init__.py",
         "python/spark_match_recognize/py.typed",
+        "python/spark_match_recognize/settings.json",
         "scala/main/org/apache/spark/sql/matchrecognize/MatchRecognizeExtensions.scala",
         *(f"sql-examples/{name}" for name in EXAMPLES),
     ):
@@ -89,6 +90,7 @@ def test_wheel_bundles_every_lines_jar_and_the_examples_and_accepts_those_lines(
             bundled = wheel.read(f"spark_match_recognize/examples/{name}")
             assert bundled == (ROOT / "sql-examples" / name).read_bytes()
         assert "spark_match_recognize/py.typed" in names
+        assert "spark_match_recognize/settings.json" in names  # configure()'s options
         metadata_name = only_name(names, ".dist-info/METADATA")
         metadata = email.parser.Parser().parsestr(wheel.read(metadata_name).decode())
         entry_points = wheel.read(only_name(names, ".dist-info/entry_points.txt")).decode()

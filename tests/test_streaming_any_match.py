@@ -22,7 +22,14 @@ from pyspark.errors import AnalysisException
 
 from reference.cep_random_cases import generate
 from result_compare import compare_rows
-from streaming_harness import FLUSH_ID, arrival_batches, run_batch, run_restarted, run_stream
+from streaming_harness import (
+    FLUSH_ID,
+    arrival_batches,
+    assert_stream_equals_batch,
+    run_batch,
+    run_restarted,
+    run_stream,
+)
 
 CASES = int(os.environ.get("SMR_STREAM_ANY_MATCH_CASES", "8"))
 SEED_BASE = int(os.environ.get("SMR_STREAM_SEED", "20261126"))
@@ -49,19 +56,21 @@ def _walk(n: int, parts: list[str], rng: random.Random, ties: bool = True) -> li
     return rows
 
 
-def _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=0, delay=5.0, max_batch=12):
-    rng = random.Random(seed)
-    flush = _row(FLUSH_ID, "zz_flush", None, None)
-    batches = arrival_batches(rows, lambda r: r[4].timestamp(), delay, rng, max_batch)
-    batches.append([flush])
-    stream = run_stream(
-        spark, tmp_path, SCHEMA, COLUMNS, batches, sql, watermark=f"{int(delay)} seconds"
+def _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=0, max_batch=12, closing=None):
+    """The stream equals the batch query on `rows`; the stream also reads `closing`."""
+    return assert_stream_equals_batch(
+        spark,
+        tmp_path,
+        SCHEMA,
+        COLUMNS,
+        rows,
+        sql,
+        time_of=lambda r: r[4].timestamp(),
+        flush=_row(FLUSH_ID, "zz_flush", None, None),
+        seed=seed,
+        max_batch=max_batch,
+        stream_only=closing,
     )
-    expected = run_batch(spark, SCHEMA, rows, sql)
-    assert stream.dropped_by_watermark() == 0
-    diff = compare_rows(stream.rows, expected, ordered=False)
-    assert diff is None, f"{sql}\n{diff}"
-    return stream, expected
 
 
 SEQUENCE = """
@@ -136,8 +145,7 @@ def test_pattern_forms_stream_equals_batch(spark, tmp_path, pattern, define):
       DEFINE {define})
     """
     rows = _walk(120, ["p", "q"], random.Random(7))
-    _, expected = _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=7)
-    assert expected
+    _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=7)
 
 
 def test_closure_measures_and_match_numbers_stream_equals_batch(spark, tmp_path):
@@ -167,8 +175,7 @@ def test_all_rows_per_match_stream_equals_batch(spark, tmp_path):
       DEFINE A AS x > 6, B AS x < A.x, N AS x = 9, C AS y > 5)
     """
     rows = _walk(100, ["p", "q"], random.Random(11))
-    _, expected = _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=11)
-    assert expected
+    _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=11)
 
 
 def test_keyless_ties_rows_window_and_prev_stream_equals_batch(spark, tmp_path):
@@ -189,8 +196,7 @@ def test_keyless_ties_rows_window_and_prev_stream_equals_batch(spark, tmp_path):
     rows += [
         (1000 + i, "p", None, None, last + datetime.timedelta(seconds=i + 1)) for i in range(7)
     ]
-    _, expected = _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=13)
-    assert expected
+    _assert_stream_equals_batch(spark, tmp_path, rows, sql, seed=13)
 
 
 def test_next_and_prev_stream_equals_batch(spark, tmp_path):
@@ -213,15 +219,10 @@ def test_next_and_prev_stream_equals_batch(spark, tmp_path):
     trailers = [
         _row(end + 10 + i, part, None, None, row_id=2000 + i) for i, part in enumerate("ppqq")
     ]
-    flush = _row(FLUSH_ID, "zz_flush", None, None)
-    batches = arrival_batches(
-        rows + closing + trailers, lambda r: r[4].timestamp(), 5, random.Random(19), 10
+    _, expected = _assert_stream_equals_batch(
+        spark, tmp_path, rows + closing, sql, seed=19, max_batch=10, closing=trailers
     )
-    stream = run_stream(spark, tmp_path, SCHEMA, COLUMNS, batches + [[flush]], sql)
-    expected = run_batch(spark, SCHEMA, rows + closing, sql)
-    assert stream.dropped_by_watermark() == 0
     assert len(expected) >= 10
-    assert compare_rows(stream.rows, expected, ordered=False) is None
 
 
 @pytest.mark.parametrize("pattern", ["A B? C", "PERMUTE(A, B) C !N"])
@@ -329,21 +330,25 @@ def test_random_any_match_patterns_stream_equals_batch(spark, tmp_path):
             ]
         tuples = [tuple(r[c] for c in columns) for r in rows]
         sql = "SELECT * FROM events" + case.sql[case.sql.index("\nMATCH_RECOGNIZE") :]
-        rng = random.Random(seed)
         flush = _flush(columns, {"id": FLUSH_ID, "k": 99, "ts": end + datetime.timedelta(days=30)})
-        batches = arrival_batches(tuples, lambda r: r[2].timestamp(), 120, rng) + [[flush]]
         try:
-            stream = run_stream(
-                spark, tmp_path, schema, columns, batches, sql, watermark="120 seconds"
+            _, expected = assert_stream_equals_batch(
+                spark,
+                tmp_path,
+                schema,
+                columns,
+                tuples,
+                sql,
+                time_of=lambda r: r[2].timestamp(),
+                flush=flush,
+                seed=seed,
+                delay=120,
+                may_be_empty=True,
             )
-            expected = run_batch(spark, schema, tuples, sql)
         except Exception as e:  # noqa: BLE001 - reported with the seed
             failures.append(f"seed {seed}: {type(e).__name__}: {e}\n{sql}")
             continue
         matches += len(expected)
-        diff = compare_rows(stream.rows, expected, ordered=False)
-        if diff is not None or stream.dropped_by_watermark():
-            failures.append(f"seed {seed}:\n{sql}\n{diff}")
     assert not failures, "\n\n".join(failures)
     assert checked == CASES
     assert matches > CASES, f"only {matches} matches in {CASES} cases: the data exercise too little"

@@ -1,21 +1,22 @@
 """``configure()``: turning a SparkSession builder into one that can run MATCH_RECOGNIZE.
 
-Every keyword option of :func:`configure` is one row of :data:`OPTIONS`, which maps the
-Python name onto its ``spark.sql.matchRecognize.*`` key, says what values it takes and
-documents it. Adding an option is adding a row. The keys can also be changed later in a
+Every keyword option of :func:`configure` is one row of :data:`OPTIONS`, read from the
+settings the jar lists (see :mod:`.options`). The keys can also be changed later in a
 session with ``SET key = value`` (each is read when a query is planned).
 """
 
 from __future__ import annotations
 
 import difflib
-import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, TypeVar
 
 from .jars import JAR_ENV_VAR, installed_spark_line, jar_info, jar_path, spark_line
+from .options import JOIN_ORDERS, OPTIONS, Option
+
+# The value checks, under the names they had here.
+from .options import _boolean as _boolean
+from .options import _choice as _choice
+from .options import _double as _double
 
 __all__ = [
     "EXTENSIONS_CLASS",
@@ -29,22 +30,6 @@ __all__ = [
 
 #: The class to name in ``spark.sql.extensions``.
 EXTENSIONS_CLASS = "org.apache.spark.sql.matchrecognize.MatchRecognizeExtensions"
-
-_LONG_MAX = 2**63 - 1
-
-#: The join-order algorithms (spark.sql.matchRecognize.joinOrder), as the Scala conf lists them.
-JOIN_ORDERS = (
-    "auto",
-    "trivial",
-    "efreq",
-    "greedy",
-    "ii_random",
-    "ii_greedy",
-    "dp_left_deep",
-    "dp_bushy",
-    "zstream",
-    "zstream_ord",
-)
 
 B = TypeVar("B")
 
@@ -70,140 +55,6 @@ class SparkVersionMismatchError(RuntimeError):
             f"bundled with the package), or install a pyspark of that line "
             f"(pip install 'pyspark=={line}.*')."
         )
-
-
-# --------------------------------------------------------------------------------------
-# Value checks. Each takes the Python value and returns the conf string, raising
-# TypeError/ValueError (without the option name; Option.to_conf adds it).
-
-
-def _long(minimum: int = 1) -> Callable[[Any], str]:
-    def check(value: Any) -> str:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"expected an int, got {type(value).__name__} {value!r}")
-        if not minimum <= value <= _LONG_MAX:
-            bound = "positive" if minimum == 1 else f">= {minimum}"
-            raise ValueError(f"must be {bound} and at most 2**63-1, got {value}")
-        return str(value)
-
-    check.__doc__ = f"an int >= {minimum}"
-    return check
-
-
-def _double(minimum: float = -math.inf, maximum: float = math.inf) -> Callable[[Any], str]:
-    """A finite number in [minimum, maximum] (the Scala confs refuse infinity and NaN)."""
-    if math.isinf(maximum):
-        accepts = "a finite number" if math.isinf(minimum) else f"a finite number >= {minimum}"
-    else:
-        accepts = f"a number in [{minimum}, {maximum}]"
-
-    def check(value: Any) -> str:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"expected a number, got {type(value).__name__} {value!r}")
-        if not (math.isfinite(value) and minimum <= value <= maximum):
-            raise ValueError(f"must be {accepts}, got {value}")
-        return repr(float(value))
-
-    check.__doc__ = accepts
-    return check
-
-
-def _boolean() -> Callable[[Any], str]:
-    def check(value: Any) -> str:
-        if not isinstance(value, bool):
-            raise TypeError(f"expected True or False, got {type(value).__name__} {value!r}")
-        return "true" if value else "false"
-
-    check.__doc__ = "True or False"
-    return check
-
-
-def _int_between(minimum: int, maximum: int) -> Callable[[Any], str]:
-    def check(value: Any) -> str:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"expected an int, got {type(value).__name__} {value!r}")
-        if not minimum <= value <= maximum:
-            raise ValueError(f"must be between {minimum} and {maximum}, got {value}")
-        return str(value)
-
-    check.__doc__ = f"an int in [{minimum}, {maximum}]"
-    return check
-
-
-def _choice(*choices: str) -> Callable[[Any], str]:
-    def check(value: Any) -> str:
-        if not isinstance(value, str):
-            raise TypeError(f"expected a str, got {type(value).__name__} {value!r}")
-        if value.lower() not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}; got {value!r}")
-        return value.lower()
-
-    check.__doc__ = "one of " + ", ".join(choices)
-    return check
-
-
-@dataclass(frozen=True)
-class Option:
-    """One keyword option of :func:`configure`.
-
-    Attributes:
-        name: the Python keyword.
-        key: the Spark conf key it sets.
-        check: converts a Python value into the conf string, or raises TypeError or
-            ValueError; its docstring describes the accepted values.
-        doc: what the option does.
-    """
-
-    name: str
-    key: str
-    check: Callable[[Any], str]
-    doc: str
-
-    @property
-    def accepts(self) -> str:
-        """A short description of the accepted values."""
-        return self.check.__doc__ or ""
-
-    def to_conf(self, value: Any) -> str:
-        """The conf value for ``value``; errors name the option and its key."""
-        try:
-            return self.check(value)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"configure(): option {self.name} ({self.key}): {e}") from None
-
-
-def _table(*options: Option) -> Mapping[str, Option]:
-    return MappingProxyType({o.name: o for o in options})
-
-
-_P = "spark.sql.matchRecognize."
-
-# fmt: off
-#: Every option of :func:`configure`, by Python name; one row per conf key.
-OPTIONS: Mapping[str, Option] = _table(
-    Option("max_live_threads", _P + "maxLiveThreads", _long(1), "The most partial matches the automaton tracks at once in one partition; past it the query fails with an error naming the key (default 100000)."),  # noqa: E501
-    Option("max_buffered_rows", _P + "maxBufferedRows", _long(1), "The most rows of one partition kept in memory for matches in progress; past it the query fails with an error naming the key (default 5000000)."),  # noqa: E501
-    Option("max_matcher_bytes", _P + "maxMatcherBytes", _long(0), "The most bytes of partial-match state the automaton holds for one partition; past it the query fails with an error naming the key (default 0: one task's share of the executor heap left to user data, at least 32 MB)."),  # noqa: E501
-    Option("max_steps_per_row", _P + "maxStepsPerRow", _long(0), "The most matching steps the automaton takes per row of one partition, on average; past it the query fails with an error naming the key (default 20000; 0: no limit)."),  # noqa: E501
-    Option("optimizer", _P + "joinOrder", _choice(*JOIN_ORDERS), "The join-order algorithm for SKIP TILL ANY MATCH patterns (docs/optimizer.md); every choice returns the same rows (default auto)."),  # noqa: E501
-    Option("cost_model", _P + "costModel", _choice("spark", "paper"), "What the join-order algorithms minimize: 'spark' (default: partial matches, the pairs each join tests, expected Kleene bindings) or 'paper' (the JQPG paper's cost exactly)."),  # noqa: E501
-    Option("latency_weight", _P + "latencyWeight", _double(0.0), "Weight of detection latency against throughput in the join-order cost (default 0: throughput only)."),  # noqa: E501
-    Option("candidate_weight", _P + "candidateWeight", _double(0.0), "Cost of one candidate pair a sequence join tests, relative to one partial match it produces, in the join-order cost (default 0.1; 0 is the JQPG paper's cost)."),  # noqa: E501
-    Option("auto_dp_threshold", _P + "auto.dpThreshold", _int_between(1, 14), "optimizer='auto' plans sequences of up to this many variables by exact dp_bushy, longer ones by greedy then iterative improvement (default 10)."),  # noqa: E501
-    Option("auto_time_budget_ms", _P + "auto.timeBudgetMs", _long(0), "Milliseconds iterative improvement may spend per long sequence under optimizer='auto' (default 100)."),  # noqa: E501
-    Option("statistics_sample_rows", _P + "statistics.sampleRows", _int_between(10, 10_000_000), "Input rows sampled to estimate arrival rates and selectivities for join ordering (default 20000)."),  # noqa: E501
-    Option("statistics_seed", _P + "statistics.seed", _long(-_LONG_MAX), "Seed of the statistics sample, so plans are reproducible."),  # noqa: E501
-    Option("explain_candidates", _P + "explainCandidates", _boolean(), "Also plan every pattern with every algorithm and record their trees and costs for explain_pattern (default False)."),  # noqa: E501
-    Option("prefilter", _P + "prefilter", _choice("auto", "on", "off"), "The join prefilter for standard-semantics patterns: runs the automaton only on the row ranges around rows of a selective variable every match contains (default auto: when a sample shows it pays)."),  # noqa: E501
-    Option("max_kleene_bindings", _P + "maxKleeneBindings", _long(1), "The most bindings a Kleene closure may produce for one pair of neighbouring rows under SKIP TILL ANY MATCH (default 100000)."),  # noqa: E501
-    Option("max_matches_per_partition", _P + "maxMatchesPerPartition", _long(1), "The most SKIP TILL ANY MATCH matches one partition key may produce in one task (default 100000000)."),  # noqa: E501
-    Option("target_rows_per_task", _P + "targetRowsPerTask", _long(0), "Input rows per task of a SKIP TILL ANY MATCH plan's shuffle: its tasks are the input's estimated rows divided by this, at most spark.sql.shuffle.partitions (default 10000; 0: always spark.sql.shuffle.partitions)."),  # noqa: E501
-    Option("cep_execution", _P + "cepExecution", _choice("auto", "tree", "joins"), "How SKIP TILL ANY MATCH plans run: 'tree' (one pass per partition key, every tree node buffering its partial matches), 'joins' (one band-join operator per tree node) or 'auto' (default: tree, which evaluates every pattern the joins do, unless the statistics say it would buffer over half of max_buffered_partial_matches per key)."),  # noqa: E501
-    Option("max_buffered_partial_matches", _P + "maxBufferedPartialMatches", _long(1), "The most partial matches the one-pass tree buffers at once for one partition key under SKIP TILL ANY MATCH (default 2000000)."),  # noqa: E501
-    Option("count_without_matches", _P + "countWithoutMatches", _boolean(), "Compute count(*), and count, sum, avg, min and max of first-row measures (or of one later single-row variable's), of a SKIP TILL ANY MATCH query from running counts per first row, without building the matches, when the pattern allows it (default True)."),  # noqa: E501
-    Option("plan_patterns_together", _P + "planPatternsTogether", _boolean(), "Plan the SKIP TILL ANY MATCH queries of a UNION ALL over one input together: one scan, shuffle and pass, shared variables and sub-patterns evaluated once (default True)."),  # noqa: E501
-)
-# fmt: on
 
 
 def check_spark_version(jar: str | None = None) -> str:
@@ -382,7 +233,10 @@ def _jar_hint() -> str:
 
 
 def _document_options() -> None:
-    lines = [f"``{o.name}`` ({o.accepts}) sets ``{o.key}``. {o.doc}" for o in OPTIONS.values()]
+    lines = [
+        f"``{o.name}`` ({o.accepts}; default {o.default}) sets ``{o.key}``. {o.doc}"
+        for o in OPTIONS.values()
+    ]
     indent = "\n" + " " * 12
     if configure.__doc__:
         configure.__doc__ = configure.__doc__.replace("<OPTIONS>", indent.join(lines))

@@ -5,8 +5,9 @@ problem, ``transpile`` cannot translate, ``docs --check`` finds the docs out of 
 the jar, an input file or the examples are missing), 2 for bad arguments.
 
 The modules: :mod:`.parser` the argument parser, with :mod:`.session_options` the options
-of the commands that start Spark; :mod:`.commands` the commands; :mod:`.docs_tables` the
-tables ``docs`` generates. :func:`main` runs it all.
+of the commands that start Spark; :mod:`.commands` the commands; :mod:`.docs_tables` what
+``docs`` generates (the tables of docs/configuration.md, the package's settings.json).
+:func:`main` runs it all.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .docs_tables import (
     conf_table,
     documented_table,
     options_table,
+    settings_file,
     with_table,
 )
 from .parser import PROG as PROG
@@ -45,6 +47,7 @@ __all__ = [
     "documented_table",
     "main",
     "options_table",
+    "settings_file",
     "with_table",
 ]
 

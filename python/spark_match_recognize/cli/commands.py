@@ -4,18 +4,20 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from ..config import OPTIONS
 from ..jars import jar_info, jar_path, source_checkout
+from ..options import OPTIONS, SETTINGS_FILE, options_of
 from .docs_tables import (
     CONF_TABLE_BEGIN,
     OPTIONS_TABLE_BEGIN,
     conf_table,
     documented_table,
     options_table,
+    settings_file,
     with_table,
 )
 from .parser import PROG
@@ -73,7 +75,11 @@ def _docs_file(args: argparse.Namespace) -> Path:
 def _run_docs(args: argparse.Namespace) -> int:
     target = _docs_file(args) if (args.write or args.check) else None
     spark = _session(args)
-    tables = {CONF_TABLE_BEGIN: conf_table(spark), OPTIONS_TABLE_BEGIN: options_table()}
+    settings = settings_file(spark)
+    tables = {
+        CONF_TABLE_BEGIN: conf_table(spark),
+        OPTIONS_TABLE_BEGIN: options_table(options_of(json.loads(settings))),
+    }
     if target is None:
         print(tables[CONF_TABLE_BEGIN])
         return 0
@@ -81,9 +87,12 @@ def _run_docs(args: argparse.Namespace) -> int:
         text = target.read_text(encoding="utf-8")
     except OSError as e:
         return _fail(f"cannot read {target}: {e.strerror or e}")
+    # The package's settings.json, which configure() reads: in a source checkout only.
+    package = SETTINGS_FILE if source_checkout() is not None else None
     if args.check:
-        if any(documented_table(text, begin) != table for begin, table in tables.items()):
-            return _fail(f"{target} is out of date; run '{PROG} docs --write'")
+        stale = any(documented_table(text, begin) != table for begin, table in tables.items())
+        if stale or (package is not None and package.read_text(encoding="utf-8") != settings):
+            return _fail(f"{target} or {package} is out of date; run '{PROG} docs --write'")
         return 0
     updated = text
     try:
@@ -91,11 +100,16 @@ def _run_docs(args: argparse.Namespace) -> int:
             updated = with_table(updated, begin, table)
     except ValueError as e:
         return _fail(f"{target}: {e}")
-    if updated != text:
-        target.write_text(updated, encoding="utf-8")
-        print(f"updated {target}")
-    else:
-        print(f"{target} is up to date")
+    for path, old, new in ((target, text, updated), (package, None, settings)):
+        if path is None:
+            continue
+        if old is None:
+            old = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if new != old:
+            path.write_text(new, encoding="utf-8")
+            print(f"updated {path}")
+        else:
+            print(f"{path} is up to date")
     return 0
 
 

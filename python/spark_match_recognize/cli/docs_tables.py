@@ -1,12 +1,15 @@
-"""The tables ``docs`` generates into ``docs/configuration.md``: the
-spark.sql.matchRecognize.* settings (from the jar) and the ``configure()`` options, and the
-marker comments that delimit them."""
+"""What ``docs`` generates: the tables of ``docs/configuration.md`` (the
+spark.sql.matchRecognize.* settings, from the jar, and the ``configure()`` options), the
+marker comments that delimit them, and the package's ``settings.json`` (from the jar), which
+the options are read from."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
-from ..config import OPTIONS
+from ..options import OPTIONS, Option
 
 #: The marker comments around the generated tables in docs/configuration.md.
 CONF_TABLE_BEGIN = "<!-- BEGIN GENERATED CONF TABLE (python -m spark_match_recognize docs) -->"
@@ -25,10 +28,16 @@ def conf_table(spark: Any) -> str:
     return str(spark._jvm.org.apache.spark.sql.matchrecognize.conf.ConfDoc.markdown()).strip()
 
 
-def options_table() -> str:
-    """The Markdown table of configure()'s options (from OPTIONS)."""
+def settings_file(spark: Any) -> str:
+    """The text of the package's settings.json: the settings the jar lists (ConfDoc.json)."""
+    text = str(spark._jvm.org.apache.spark.sql.matchrecognize.conf.ConfDoc.json())
+    return json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+
+
+def options_table(options: Mapping[str, Option] = OPTIONS) -> str:
+    """The Markdown table of configure()'s options (by default OPTIONS)."""
     rows = ["| option | key | values |", "| --- | --- | --- |"]
-    rows += [f"| `{o.name}` | `{o.key}` | {o.accepts} |" for o in OPTIONS.values()]
+    rows += [f"| `{o.name}` | `{o.key}` | {o.accepts} |" for o in options.values()]
     return "\n".join(rows)
 
 

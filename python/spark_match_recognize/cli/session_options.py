@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..config import OPTIONS, Option
+from ..options import OPTIONS, Option
 
 
 def _conf_pair(text: str) -> tuple[str, str]:
@@ -86,6 +86,7 @@ def _session_options() -> argparse.ArgumentParser:
             dest=f"option_{option.name}",
             type=_option_type(option),
             metavar="VALUE",
-            help=f"{option.doc} Sets {option.key}; {option.accepts}.".replace("%", "%%"),
+            help=f"{option.doc} Sets {option.key} (default {option.default}); "
+            f"{option.accepts}.".replace("%", "%%"),
         )
     return parent

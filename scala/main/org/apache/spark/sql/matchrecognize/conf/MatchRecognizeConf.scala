@@ -3,11 +3,14 @@ package org.apache.spark.sql.matchrecognize.conf
 import org.apache.spark.internal.config.ConfigEntry
 import org.apache.spark.network.util.ByteUnit
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.matchrecognize.conf.Accepts.Checked
 
 /**
  * The `spark.sql.matchRecognize.*` settings. Each is read when a query is planned, so
  * `SET key = value` changes it for the following queries of the session. The Python
- * `configure(...)` options map onto these keys, and `docs/configuration.md` lists them.
+ * `configure(...)` options are generated from the public ones (`ConfDoc.json`, written to
+ * the Python package by `python -m spark_match_recognize docs --write`), and
+ * `docs/configuration.md` lists them.
  */
 object MatchRecognizeConf {
 
@@ -20,8 +23,7 @@ object MatchRecognizeConf {
         "partial matches apart; past this limit the query fails with an error naming this " +
         "key instead of exhausting memory.")
       .version("0.1.0")
-      .longConf
-      .checkValue(_ > 0, "must be positive")
+      .longFrom(1, "must be positive")
       .createWithDefault(100000L)
 
   val MAX_BUFFERED_ROWS: ConfigEntry[Long] =
@@ -31,8 +33,7 @@ object MatchRecognizeConf {
         "match, minus the largest PREV offset). Past this limit the query fails with an " +
         "error naming this key.")
       .version("0.1.0")
-      .longConf
-      .checkValue(_ > 0, "must be positive")
+      .longFrom(1, "must be positive")
       .createWithDefault(5000000L)
 
   val MAX_MATCHER_BYTES: ConfigEntry[Long] =
@@ -45,8 +46,7 @@ object MatchRecognizeConf {
         "spark.executor.cores, at least 32 MB. Rows kept for matches in progress are bounded " +
         "separately by spark.sql.matchRecognize.maxBufferedRows.")
       .version("0.1.0")
-      .bytesConf(ByteUnit.BYTE)
-      .checkValue(_ >= 0, "must be 0 (derived from the heap) or positive")
+      .bytesFrom(0, "must be 0 (derived from the heap) or positive")
       .createWithDefault(0L)
 
   val MAX_STEPS_PER_ROW: ConfigEntry[Long] =
@@ -60,8 +60,7 @@ object MatchRecognizeConf {
         "take more at every row, and past this limit the query fails with an error naming " +
         "this key and the partition instead of running for hours. 0 turns the limit off.")
       .version("0.1.0")
-      .longConf
-      .checkValue(_ >= 0, "must be 0 (no limit) or positive")
+      .longFrom(0, "must be 0 (no limit) or positive")
       .createWithDefault(20000L)
 
   /** The values of `joinOrder`, in the order the documentation lists them. */
@@ -79,9 +78,7 @@ object MatchRecognizeConf {
         "interval DP over the pattern's / greedy's leaf order. Every choice returns the same " +
         "rows; only the speed differs.")
       .version("0.1.0")
-      .stringConf
-      .transform(_.toLowerCase(java.util.Locale.ROOT))
-      .checkValues(JoinOrderValues.toSet)
+      .oneOf(JoinOrderValues)
       .createWithDefault("auto")
 
   val LATENCY_WEIGHT: ConfigEntry[Double] =
@@ -90,8 +87,7 @@ object MatchRecognizeConf {
         "optimizer minimizes Cost_throughput + alpha * Cost_latency. 0 optimizes throughput " +
         "only.")
       .version("0.1.0")
-      .doubleConf
-      .checkValue(w => w >= 0 && !w.isInfinite, "must be a finite number >= 0")
+      .finiteFrom(0.0)
       .createWithDefault(0.0)
 
   val COST_MODEL: ConfigEntry[String] =
@@ -104,9 +100,7 @@ object MatchRecognizeConf {
         "(partial matches only, Kleene closures as 2^(rate * window) subsets, negation " +
         "not counted).")
       .version("0.1.0")
-      .stringConf
-      .transform(_.toLowerCase(java.util.Locale.ROOT))
-      .checkValues(Set("spark", "paper"))
+      .oneOf(Seq("spark", "paper"))
       .createWithDefault("spark")
 
   val CANDIDATE_WEIGHT: ConfigEntry[Double] =
@@ -117,8 +111,7 @@ object MatchRecognizeConf {
         "(which its band does not rule out by order). The default is measured on the " +
         "benchmark workload (docs/optimizer.md).")
       .version("0.1.0")
-      .doubleConf
-      .checkValue(w => w >= 0 && !w.isInfinite, "must be a finite number >= 0")
+      .finiteFrom(0.0)
       .createWithDefault(0.1)
 
   val AUTO_DP_THRESHOLD: ConfigEntry[Int] =
@@ -127,8 +120,7 @@ object MatchRecognizeConf {
         "planned by exact dp_bushy (3^n steps); longer ones by greedy then iterative " +
         "improvement.")
       .version("0.1.0")
-      .intConf
-      .checkValue(n => n >= 1 && n <= 14, "must be between 1 and 14")
+      .intBetween(1, 14)
       .createWithDefault(10)
 
   val AUTO_TIME_BUDGET_MS: ConfigEntry[Long] =
@@ -137,8 +129,7 @@ object MatchRecognizeConf {
         "sequence longer than auto.dpThreshold (milliseconds); also the most the local search " +
         "choosing the trees of patterns planned together may spend (see docs/optimizer.md).")
       .version("0.1.0")
-      .longConf
-      .checkValue(_ >= 0, "must be >= 0")
+      .longFrom(0, "must be >= 0")
       .createWithDefault(100L)
 
   val STATISTICS_SAMPLE_ROWS: ConfigEntry[Int] =
@@ -150,8 +141,7 @@ object MatchRecognizeConf {
         "aggregate over it. Estimates are cached per query shape, so EXPLAIN and the run " +
         "share them.")
       .version("0.1.0")
-      .intConf
-      .checkValue(n => n >= 10 && n <= 10000000, "must be between 10 and 10000000")
+      .intBetween(10, 10000000)
       .createWithDefault(20000)
 
   val STATISTICS_SEED: ConfigEntry[Long] =
@@ -159,7 +149,7 @@ object MatchRecognizeConf {
       .doc("Seed of the statistics sample (which input partitions are read), so plans are " +
         "reproducible.")
       .version("0.1.0")
-      .longConf
+      .anyLong
       .createWithDefault(20260521L)
 
   val EXPLAIN_CANDIDATES: ConfigEntry[Boolean] =
@@ -167,7 +157,7 @@ object MatchRecognizeConf {
       .doc("Plan every SKIP TILL ANY MATCH pattern with every join-order algorithm too and " +
         "record each one's tree and cost in the plan report (explain_pattern shows them).")
       .version("0.1.0")
-      .booleanConf
+      .switch
       .createWithDefault(false)
 
   val PREFILTER: ConfigEntry[String] =
@@ -178,9 +168,7 @@ object MatchRecognizeConf {
         "ranges hold at most half of the rows; `on`: whenever the pattern allows it; `off`: " +
         "never. EXPLAIN says which and why. The result is the same either way.")
       .version("0.1.0")
-      .stringConf
-      .transform(_.toLowerCase(java.util.Locale.ROOT))
-      .checkValues(Set("auto", "on", "off"))
+      .oneOf(Seq("auto", "on", "off"))
       .createWithDefault("auto")
 
   val MAX_KLEENE_BINDINGS: ConfigEntry[Long] =
@@ -190,8 +178,7 @@ object MatchRecognizeConf {
         "exponentially with the rows between them). Counted the same way under every join " +
         "tree; past it the query fails with an error naming this key.")
       .version("0.1.0")
-      .longConf
-      .checkValue(_ > 0, "must be positive")
+      .longFrom(1, "must be positive")
       .createWithDefault(100000L)
 
   val MAX_MATCHES_PER_PARTITION: ConfigEntry[Long] =
@@ -200,8 +187,7 @@ object MatchRecognizeConf {
         "task (one time slice of the partition); guards against output explosions with an " +
         "error naming this key.")
       .version("0.1.0")
-      .longConf
-      .checkValue(_ > 0, "must be positive")
+      .longFrom(1, "must be positive")
       .createWithDefault(100000000L)
 
   val TARGET_ROWS_PER_TASK: ConfigEntry[Long] =
@@ -212,8 +198,7 @@ object MatchRecognizeConf {
         "a keyless pattern also cuts its time slices so that each of those tasks gets some. " +
         "0 always uses spark.sql.shuffle.partitions tasks.")
       .version("0.1.0")
-      .longConf
-      .checkValue(_ >= 0, "must be 0 (spark.sql.shuffle.partitions tasks) or positive")
+      .longFrom(0, "must be 0 (spark.sql.shuffle.partitions tasks) or positive")
       .createWithDefault(10000L)
 
   val CEP_EXECUTION: ConfigEntry[String] =
@@ -227,9 +212,7 @@ object MatchRecognizeConf {
         "maxBufferedPartialMatches per key, where the joins (which spill to disk) run (see " +
         "docs/optimizer.md). EXPLAIN says which ran and why. Every choice returns the same rows.")
       .version("0.1.0")
-      .stringConf
-      .transform(_.toLowerCase(java.util.Locale.ROOT))
-      .checkValues(Set("auto", "tree", "joins"))
+      .oneOf(Seq("auto", "tree", "joins"))
       .createWithDefault("auto")
 
   val MAX_BUFFERED_PARTIAL_MATCHES: ConfigEntry[Long] =
@@ -240,8 +223,7 @@ object MatchRecognizeConf {
         "it the query fails with an error naming this key and the partition instead of " +
         "running out of memory.")
       .version("0.1.0")
-      .longConf
-      .checkValue(_ > 0, "must be positive")
+      .longFrom(1, "must be positive")
       .createWithDefault(2000000L)
 
   val COUNT_WITHOUT_MATCHES: ConfigEntry[Boolean] =
@@ -257,7 +239,7 @@ object MatchRecognizeConf {
         "closures with negations between them (see docs/optimizer.md). false: the matches " +
         "are always built. Both return the same results.")
       .version("0.1.0")
-      .booleanConf
+      .switch
       .createWithDefault(true)
 
   val PLAN_PATTERNS_TOGETHER: ConfigEntry[Boolean] =
@@ -270,7 +252,7 @@ object MatchRecognizeConf {
         "stream, one stateful operator runs them all, sharing nodes alike. false: each " +
         "query is planned on its own. Both return the same rows.")
       .version("0.1.0")
-      .booleanConf
+      .switch
       .createWithDefault(true)
 
   /**
@@ -334,7 +316,10 @@ object MatchRecognizeConf {
       .bytesConf(ByteUnit.BYTE)
       .createWithDefault(1L << 20)
 
-  /** Every public entry, for documentation and for the Python option table. */
+  /**
+   * Every public entry, for the documentation and the Python options; each is built by one of
+   * `Accepts.Checked`'s typed builders, which records what it accepts.
+   */
   def entries: Seq[ConfigEntry[_]] =
     Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, MAX_STEPS_PER_ROW, JOIN_ORDER, COST_MODEL,
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,

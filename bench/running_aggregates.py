@@ -131,7 +131,11 @@ def _child(query: str, sizes: list[int], per: int) -> None:
         except Exception as e:  # the outcome is what this script reports
             text = str(e).strip()
             limit = next(
-                (k for k in ("maxStepsPerRow", "maxMatcherBytes", "maxLiveThreads") if k in text),
+                (
+                    k
+                    for k in ("maxStepsPerRow", "maxMatcherBytes", "maxLivePartialMatches")
+                    if k in text
+                ),
                 None,
             )
             what = f"{limit} error" if limit else text.splitlines()[0][:120]

@@ -105,7 +105,9 @@ def test_skip_till_any_match_over_a_cached_input(spark, cached):
     rows = _collect_within(spark, sql)
     price = {t: t * 7 % 10 for t in range(100)}
     expected = sorted(
-        (a, b) for a in range(100) for b in range(a + 1, min(a + 3, 100))
+        (a, b)
+        for a in range(100)
+        for b in range(a + 1, min(a + 3, 100))
         if price[a] >= 7 and price[b] < price[a]
     )
     assert sorted(map(tuple, rows)) == expected

@@ -29,14 +29,18 @@ def _query(rows: str, pattern: str, measures: str) -> str:
 CLOSURE_CASES = {
     # A then B (B then A has no match), then each non-empty subset of the two C rows.
     "after a PERMUTE": (
-        "(1, 'a'), (2, 'b'), (3, 'c'), (4, 'c')", "PERMUTE(A, B) C+",
+        "(1, 'a'), (2, 'b'), (3, 'c'), (4, 'c')",
+        "PERMUTE(A, B) C+",
         "A.t AS a, B.t AS b, count(C.*) AS n, FIRST(C.t) AS c_first, LAST(C.t) AS c_last",
-        [(1, 2, 1, 3, 3), (1, 2, 1, 4, 4), (1, 2, 2, 3, 4)]),
+        [(1, 2, 1, 3, 3), (1, 2, 1, 4, 4), (1, 2, 2, 3, 4)],
+    ),
     # Every subset of the two A rows (the empty one too), then B and C in that order.
     "before a PERMUTE": (
-        "(1, 'a'), (2, 'a'), (3, 'b'), (4, 'c')", "A* PERMUTE(B, C)",
+        "(1, 'a'), (2, 'a'), (3, 'b'), (4, 'c')",
+        "A* PERMUTE(B, C)",
         "count(A.*) AS n, FIRST(A.t) AS a_first, LAST(A.t) AS a_last, B.t AS b, C.t AS c",
-        [(0, None, None, 3, 4), (1, 1, 1, 3, 4), (1, 2, 2, 3, 4), (2, 1, 2, 3, 4)]),
+        [(0, None, None, 3, 4), (1, 1, 1, 3, 4), (1, 2, 2, 3, 4), (2, 1, 2, 3, 4)],
+    ),
 }
 
 
@@ -53,6 +57,5 @@ def test_a_closure_next_to_a_permute_keeps_every_subset(spark, name, execution):
 
 
 def test_alternatives_binding_the_same_rows_are_one_match(spark):
-    got = _rows(spark, _query("(1, 'a'), (2, 'b')", "PERMUTE(A, B) | A B",
-                              "A.t AS a, B.t AS b"))
+    got = _rows(spark, _query("(1, 'a'), (2, 'b')", "PERMUTE(A, B) | A B", "A.t AS a, B.t AS b"))
     assert got == [(1, 2)]

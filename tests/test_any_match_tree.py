@@ -28,19 +28,30 @@ def events(spark):
             t += rng.randint(0, 3)
             rows.append((k, t, rng.choice("abcdx"), rng.randint(0, 9)))
     spark.createDataFrame(rows, "k string, t long, e string, v int").selectExpr(
-        "k", "timestamp_seconds(t) AS ts", "t", "e", "v").createOrReplaceTempView("tree_events")
+        "k", "timestamp_seconds(t) AS ts", "t", "e", "v"
+    ).createOrReplaceTempView("tree_events")
     yield
     spark.catalog.dropTempView("tree_events")
 
 
-DEFINES = {"A": "A AS e = 'a'", "B": "B AS e = 'b' AND B.v > A.v", "C": "C AS e = 'c'",
-           "D": "D AS e = 'd' AND D.v < C.v"}
+DEFINES = {
+    "A": "A AS e = 'a'",
+    "B": "B AS e = 'b' AND B.v > A.v",
+    "C": "C AS e = 'c'",
+    "D": "D AS e = 'd' AND D.v < C.v",
+}
 
 
-def _query(pattern: str, *, partition: str = "PARTITION BY k", order: str = "ts",
-           within: str = "WITHIN INTERVAL '12' SECOND", rows: str = "ONE ROW PER MATCH",
-           measures: str = "A.t AS a_t, B.t AS b_t, C.t AS c_t, MATCH_NUMBER() AS n",
-           define: str | None = None) -> str:
+def _query(
+    pattern: str,
+    *,
+    partition: str = "PARTITION BY k",
+    order: str = "ts",
+    within: str = "WITHIN INTERVAL '12' SECOND",
+    rows: str = "ONE ROW PER MATCH",
+    measures: str = "A.t AS a_t, B.t AS b_t, C.t AS c_t, MATCH_NUMBER() AS n",
+    define: str | None = None,
+) -> str:
     if define is None:
         define = ", ".join(d for v, d in DEFINES.items() if v in pattern)
     return f"""
@@ -55,8 +66,10 @@ def _query(pattern: str, *, partition: str = "PARTITION BY k", order: str = "ts"
         )"""
 
 
-CLOSURE_MEASURES = ("A.t AS a_t, FIRST(B.t) AS b_first, LAST(B.t) AS b_last, count(B.*) AS nb, "
-                    "sum(B.v) AS b_sum, MATCH_NUMBER() AS n")
+CLOSURE_MEASURES = (
+    "A.t AS a_t, FIRST(B.t) AS b_first, LAST(B.t) AS b_last, count(B.*) AS nb, "
+    "sum(B.v) AS b_sum, MATCH_NUMBER() AS n"
+)
 
 
 def _rows(spark, sql: str, execution: str, tree: str = "", order: str = "auto"):
@@ -72,97 +85,175 @@ def _rows(spark, sql: str, execution: str, tree: str = "", order: str = "auto"):
 
 CASES = {
     "sequence": (_query("A B C"), ["", "((A B) C)", "(A (B C))", "((A C) B)", "((C B) A)"]),
-    "four variables, bushy": (_query("A B C D", measures="A.t AS a, D.t AS d"),
-                              ["((A B) (C D))", "((D C) (B A))", "(A ((C D) B))"]),
+    "four variables, bushy": (
+        _query("A B C D", measures="A.t AS a, D.t AS d"),
+        ["((A B) (C D))", "((D C) (B A))", "(A ((C D) B))"],
+    ),
     "keyless": (_query("A B C", partition=""), ["", "(C (A B))"]),
     "within rows": (_query("A B C", within="WITHIN 6 ROWS"), ["", "((B C) A)"]),
     "two order keys": (_query("A B C", order="ts, v"), ["", "((A C) B)"]),
-    "all rows per match": (_query("A B C", rows="ALL ROWS PER MATCH",
-                                  measures="CLASSIFIER() AS cls, MATCH_NUMBER() AS n"),
-                           ["", "(C (B A))"]),
-    "alternation": (_query("A (B | D) C", measures="A.t AS a, C.t AS c, B.t AS b, D.t AS d",
-                           define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
-                    [""]),
+    "all rows per match": (
+        _query(
+            "A B C", rows="ALL ROWS PER MATCH", measures="CLASSIFIER() AS cls, MATCH_NUMBER() AS n"
+        ),
+        ["", "(C (B A))"],
+    ),
+    "alternation": (
+        _query(
+            "A (B | D) C",
+            measures="A.t AS a, C.t AS c, B.t AS b, D.t AS d",
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'",
+        ),
+        [""],
+    ),
     "negation between elements, with a condition": (
-        _query("A B !D C"), ["", "((A B) C)", "(C (B A))", "((A C) B)"]),
+        _query("A B !D C"),
+        ["", "((A B) C)", "(C (B A))", "((A C) B)"],
+    ),
     "two negations, keyless": (
-        _query("A !D B !X C", partition="",
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd', X AS e = 'x'"),
-        ["", "((C B) A)"]),
+        _query(
+            "A !D B !X C",
+            partition="",
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd', X AS e = 'x'",
+        ),
+        ["", "((C B) A)"],
+    ),
     "trailing negation": (
-        _query("A B !D", measures="A.t AS a_t, B.t AS b_t, MATCH_NUMBER() AS n",
-               define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, D AS e = 'd' AND D.v > A.v"),
-        ["", "(B A)"]),
+        _query(
+            "A B !D",
+            measures="A.t AS a_t, B.t AS b_t, MATCH_NUMBER() AS n",
+            define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, D AS e = 'd' AND D.v > A.v",
+        ),
+        ["", "(B A)"],
+    ),
     "trailing negation within rows, all rows": (
-        _query("A C !D", within="WITHIN 5 ROWS", rows="ALL ROWS PER MATCH",
-               measures="CLASSIFIER() AS cls",
-               define="A AS e = 'a', C AS e = 'c', D AS e = 'd' AND D.v < C.v"),
-        ["", "(C A)"]),
+        _query(
+            "A C !D",
+            within="WITHIN 5 ROWS",
+            rows="ALL ROWS PER MATCH",
+            measures="CLASSIFIER() AS cls",
+            define="A AS e = 'a', C AS e = 'c', D AS e = 'd' AND D.v < C.v",
+        ),
+        ["", "(C A)"],
+    ),
     "condition over three variables": (
         _query("A B C", define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v > A.v + B.v - 9"),
-        ["", "((A C) B)"]),
+        ["", "((A C) B)"],
+    ),
     "closure between elements, previous row and aggregates": (
-        _query("A B+ C", measures=CLOSURE_MEASURES,
-               define="A AS e = 'a', B AS e = 'b' AND B.v > A.v AND "
-                      "(LAST(B.v, 1) IS NULL OR B.v >= LAST(B.v, 1)), C AS e = 'c'"),
-        ["", "(C A)"]),
+        _query(
+            "A B+ C",
+            measures=CLOSURE_MEASURES,
+            define="A AS e = 'a', B AS e = 'b' AND B.v > A.v AND "
+            "(LAST(B.v, 1) IS NULL OR B.v >= LAST(B.v, 1)), C AS e = 'c'",
+        ),
+        ["", "(C A)"],
+    ),
     "closure opening the pattern, keyless": (
         # (without MATCH_NUMBER(): keys share timestamps, so ties in ORDER BY)
-        _query("B* A C", partition="",
-               measures=CLOSURE_MEASURES.replace(", MATCH_NUMBER() AS n", ""),
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c'"),
-        ["", "(C A)"]),
+        _query(
+            "B* A C",
+            partition="",
+            measures=CLOSURE_MEASURES.replace(", MATCH_NUMBER() AS n", ""),
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c'",
+        ),
+        ["", "(C A)"],
+    ),
     "closure ending the pattern, read by a condition": (
-        _query("A C B{1,3}", measures=CLOSURE_MEASURES,
-               define="A AS e = 'a', B AS e = 'b' AND B.v > C.v, C AS e = 'c'"),
-        ["", "(C A)"]),
+        _query(
+            "A C B{1,3}",
+            measures=CLOSURE_MEASURES,
+            define="A AS e = 'a', B AS e = 'b' AND B.v > C.v, C AS e = 'c'",
+        ),
+        ["", "(C A)"],
+    ),
     "condition reading a closure": (
-        _query("A B* C", measures=CLOSURE_MEASURES,
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v >= COALESCE(avg(B.v), 0)"),
-        ["", "(C A)"]),
+        _query(
+            "A B* C",
+            measures=CLOSURE_MEASURES,
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v >= COALESCE(avg(B.v), 0)",
+        ),
+        ["", "(C A)"],
+    ),
     "closure, all rows per match": (
-        _query("A B{0,2} C", rows="ALL ROWS PER MATCH",
-               measures="CLASSIFIER() AS cls, count(B.*) AS nb, MATCH_NUMBER() AS n",
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v > A.v"),
-        ["", "(C A)"]),
+        _query(
+            "A B{0,2} C",
+            rows="ALL ROWS PER MATCH",
+            measures="CLASSIFIER() AS cls, count(B.*) AS nb, MATCH_NUMBER() AS n",
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c' AND C.v > A.v",
+        ),
+        ["", "(C A)"],
+    ),
     "closure and a negation between other elements": (
-        _query("A !D B C+", measures=CLOSURE_MEASURES.replace("B.t", "C.t"),
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
-        ["", "(B A)"]),
+        _query(
+            "A !D B C+",
+            measures=CLOSURE_MEASURES.replace("B.t", "C.t"),
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'",
+        ),
+        ["", "(B A)"],
+    ),
     "negation after a closure, with a condition": (
-        _query("A B+ !D C", measures=CLOSURE_MEASURES,
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v > A.v"),
-        ["", "(C A)", "(A C)"]),
+        _query(
+            "A B+ !D C",
+            measures=CLOSURE_MEASURES,
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v > A.v",
+        ),
+        ["", "(C A)", "(A C)"],
+    ),
     "negation before a closure": (
-        _query("A !D C+", measures="A.t AS a_t, FIRST(C.t) AS c_first, count(C.*) AS nc, "
-                                   "MATCH_NUMBER() AS n",
-               define="A AS e = 'a', C AS e = 'c', D AS e = 'd'"),
-        [""]),
+        _query(
+            "A !D C+",
+            measures="A.t AS a_t, FIRST(C.t) AS c_first, count(C.*) AS nc, MATCH_NUMBER() AS n",
+            define="A AS e = 'a', C AS e = 'c', D AS e = 'd'",
+        ),
+        [""],
+    ),
     "closure opening the pattern, then a negation": (
-        _query("B{1,3} !D A C", measures=CLOSURE_MEASURES,
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'"),
-        ["", "(C A)"]),
+        _query(
+            "B{1,3} !D A C",
+            measures=CLOSURE_MEASURES,
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd'",
+        ),
+        ["", "(C A)"],
+    ),
     "negation ending the pattern after a closure": (
-        _query("A B+ !D", measures=CLOSURE_MEASURES,
-               define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, D AS e = 'd'"),
-        [""]),
+        _query(
+            "A B+ !D",
+            measures=CLOSURE_MEASURES,
+            define="A AS e = 'a', B AS e = 'b' AND B.v > A.v, D AS e = 'd'",
+        ),
+        [""],
+    ),
     "negation reading a closure": (
-        _query("A B+ C !D X", measures=CLOSURE_MEASURES,
-               within="WITHIN INTERVAL '20' SECOND",
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v > avg(B.v), "
-                      "X AS e = 'x'"),
-        ["", "((C X) A)", "(A (X C))"]),
+        _query(
+            "A B+ C !D X",
+            measures=CLOSURE_MEASURES,
+            within="WITHIN INTERVAL '20' SECOND",
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v > avg(B.v), "
+            "X AS e = 'x'",
+        ),
+        ["", "((C X) A)", "(A (X C))"],
+    ),
     "closure reading an earlier closure": (
-        _query("A B+ C D{1,2} X", measures=CLOSURE_MEASURES + ", count(D.*) AS nd",
-               within="WITHIN INTERVAL '20' SECOND",
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v >= avg(B.v), "
-                      "X AS e = 'x'"),
-        ["", "((C X) A)", "(A (X C))"]),
+        _query(
+            "A B+ C D{1,2} X",
+            measures=CLOSURE_MEASURES + ", count(D.*) AS nd",
+            within="WITHIN INTERVAL '20' SECOND",
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v >= avg(B.v), "
+            "X AS e = 'x'",
+        ),
+        ["", "((C X) A)", "(A (X C))"],
+    ),
     "negation ending a pattern with a closure, keyless, all rows": (
-        _query("A B{1,2} C !D", partition="", rows="ALL ROWS PER MATCH",
-               measures="CLASSIFIER() AS cls, count(B.*) AS nb",
-               define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v < C.v"),
-        ["", "(C A)"]),
+        _query(
+            "A B{1,2} C !D",
+            partition="",
+            rows="ALL ROWS PER MATCH",
+            measures="CLASSIFIER() AS cls, count(B.*) AS nb",
+            define="A AS e = 'a', B AS e = 'b', C AS e = 'c', D AS e = 'd' AND D.v < C.v",
+        ),
+        ["", "(C A)"],
+    ),
 }
 
 
@@ -197,9 +288,16 @@ def test_explain_names_the_execution_and_why(spark, events):
     plan = _explain(spark, _query("A B+ C"), "auto")
     assert "CepTreeMatch" in plan and "KleeneClosure" not in plan
     assert "+ B+" in plan
-    plan = _explain(spark, _query("A !D C+", measures="A.t AS a_t, count(C.*) AS nc",
-                                  define="A AS e = 'a', C AS e = 'c', D AS e = 'd'"),
-                    "auto", "FORMATTED")
+    plan = _explain(
+        spark,
+        _query(
+            "A !D C+",
+            measures="A.t AS a_t, count(C.*) AS nc",
+            define="A AS e = 'a', C AS e = 'c', D AS e = 'd'",
+        ),
+        "auto",
+        "FORMATTED",
+    )
     assert "TreeMatch (" in plan and "Negation (" not in plan
     assert "cepExecution=tree (auto: one pass over each partition key, about" in plan
 
@@ -207,10 +305,16 @@ def test_explain_names_the_execution_and_why(spark, events):
 @pytest.mark.parametrize("execution", ["tree", "joins"])
 def test_a_closure_reading_a_later_closure_is_refused_naming_both(spark, events, execution):
     with pytest.raises(Exception) as err:
-        _rows(spark, _query("A B+ C D+", measures="A.t AS a_t, count(B.*) AS nb",
-                            define="A AS e = 'a', B AS e = 'b' AND B.v > COALESCE(max(D.v), 0), "
-                                   "C AS e = 'c', D AS e = 'd'"),
-              execution)
+        _rows(
+            spark,
+            _query(
+                "A B+ C D+",
+                measures="A.t AS a_t, count(B.*) AS nb",
+                define="A AS e = 'a', B AS e = 'b' AND B.v > COALESCE(max(D.v), 0), "
+                "C AS e = 'c', D AS e = 'd'",
+            ),
+            execution,
+        )
     message = str(err.value)
     assert "MATCH_RECOGNIZE.UNSUPPORTED_FEATURE" in message
     assert "the DEFINE of the Kleene closure `B` reading the Kleene closure `D`" in message

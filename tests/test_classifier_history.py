@@ -28,14 +28,26 @@ def _reference(pattern: str, define) -> list[tuple]:
 
 CASES = [
     # A D fails at D (the row before is labelled A); C D A satisfies every condition.
-    ("(A | C) D A", "D AS PREV(CLASSIFIER()) = 'C'",
-     {"D": lambda c: c.prev(rpr.CLASSIFIER) == "C"}, [(3, "A")]),
+    (
+        "(A | C) D A",
+        "D AS PREV(CLASSIFIER()) = 'C'",
+        {"D": lambda c: c.prev(rpr.CLASSIFIER) == "C"},
+        [(3, "A")],
+    ),
     # Two rows back: only the path that labelled row 1 C gets past E.
-    ("(A | C) D E", "E AS PREV(CLASSIFIER(), 2) = 'C'",
-     {"E": lambda c: c.prev(rpr.CLASSIFIER, 2) == "C"}, [(3, "E")]),
+    (
+        "(A | C) D E",
+        "E AS PREV(CLASSIFIER(), 2) = 'C'",
+        {"E": lambda c: c.prev(rpr.CLASSIFIER, 2) == "C"},
+        [(3, "E")],
+    ),
     # Inside a loop: the preferred path labels rows 1-2 A A and fails at E (row 2 is not C).
-    ("(A | C)+ E", "E AS PREV(CLASSIFIER()) = 'C'",
-     {"E": lambda c: c.prev(rpr.CLASSIFIER) == "C"}, [(3, "E")]),
+    (
+        "(A | C)+ E",
+        "E AS PREV(CLASSIFIER()) = 'C'",
+        {"E": lambda c: c.prev(rpr.CLASSIFIER) == "C"},
+        [(3, "E")],
+    ),
 ]
 
 

@@ -407,14 +407,14 @@ def test_match_recognize_syntax_error_points_into_the_file(spark, tmp_path, caps
 
 
 def test_failed_job_reports_the_task_error(spark, capsys):
-    key = "spark.sql.matchRecognize.maxLiveThreads"
+    key = "spark.sql.matchRecognize.maxLivePartialMatches"
     query = (
         "SELECT * FROM VALUES (1, 1), (1, 2), (1, 3) AS t(k, v) MATCH_RECOGNIZE ("
         " PARTITION BY k ORDER BY v MEASURES count(*) AS n ONE ROW PER MATCH"
         " PATTERN (A+ B) DEFINE A AS v > 0)"
     )
     try:
-        assert main(["sql", "--max-live-threads", "1", query]) == 1
+        assert main(["sql", "--max-live-partial-matches", "1", query]) == 1
     finally:
         spark.conf.unset(key)
     _, err = capsys.readouterr()
@@ -554,8 +554,7 @@ def test_spark_sql_cli_runs_every_example(spark, tmp_path):
     script = tmp_path / "all_examples.sql"
     script.write_text(
         "".join(
-            f"SELECT '=== {path.name} ===';\n{path.read_text(encoding='utf-8')}\n"
-            for path in paths
+            f"SELECT '=== {path.name} ===';\n{path.read_text(encoding='utf-8')}\n" for path in paths
         ),
         encoding="utf-8",
     )

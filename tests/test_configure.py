@@ -102,7 +102,9 @@ def test_unknown_option_without_a_close_match_has_no_suggestion():
         (2**63, ValueError, "at most 2**63-1"),
     ],
 )
-@pytest.mark.parametrize("name", ["max_live_threads", "max_buffered_rows"])
+@pytest.mark.parametrize(
+    "name", ["max_live_partial_matches", "max_live_threads", "max_buffered_rows"]
+)
 def test_bad_option_values_are_rejected(name, value, error, fragment):
     builder = fresh_builder()
     with pytest.raises(error) as caught:
@@ -114,17 +116,31 @@ def test_bad_option_values_are_rejected(name, value, error, fragment):
 
 
 def test_options_map_onto_their_conf_keys():
-    builder = configure(fresh_builder(), max_live_threads=1000, max_buffered_rows=2**63 - 1)
-    assert builder._options["spark.sql.matchRecognize.maxLiveThreads"] == "1000"
+    builder = configure(fresh_builder(), max_live_partial_matches=1000, max_buffered_rows=2**63 - 1)
+    assert builder._options["spark.sql.matchRecognize.maxLivePartialMatches"] == "1000"
     assert builder._options["spark.sql.matchRecognize.maxBufferedRows"] == str(2**63 - 1)
     assert builder._options["spark.jars"] == jar_path()
     assert builder._options["spark.sql.extensions"] == EXTENSIONS_CLASS
 
 
+def test_an_older_option_name_sets_the_current_key():
+    """max_live_threads is the older name of max_live_partial_matches (Spark still reads the
+    older key too)."""
+    builder = configure(fresh_builder(), max_live_threads=1000)
+    assert builder._options["spark.sql.matchRecognize.maxLivePartialMatches"] == "1000"
+    assert "spark.sql.matchRecognize.maxLiveThreads" not in builder._options
+    assert OPTIONS["max_live_threads"].doc == "The older name of max_live_partial_matches."
+
+
 def test_optimizer_options_map_onto_their_conf_keys():
-    builder = configure(fresh_builder(), optimizer="DP_Bushy", latency_weight=0.5,
-                        auto_dp_threshold=12, statistics_sample_rows=5000,
-                        explain_candidates=True)
+    builder = configure(
+        fresh_builder(),
+        optimizer="DP_Bushy",
+        latency_weight=0.5,
+        auto_dp_threshold=12,
+        statistics_sample_rows=5000,
+        explain_candidates=True,
+    )
     o = builder._options
     assert o["spark.sql.matchRecognize.joinOrder"] == "dp_bushy"
     assert o["spark.sql.matchRecognize.latencyWeight"] == "0.5"
@@ -140,8 +156,9 @@ def test_optimizer_options_map_onto_their_conf_keys():
 
 
 def test_option_table_rows_are_documented_and_unique():
-    keys = [option.key for option in OPTIONS.values()]
-    assert len(set(keys)) == len(keys)
+    # One option per key, besides the older names a key keeps (which say so).
+    current = [o.key for o in OPTIONS.values() if not o.doc.startswith("The older name of ")]
+    assert len(set(current)) == len(current) == len({o.key for o in OPTIONS.values()})
     for name, option in OPTIONS.items():
         assert option.name == name
         assert re.fullmatch(r"[a-z]+(_[a-z]+)*", name)
@@ -402,9 +419,9 @@ def _sections(plan: str) -> dict[str, str]:
 
 @pytest.mark.smoke
 def test_configured_session_runs_match_recognize(spark):
-    key = "spark.sql.matchRecognize.maxLiveThreads"
+    key = "spark.sql.matchRecognize.maxLivePartialMatches"
     try:
-        session = configure(SparkSession.builder.master("local[2]"), max_live_threads=1000)
+        session = configure(SparkSession.builder.master("local[2]"), max_live_partial_matches=1000)
         session = session.getOrCreate()
         assert session.conf.get(key) == "1000"
 
@@ -438,9 +455,9 @@ def test_limit_set_by_configure_is_enforced(spark):
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
-    key = OPTIONS["max_live_threads"].key
+    key = OPTIONS["max_live_partial_matches"].key
     try:
-        configure(SparkSession.builder, max_live_threads=1).getOrCreate()
+        configure(SparkSession.builder, max_live_partial_matches=1).getOrCreate()
         query = """SELECT * FROM VALUES (1, 1), (1, 2), (1, 3) AS t(k, v) MATCH_RECOGNIZE (
             PARTITION BY k ORDER BY v MEASURES count(*) AS n ONE ROW PER MATCH
             PATTERN (A+ B) DEFINE A AS v > 0)"""

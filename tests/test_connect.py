@@ -71,9 +71,9 @@ with warnings.catch_warnings():
     # spark.sql.extensions) cannot be changed once its server runs: they were applied
     # when it started.
     warnings.simplefilter("ignore")
-    spark = configure(builder, max_live_threads=50000).getOrCreate()
+    spark = configure(builder, max_live_partial_matches=50000).getOrCreate()
 out = {"session": type(spark).__module__,
-       "max_live_threads": spark.conf.get("spark.sql.matchRecognize.maxLiveThreads")}
+       "max_live_partial_matches": spark.conf.get("spark.sql.matchRecognize.maxLivePartialMatches")}
 for name, sql in queries.items():
     df = spark.sql(sql)
     out[name] = {"columns": df.columns, "rows": [[str(v) for v in r] for r in df.collect()]}
@@ -176,7 +176,7 @@ def _as_strings(df) -> dict:
 
 def test_the_client_runs_a_connect_session(connect_results):
     assert connect_results["session"] == "pyspark.sql.connect.session"
-    assert connect_results["max_live_threads"] == "50000"
+    assert connect_results["max_live_partial_matches"] == "50000"
 
 
 @pytest.mark.parametrize("name", sorted(QUERIES))

@@ -24,14 +24,17 @@ def test_match_number_inside_an_aggregate_in_define(spark):
     # Match 1 at ts 1-2: max(1+1, 3+1) = 4. From ts 3 the attempt would be match 2:
     # max(1+2, 2+2) = 4 (with 1 instead of 2 it would be 3 and fail); from ts 5, match 3:
     # max(0+3, 1+3) = 4.
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES MATCH_NUMBER() AS m, A.ts AS a_ts, B.ts AS b_ts,
                    sum(B.value * 10 + MATCH_NUMBER()) AS s,
                    FIRST(value * 10 + MATCH_NUMBER()) AS f
           PATTERN (A B)
-          DEFINE B AS max(value + MATCH_NUMBER()) > 3)""")
+          DEFINE B AS max(value + MATCH_NUMBER()) > 3)""",
+    )
     assert got == [(1, 1, 2, 31, 11), (2, 3, 4, 22, 12), (3, 5, 6, 13, 3)]
 
 
@@ -40,12 +43,15 @@ def test_match_number_inside_navigation_in_define(spark):
     # (match 1) PREV at ts 2 is 1 + 1 = 2, no; from ts 2, B = ts 3 reads 3 + 1 = 4: match 1
     # is ts 2-3. Then match 2 from ts 4: B = ts 5 reads 2 + 2 = 4: match 2 is ts 4-5.
     # ts 6 alone cannot match (B needs a row after A).
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES MATCH_NUMBER() AS m, A.ts AS a_ts
           PATTERN (A B)
-          DEFINE B AS PREV(value + MATCH_NUMBER()) >= 3)""")
+          DEFINE B AS PREV(value + MATCH_NUMBER()) >= 3)""",
+    )
     assert got == [(1, 2), (2, 4)]
 
 
@@ -53,12 +59,15 @@ def test_classifier_inside_an_aggregate_in_define_sees_the_tested_row(spark):
     # B's condition counts the rows classified B so far, the tested row included (it is
     # tentatively B): from ts 1, B takes ts 2 (1) and ts 3 (2), not ts 4 (3). Then from
     # ts 4: A = ts 4, B = ts 5, ts 6.
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES MATCH_NUMBER() AS m, FIRST(ts) AS first_ts, count(*) AS n
           PATTERN (A B+)
-          DEFINE B AS count(CASE WHEN CLASSIFIER() = 'B' THEN 1 END) <= 2)""")
+          DEFINE B AS count(CASE WHEN CLASSIFIER() = 'B' THEN 1 END) <= 2)""",
+    )
     assert got == [(1, 1, 3), (2, 4, 3)]
 
 
@@ -67,7 +76,9 @@ def test_classifier_inside_aggregates_running_and_final(spark):
     # stops at ts 2 (3) and B sees one A row: no match. From ts 3 A+ takes ts 3-6 greedily,
     # gives back ts 6 for B, which sees three A rows. RUNNING counts per output row, FINAL
     # the whole match.
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT ts, cls, na, max_a, nb FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES CLASSIFIER() AS cls,
@@ -76,14 +87,17 @@ def test_classifier_inside_aggregates_running_and_final(spark):
                    FINAL count(CASE WHEN CLASSIFIER() = 'B' THEN 1 END) AS nb
           ALL ROWS PER MATCH
           PATTERN (A+ B)
-          DEFINE A AS value < 3, B AS count(CASE WHEN CLASSIFIER() = 'A' THEN 1 END) >= 2)""")
+          DEFINE A AS value < 3, B AS count(CASE WHEN CLASSIFIER() = 'A' THEN 1 END) >= 2)""",
+    )
     assert got == [(3, "A", 1, 1, 1), (4, "A", 2, 2, 1), (5, "A", 3, 2, 1), (6, "B", 3, 2, 1)]
 
 
 def test_classifier_of_one_variable_in_an_aggregate_under_any_match(spark):
     # Rows of B are classified B: CLASSIFIER() inside an aggregate or navigation over B is
     # 'B'. A = ts 2 (value 3), B+ any non-empty subset of ts 3-4 within 3 rows.
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
                               ts, value FROM {SERIES})
         MATCH_RECOGNIZE (
@@ -92,7 +106,8 @@ def test_classifier_of_one_variable_in_an_aggregate_under_any_match(spark):
                    FIRST(concat(CLASSIFIER(B), CAST(B.ts AS STRING))) AS fb
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B+) WITHIN 3 ROWS
-          DEFINE A AS A.value = 3, B AS B.value < A.value)""")
+          DEFINE A AS A.value = 3, B AS B.value < A.value)""",
+    )
     assert sorted(got) == [(2, 1, "B3"), (2, 1, "B4"), (2, 2, "B3")]
 
 
@@ -132,9 +147,12 @@ def allowed(spark):
     ],
 )
 def test_in_and_exists_subqueries_in_define(spark, allowed, condition, expected):
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
-          ORDER BY ts MEASURES A.ts AS a_ts PATTERN (A) DEFINE A AS {condition})""")
+          ORDER BY ts MEASURES A.ts AS a_ts PATTERN (A) DEFINE A AS {condition})""",
+    )
     assert got == [(t,) for t in expected]
 
 
@@ -142,7 +160,9 @@ def test_in_and_exists_subqueries_in_define(spark, allowed, condition, expected)
 def test_in_and_exists_subqueries_in_define_under_any_match(spark, allowed, execution):
     # A: value in (3, 2) -> ts 2, 4; B right after A with value in (1, 0) and a smaller
     # value plus the largest allowed value above A's: (2, 3) and (4, 5).
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
                               ts, value FROM {SERIES})
         MATCH_RECOGNIZE (
@@ -153,7 +173,9 @@ def test_in_and_exists_subqueries_in_define_under_any_match(spark, allowed, exec
           DEFINE A AS A.value IN (SELECT p FROM allowed),
                  B AS B.value IN (SELECT p - 2 FROM allowed)
                       AND EXISTS (SELECT 1 FROM allowed WHERE p = 3)
-                      AND B.value + (SELECT max(p) FROM allowed) > A.value)""", execution)
+                      AND B.value + (SELECT max(p) FROM allowed) > A.value)""",
+        execution,
+    )
     assert sorted(got) == [(2, 3), (4, 5)]
 
 
@@ -161,7 +183,9 @@ def test_in_and_exists_subqueries_in_define_under_any_match(spark, allowed, exec
 def test_in_subquery_over_a_kleene_variable_under_any_match(spark, allowed, execution):
     # A = ts 2 (value 3); B+ within 3 rows over rows whose value is in (1, 0): ts 3 only
     # (ts 4 has value 2).
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
                               ts, value FROM {SERIES})
         MATCH_RECOGNIZE (
@@ -169,13 +193,17 @@ def test_in_subquery_over_a_kleene_variable_under_any_match(spark, allowed, exec
           MEASURES A.ts AS a_ts, count(B.*) AS nb, LAST(B.ts) AS b_ts
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B+) WITHIN 3 ROWS
-          DEFINE A AS A.value = 3, B AS B.value IN (SELECT p - 2 FROM allowed))""", execution)
+          DEFINE A AS A.value = 3, B AS B.value IN (SELECT p - 2 FROM allowed))""",
+        execution,
+    )
     assert got == [(2, 1, 3)]
 
 
 def test_in_and_exists_inside_navigation_and_aggregates_in_measures(spark, allowed):
     # One match of A+ over all six rows (values 1, 3, 1, 2, 0, 1). Allowed values: 3, 2.
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES LAST(A.value < 0 OR 1 IN (SELECT 1)) AS last_in,
@@ -183,7 +211,8 @@ def test_in_and_exists_inside_navigation_and_aggregates_in_measures(spark, allow
                    array_agg(A.value IN (SELECT p FROM allowed)) AS each_in,
                    array_agg(EXISTS (SELECT 1 FROM allowed WHERE p > 2)) AS each_exists,
                    count_if(NOT EXISTS (SELECT 1 FROM allowed WHERE p > 3)) AS none_above
-          PATTERN (A+) DEFINE A AS true)""")
+          PATTERN (A+) DEFINE A AS true)""",
+    )
     assert got == [(True, False, [False, True, False, True, False, False], [True] * 6, 6)]
 
 
@@ -193,7 +222,9 @@ def test_in_inside_navigation_in_define_and_aggregate_in_measures_under_any_matc
 ):
     # A: the first A row's value is allowed (ts 2: 3, ts 4: 2); B follows within 2 rows with
     # a smaller value. MEASURES aggregates an IN over B's single row.
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM (SELECT TIMESTAMP'2024-01-01 00:00:00' + make_interval(0,0,0,0,0,0,ts) AS t,
                               ts, value FROM {SERIES})
         MATCH_RECOGNIZE (
@@ -202,17 +233,21 @@ def test_in_inside_navigation_in_define_and_aggregate_in_measures_under_any_matc
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B) WITHIN 2 ROWS
           DEFINE A AS FIRST(A.value IN (SELECT p FROM allowed)), B AS B.value < A.value)""",
-        execution)
+        execution,
+    )
     assert sorted(got) == [(2, 3, True), (4, 5, True)]
 
 
 def test_in_inside_first_in_define(spark, allowed):
     # A+ starts where the value is allowed (FIRST reads the match's first A row) and goes on
     # while the value is below 4: ts 2-6 (3, 1, 2, 0, 1).
-    got = rows(spark, f"""
+    got = rows(
+        spark,
+        f"""
         SELECT * FROM {SERIES} MATCH_RECOGNIZE (
           ORDER BY ts MEASURES FIRST(A.ts) AS a_ts, count(*) AS n PATTERN (A+)
-          DEFINE A AS FIRST(A.value IN (SELECT p FROM allowed)) AND value < 4)""")
+          DEFINE A AS FIRST(A.value IN (SELECT p FROM allowed)) AND value < 4)""",
+    )
     assert got == [(2, 5)]
 
 
@@ -238,20 +273,30 @@ def test_hand_worked_matches_agree_with_the_reference_matcher():
     def summary(matches):
         return [(m.number, [data[r]["ts"] for r in m.rows], m.labels) for m in matches]
 
-    max_plus_number = find_matches(data, "A B", {
-        "B": lambda ctx: max(ctx._values(lambda r: r["value"] + ctx.match_number(), None)) > 3})
+    max_plus_number = find_matches(
+        data,
+        "A B",
+        {"B": lambda ctx: max(ctx._values(lambda r: r["value"] + ctx.match_number(), None)) > 3},
+    )
     assert summary(max_plus_number) == [
-        (1, [1, 2], ["A", "B"]), (2, [3, 4], ["A", "B"]), (3, [5, 6], ["A", "B"])]
+        (1, [1, 2], ["A", "B"]),
+        (2, [3, 4], ["A", "B"]),
+        (3, [5, 6], ["A", "B"]),
+    ]
 
-    prev_plus_number = find_matches(data, "A B", {
-        "B": lambda ctx: ctx.prev("value") + ctx.match_number() >= 3})
+    prev_plus_number = find_matches(
+        data, "A B", {"B": lambda ctx: ctx.prev("value") + ctx.match_number() >= 3}
+    )
     assert [(n, ts[0]) for n, ts, _ in summary(prev_plus_number)] == [(1, 2), (2, 4)]
 
     at_most_two_b = find_matches(data, "A B+", {"B": lambda ctx: labels(ctx).count("B") <= 2})
     assert [(n, ts[0], len(ts)) for n, ts, _ in summary(at_most_two_b)] == [(1, 1, 3), (2, 4, 3)]
 
-    two_a_before_b = find_matches(data, "A+ B", {
-        "A": lambda ctx: ctx.col("value") < 3, "B": lambda ctx: labels(ctx).count("A") >= 2})
+    two_a_before_b = find_matches(
+        data,
+        "A+ B",
+        {"A": lambda ctx: ctx.col("value") < 3, "B": lambda ctx: labels(ctx).count("A") >= 2},
+    )
     assert summary(two_a_before_b) == [(1, [3, 4, 5, 6], ["A", "A", "A", "B"])]
 
 
@@ -259,11 +304,17 @@ def test_hand_worked_matches_agree_with_the_reference_matcher():
     "pattern, define",
     [
         # a closure's row condition reading another variable, with a subquery (min p = 2)
-        ("A B+ C", "A AS A.value >= 1, B AS B.value + (SELECT min(p) FROM allowed) > A.value, "
-         "C AS C.value < A.value"),
+        (
+            "A B+ C",
+            "A AS A.value >= 1, B AS B.value + (SELECT min(p) FROM allowed) > A.value, "
+            "C AS C.value < A.value",
+        ),
         # a negation's condition reading its neighbour, with a subquery (max p = 3)
-        ("A !N C", "A AS A.value >= 1, N AS N.value + (SELECT max(p) FROM allowed) > A.value + 3, "
-         "C AS C.value <= A.value"),
+        (
+            "A !N C",
+            "A AS A.value >= 1, N AS N.value + (SELECT max(p) FROM allowed) > A.value + 3, "
+            "C AS C.value <= A.value",
+        ),
     ],
 )
 def test_subqueries_in_conditions_the_one_pass_evaluates_itself(spark, allowed, pattern, define):

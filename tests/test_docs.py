@@ -144,7 +144,7 @@ def test_configuration_doc_has_the_generated_conf_table(spark):
         f"docs/configuration.md lacks the conf table markers; {REGENERATE}"
     )
     assert documented == conf_table(spark), f"docs/configuration.md is out of date; {REGENERATE}"
-    assert "spark.sql.matchRecognize.maxLiveThreads" in documented
+    assert "spark.sql.matchRecognize.maxLivePartialMatches" in documented
 
 
 def test_configuration_doc_lists_every_configure_option():

@@ -12,8 +12,11 @@ import pytest
 
 from reference import rpr
 
-DEFINES = {"A": lambda c: c.col("x") == 1, "B": lambda c: c.col("x") == 2,
-           "C": lambda c: c.col("x") == 3}
+DEFINES = {
+    "A": lambda c: c.col("x") == 1,
+    "B": lambda c: c.col("x") == 2,
+    "C": lambda c: c.col("x") == 3,
+}
 
 
 def _query(values: list[tuple[int, int]], pattern: str) -> str:

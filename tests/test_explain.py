@@ -44,8 +44,16 @@ def events(spark):
             kind = "a" if i % 10 == 0 else ("b" if i % 2 == 1 else "c")
             rows.append((k, i, kind, rng.random()))
     df = spark.createDataFrame(rows, "k INT, minute INT, kind STRING, x DOUBLE")
-    df = df.selectExpr("k", "TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, minute, 0) "
-                       "AS ts", "kind", "x").repartition(1).sortWithinPartitions("k", "ts")
+    df = (
+        df.selectExpr(
+            "k",
+            "TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, minute, 0) AS ts",
+            "kind",
+            "x",
+        )
+        .repartition(1)
+        .sortWithinPartitions("k", "ts")
+    )
     df.createOrReplaceTempView("known_events")
     return df
 
@@ -174,13 +182,13 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
     def tested(join) -> float:
         # PM(L) * PM(R) over the left side's rows: the band a left match of a rows leaves
         # the right side is W/a long on average (docs/optimizer.md).
-        return (join.left.partial_matches * join.right.partial_matches
-                / len(_variables(join.left)))
+        return join.left.partial_matches * join.right.partial_matches / len(_variables(join.left))
 
     joins = [n for n in _nodes(alt.plan) if not n.is_leaf]
     assert len(joins) == 2
     expected = sum(n.partial_matches for n in _nodes(alt.plan)) + 0.1 * sum(map(tested, joins))
     assert alt.cost == pytest.approx(expected, rel=1e-6)
+
     # Never fewer tests than the partial matches a join produces.
     # A join emits what it tests times its split pairs' selectivities and the span factors
     # (2^C(k,2)/(k-1)! for k rows): output / tested = a * span(a+b) / (span(a) span(b)) *
@@ -192,10 +200,14 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
     for j in joins:
         left, right = _variables(j.left), _variables(j.right)
         a, b = len(left), len(right)
-        sels = math.prod(alt.selectivities.get((x, y), alt.selectivities.get((y, x), 1.0))
-                         for x in left for y in right)
+        sels = math.prod(
+            alt.selectivities.get((x, y), alt.selectivities.get((y, x), 1.0))
+            for x in left
+            for y in right
+        )
         assert j.partial_matches == pytest.approx(
-            tested(j) * a * span(a + b) / (span(a) * span(b)) * sels, rel=1e-9)
+            tested(j) * a * span(a + b) / (span(a) * span(b)) * sels, rel=1e-9
+        )
     # The paper's cost model ignores the weight.
     spark.conf.set("spark.sql.matchRecognize.costModel", "PAPER")
     try:
@@ -210,15 +222,20 @@ def test_candidate_weight_adds_the_pairs_each_join_tests(spark, events):
     # Compared on the nodes both plans have (the leaves and the root at least).
     spans = {1: 1.0, 2: 2.0, 3: 4.0}
     by_vars = {frozenset(_variables(n)): n for n in _nodes(p_alt.plan)}
-    common = [(n, by_vars[frozenset(_variables(n))]) for n in _nodes(paper.alternatives[0].plan)
-              if frozenset(_variables(n)) in by_vars]
+    common = [
+        (n, by_vars[frozenset(_variables(n))])
+        for n in _nodes(paper.alternatives[0].plan)
+        if frozenset(_variables(n)) in by_vars
+    ]
     assert len(common) >= 4
     for ours_node, paper_node in common:
         m = len(_variables(ours_node))
         assert ours_node.partial_matches == pytest.approx(
-            paper_node.partial_matches * spans[m], rel=1e-9)
+            paper_node.partial_matches * spans[m], rel=1e-9
+        )
     assert ", cost model spark, candidate weight 0.1" in str(
-        explain_pattern(spark, query, candidates=False))
+        explain_pattern(spark, query, candidates=False)
+    )
 
 
 def test_text_svg_and_png_renderings(spark, events, tmp_path):
@@ -237,8 +254,11 @@ def test_text_svg_and_png_renderings(spark, events, tmp_path):
 
 
 def test_standard_semantics_are_reported_as_the_automaton(spark, events):
-    query = _query("A B C").replace("SKIP TILL ANY MATCH", "").replace(
-        "WITHIN INTERVAL '10' MINUTE", "")
+    query = (
+        _query("A B C")
+        .replace("SKIP TILL ANY MATCH", "")
+        .replace("WITHIN INTERVAL '10' MINUTE", "")
+    )
     [report] = explain_pattern(spark, query).reports
     assert report.engine == "automaton" and report.semantics == "standard"
     assert report.note is not None and report.note.startswith(("anchor", "not "))
@@ -269,8 +289,12 @@ def scattered_events(spark):
             rows.append((kind, rng.random(), k, i, rng.random()))
     rows.sort()
     df = spark.createDataFrame(rows, "kind STRING, shuffle DOUBLE, k INT, minute INT, x DOUBLE")
-    df = df.selectExpr("k", "TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, minute, 0) "
-                       "AS ts", "kind", "x").coalesce(2)
+    df = df.selectExpr(
+        "k",
+        "TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, minute, 0) AS ts",
+        "kind",
+        "x",
+    ).coalesce(2)
     df.createOrReplaceTempView("scattered_events")
     df.orderBy("k", "ts").createOrReplaceTempView("scattered_events_in_order")
     return df
@@ -303,8 +327,9 @@ def test_statistics_of_an_input_not_stored_in_time_order(spark, events, scattere
     assert sorted(spark.sql(query).collect()) == sorted(spark.sql(in_order).collect())
 
 
-def test_kleene_bindings_are_measured_in_a_time_ordered_sample(spark, events,
-                                                                scattered_events, request):
+def test_kleene_bindings_are_measured_in_a_time_ordered_sample(
+    spark, events, scattered_events, request
+):
     # Every A (minute 10m) has C rows at 10m+2, +4, +6, +8 within its window and 1, 2, 3, 4
     # B rows (odd minutes) before them: 1, 3, 7, 15 non-empty subsets, 6.5 on average
     # (B's own condition only: B.x > A.x is not applied). The Poisson expectation from B's
@@ -319,10 +344,12 @@ def test_kleene_bindings_are_measured_in_a_time_ordered_sample(spark, events,
     assert kleene["bindings_measured"] is True
     assert kleene["bindings"] == pytest.approx(6.5), kleene
     assert "~6.5 bindings per neighbour pair (measured in the sample)" in str(
-        explain_pattern(spark, _query("A B+ C")))
+        explain_pattern(spark, _query("A B+ C"))
+    )
     # A sample not in time order cannot see the rows between two neighbours: Poisson.
     [scattered] = explain_pattern(
-        spark, _query("A B+ C").replace("known_events", "scattered_events")).reports
+        spark, _query("A B+ C").replace("known_events", "scattered_events")
+    ).reports
     [skleene] = scattered.alternatives[0].kleene
     assert skleene["bindings_measured"] is False
     # Per neighbour pair, the gap uniform in the window: E[e^(rX)] - 1 = (e^r - 1)/r - 1.
@@ -370,8 +397,9 @@ def test_join_tree_plans_scan_once_and_do_not_resort_between_joins(spark, events
     finally:
         spark.conf.unset(ORDER)
         spark.conf.unset("spark.sql.matchRecognize.internal.ownSort")
-    slice_sorts = [line for line in spark_sorted.splitlines()
-                   if "Sort [" in line and "#slice" in line]
+    slice_sorts = [
+        line for line in spark_sorted.splitlines() if "Sort [" in line and "#slice" in line
+    ]
     assert len(slice_sorts) == 3, spark_sorted
 
 
@@ -416,9 +444,7 @@ def test_measures_with_a_subquery_stay_in_their_own_projection(spark, events):
     explained = "\n".join(r[0] for r in spark.sql("EXPLAIN " + query).collect())
     rows = spark.sql(query).collect()
     mean = spark.sql("SELECT avg(x) FROM known_events").collect()[0][0]
-    plain = _query("A B C").replace(
-        "MEASURES A.ts AS a_ts", "MEASURES A.ts AS a_ts, B.x AS bx"
-    )
+    plain = _query("A B C").replace("MEASURES A.ts AS a_ts", "MEASURES A.ts AS a_ts, B.x AS bx")
     expected = sorted((r.k, r.a_ts, r.bx > mean) for r in spark.sql(plain).collect())
     assert sorted((r.k, r.a_ts, r.above_average) for r in rows) == expected and expected
     assert "output: k, a_ts, above_average" not in explained, explained
@@ -458,8 +484,11 @@ def test_the_one_pass_reports_the_partial_matches_of_each_tree_node(spark, event
     tree = operators[1].metrics
     # Nodes are numbered in post order: A, B, (A ⋈ B), C, ((A ⋈ B) ⋈ C).
     names = ["A", "B", "(A ⋈ B)", "C", "((A ⋈ B) ⋈ C)"]
-    created = {names[int(k.removeprefix("created"))]: int(v) for k, v in tree.items()
-               if k.startswith("created")}
+    created = {
+        names[int(k.removeprefix("created"))]: int(v)
+        for k, v in tree.items()
+        if k.startswith("created")
+    }
     assert set(created) == set(names), tree
     # The root's partial matches are the matches; each join's are at most its inputs' product.
     assert created["((A ⋈ B) ⋈ C)"] == n > 0
@@ -482,12 +511,11 @@ def _negation_query(table: str = "known_events") -> str:
         )"""
 
 
-def test_a_negation_pass_rate_is_measured_in_a_time_ordered_sample(spark, events,
-                                                                    scattered_events):
+def test_a_negation_pass_rate_is_measured_in_a_time_ordered_sample(spark, events, scattered_events):
     # Every A (minute 10m) has C rows at 10m+2j (j = 1..4) within its window, with j odd
     # minutes between them, each an N row with chance 0.1: the pair passes with 0.9^j,
     # 0.774 on average. The Poisson expectation from N's 0.5 rows per window is far higher.
-    expected = sum(0.9 ** j for j in range(1, 5)) / 4
+    expected = sum(0.9**j for j in range(1, 5)) / 4
     [report] = explain_pattern(spark, _negation_query()).reports
     [alt] = report.alternatives
     [neg] = alt.negations
@@ -495,8 +523,10 @@ def test_a_negation_pass_rate_is_measured_in_a_time_ordered_sample(spark, events
     assert neg["pass_rate"] == pytest.approx(expected, abs=0.03), neg
     assert neg["checked_where_bound"] == ["A", "C"]
     assert neg["rows_per_window"] == pytest.approx(0.5, rel=0.25), neg
-    assert "of neighbour pairs through (measured in the sample), checked where A, C are " \
-           "bound" in str(explain_pattern(spark, _negation_query()))
+    assert (
+        "of neighbour pairs through (measured in the sample), checked where A, C are "
+        "bound" in str(explain_pattern(spark, _negation_query()))
+    )
     explain = "\n".join(r[0] for r in spark.sql("EXPLAIN " + _negation_query()).collect())
     assert re.search(r"\| !N passes 0\.[78]\d* \(measured\)", explain), explain
     # Not in time order: the Poisson expectation over a gap uniform in the window, (1 - e^-m)/m.
@@ -513,10 +543,10 @@ def test_a_negation_pass_rate_is_measured_in_a_time_ordered_sample(spark, events
         spark.conf.unset("spark.sql.matchRecognize.costModel")
     assert paper.alternatives[0].negations == []
     # What the estimate is about: the fraction of (A, C) pairs the query keeps.
-    pairs = spark.sql(_negation_query().replace("!N ", "").replace(
-        ", N AS N.kind = 'b' AND N.x > 0.9", "")).count()
-    assert spark.sql(_negation_query()).count() / pairs == pytest.approx(neg["pass_rate"],
-                                                                          abs=0.03)
+    pairs = spark.sql(
+        _negation_query().replace("!N ", "").replace(", N AS N.kind = 'b' AND N.x > 0.9", "")
+    ).count()
+    assert spark.sql(_negation_query()).count() / pairs == pytest.approx(neg["pass_rate"], abs=0.03)
 
 
 def test_operator_metrics_of_a_standard_query_after_it_ran(spark):

@@ -42,149 +42,149 @@ FROM VALUES {ROWS} AS t(g, id, price, qty, name, d, arr, raw)
 # One query checks a whole family (one column per expression), to keep the suite fast.
 ROW_FAMILIES = {
     "replaceable_null_handling": [
-    "{v}price BETWEEN 40 AND 55",
-    "{v}price NOT BETWEEN 40 AND 55",
-    "{v}price BETWEEN {v}lo AND {v}hi",
-    "nullif({v}price, 50)",
-    "nvl({v}qty, -1)",
-    "nvl2({v}qty, {v}price, 0)",
-    "ifnull({v}name, 'none')",
-    "equal_null({v}qty, 2)",
-    "nullifzero({v}qty)",
-    "zeroifnull({v}qty)",
-    "decode({v}price, 50, 'fifty', 55, 'fifty-five', 'other')",
+        "{v}price BETWEEN 40 AND 55",
+        "{v}price NOT BETWEEN 40 AND 55",
+        "{v}price BETWEEN {v}lo AND {v}hi",
+        "nullif({v}price, 50)",
+        "nvl({v}qty, -1)",
+        "nvl2({v}qty, {v}price, 0)",
+        "ifnull({v}name, 'none')",
+        "equal_null({v}qty, 2)",
+        "nullifzero({v}qty)",
+        "zeroifnull({v}qty)",
+        "decode({v}price, 50, 'fifty', 55, 'fifty-five', 'other')",
     ],
     "try_functions": [
-    "try_add({v}price, {v}qty)",
-    "try_subtract({v}price, {v}qty)",
-    "try_multiply({v}price, {v}qty)",
-    "try_divide({v}price, {v}qty)",
-    "try_element_at({v}arr, 2)",
-    "try_cast({v}raw AS INT)",
-    "try_to_number({v}raw, '99')",
-    "try_to_timestamp({v}raw)",
+        "try_add({v}price, {v}qty)",
+        "try_subtract({v}price, {v}qty)",
+        "try_multiply({v}price, {v}qty)",
+        "try_divide({v}price, {v}qty)",
+        "try_element_at({v}arr, 2)",
+        "try_cast({v}raw AS INT)",
+        "try_to_number({v}raw, '99')",
+        "try_to_timestamp({v}raw)",
     ],
     "dates": [
         "date_add({v}d, {v}price)",
-    "date_sub({v}d, 3)",
-    "datediff({v}d, DATE'2024-01-01')",
-    "add_months({v}d, 1)",
-    "last_day({v}d)",
-    "next_day({v}d, 'MON')",
-    "months_between({v}d, DATE'2024-01-01')",
-    "trunc({v}d, 'MM')",
+        "date_sub({v}d, 3)",
+        "datediff({v}d, DATE'2024-01-01')",
+        "add_months({v}d, 1)",
+        "last_day({v}d)",
+        "next_day({v}d, 'MON')",
+        "months_between({v}d, DATE'2024-01-01')",
+        "trunc({v}d, 'MM')",
     ],
     "dates_and_times": [
-    "date_trunc('HOUR', {v}ts)",
-    "to_date({v}ds)",
-    "to_date({v}ds, 'yyyy-MM-dd')",
-    "to_timestamp({v}ds)",
-    "date_format({v}d, 'yyyy/MM')",
-    "extract(MONTH FROM {v}d)",
-    "date_part('day', {v}d)",
-    "dayofweek({v}d)",
-    "timestampadd(HOUR, {v}price, {v}ts)",
-    "timestampdiff(SECOND, TIMESTAMP'2024-01-01 00:00:00', {v}ts)",
-    "make_date(2024, 1, {v}price % 28 + 1)",
-    "unix_timestamp({v}ts)",
-    "{v}ts + INTERVAL 1 HOUR",
-    "current_date() > {v}d",
+        "date_trunc('HOUR', {v}ts)",
+        "to_date({v}ds)",
+        "to_date({v}ds, 'yyyy-MM-dd')",
+        "to_timestamp({v}ds)",
+        "date_format({v}d, 'yyyy/MM')",
+        "extract(MONTH FROM {v}d)",
+        "date_part('day', {v}d)",
+        "dayofweek({v}d)",
+        "timestampadd(HOUR, {v}price, {v}ts)",
+        "timestampdiff(SECOND, TIMESTAMP'2024-01-01 00:00:00', {v}ts)",
+        "make_date(2024, 1, {v}price % 28 + 1)",
+        "unix_timestamp({v}ts)",
+        "{v}ts + INTERVAL 1 HOUR",
+        "current_date() > {v}d",
     ],
     "strings": [
-    "left({v}name, 2)",
-    "right({v}name, 2)",
-    "substr({v}name, 2, 3)",
-    "startswith({v}name, 'a')",
-    "endswith({v}name, 'a')",
-    "contains({v}name, 'ph')",
-    "{v}name ILIKE 'B%'",
-    "{v}name LIKE ANY ('a%', '%a')",
+        "left({v}name, 2)",
+        "right({v}name, 2)",
+        "substr({v}name, 2, 3)",
+        "startswith({v}name, 'a')",
+        "endswith({v}name, 'a')",
+        "contains({v}name, 'ph')",
+        "{v}name ILIKE 'B%'",
+        "{v}name LIKE ANY ('a%', '%a')",
     ],
     "string_patterns_and_formats": [
-    "regexp_extract({v}name, '([a-z]+)a', 1)",
-    "split_part({v}name, 'a', 1)",
-    "lpad({v}name, 7, '*')",
-    "concat_ws('-', {v}name, {v}raw)",
-    "format_string('%s:%d', {v}name, {v}price)",
-    "to_char({v}price, '999')",
-    "elt(1 + {v}price % 2, 'even', 'odd')",
-    "sha2({v}name, 256)",
-    "get_json_object(to_json(named_struct('a', {v}price)), '$.a')",
+        "regexp_extract({v}name, '([a-z]+)a', 1)",
+        "split_part({v}name, 'a', 1)",
+        "lpad({v}name, 7, '*')",
+        "concat_ws('-', {v}name, {v}raw)",
+        "format_string('%s:%d', {v}name, {v}price)",
+        "to_char({v}price, '999')",
+        "elt(1 + {v}price % 2, 'even', 'odd')",
+        "sha2({v}name, 256)",
+        "get_json_object(to_json(named_struct('a', {v}price)), '$.a')",
     ],
     "higher_order_functions": [
-    "transform({v}arr, x -> x + {v}price)",
-    "transform({v}arr, (x, i) -> x * i)",
-    "filter({v}arr, x -> x > {v}qty)",
-    "exists({v}arr, x -> x = 2)",
-    "forall({v}arr, x -> x > 0)",
-    "aggregate({v}arr, 0, (acc, x) -> acc + x)",
-    "aggregate({v}arr, {v}price, (acc, x) -> acc + x, acc -> acc * 2)",
-    "zip_with({v}arr, {v}arr, (a, b) -> a * b)",
-    "array_sort({v}arr, (a, b) -> b - a)",
-    "map_filter(map_from_arrays(array(1, 2), array({v}price, {v}qty)), (k, v) -> v > 1)",
+        "transform({v}arr, x -> x + {v}price)",
+        "transform({v}arr, (x, i) -> x * i)",
+        "filter({v}arr, x -> x > {v}qty)",
+        "exists({v}arr, x -> x = 2)",
+        "forall({v}arr, x -> x > 0)",
+        "aggregate({v}arr, 0, (acc, x) -> acc + x)",
+        "aggregate({v}arr, {v}price, (acc, x) -> acc + x, acc -> acc * 2)",
+        "zip_with({v}arr, {v}arr, (a, b) -> a * b)",
+        "array_sort({v}arr, (a, b) -> b - a)",
+        "map_filter(map_from_arrays(array(1, 2), array({v}price, {v}qty)), (k, v) -> v > 1)",
     ],
     "case_in_coalesce": [
-    "CASE WHEN {v}price > 50 THEN 'high' WHEN {v}price > 20 THEN 'mid' ELSE 'low' END",
-    "CASE {v}name WHEN 'alpha' THEN 1 WHEN 'b' THEN 2 END",
-    "IF({v}qty IS NULL, -1, {v}qty * 2)",
-    "{v}price IN (10, 50, 70)",
-    "{v}price NOT IN (10, 50)",
-    "{v}qty IN (1, 2, NULL)",
-    "{v}name IN ('alpha', 'b')",
-    "coalesce({v}qty, {v}price, 0)",
-    "greatest({v}price, {v}qty * 10)",
-    "least({v}price, {v}qty)",
+        "CASE WHEN {v}price > 50 THEN 'high' WHEN {v}price > 20 THEN 'mid' ELSE 'low' END",
+        "CASE {v}name WHEN 'alpha' THEN 1 WHEN 'b' THEN 2 END",
+        "IF({v}qty IS NULL, -1, {v}qty * 2)",
+        "{v}price IN (10, 50, 70)",
+        "{v}price NOT IN (10, 50)",
+        "{v}qty IN (1, 2, NULL)",
+        "{v}name IN ('alpha', 'b')",
+        "coalesce({v}qty, {v}price, 0)",
+        "greatest({v}price, {v}qty * 10)",
+        "least({v}price, {v}qty)",
     ],
     "arrays_structs_arithmetic": [
-    "array_contains({v}arr, 2)",
-    "size({v}arr)",
-    "get({v}arr, 0)",
-    "array_join({v}arr, '-')",
-    "named_struct('p', {v}price, 'q', {v}qty).q",
-    "CAST({v}price AS STRING) || '!'",
-    "round({v}price / 3, 1)",
-    "pmod({v}price, 7)",
-    "{v}price div 7",
+        "array_contains({v}arr, 2)",
+        "size({v}arr)",
+        "get({v}arr, 0)",
+        "array_join({v}arr, '-')",
+        "named_struct('p', {v}price, 'q', {v}qty).q",
+        "CAST({v}price AS STRING) || '!'",
+        "round({v}price / 3, 1)",
+        "pmod({v}price, 7)",
+        "{v}price div 7",
     ],
 }
 
 # Aggregates over the rows of a variable, by family; `{v}` qualifies the aggregated columns.
 AGGREGATE_FAMILIES = {
     "replaceable_aggregates": [
-    "count_if({v}price > 40)",
-    "bool_and({v}price > 30)",
-    "bool_or({v}qty IS NULL)",
-    "every({v}price < 60)",
-    "some({v}name = 'alpha')",
-    "any({v}price BETWEEN 40 AND 50)",
+        "count_if({v}price > 40)",
+        "bool_and({v}price > 30)",
+        "bool_or({v}qty IS NULL)",
+        "every({v}price < 60)",
+        "some({v}name = 'alpha')",
+        "any({v}price BETWEEN 40 AND 50)",
     ],
     "aggregates_of_replaceable_arguments": [
-    "sum(nvl({v}qty, 0))",
-    "max(nullif({v}price, 55))",
-    "min(CASE WHEN {v}price BETWEEN 40 AND 60 THEN {v}price END)",
-    "avg(coalesce({v}qty, {v}price))",
-    "count(CASE WHEN {v}price > 45 THEN 1 END)",
-    "count({v}qty)",
-    "sum(size(filter({v}arr, x -> x > 1)))",
-    "max(aggregate({v}arr, 0, (a, x) -> a + x))",
+        "sum(nvl({v}qty, 0))",
+        "max(nullif({v}price, 55))",
+        "min(CASE WHEN {v}price BETWEEN 40 AND 60 THEN {v}price END)",
+        "avg(coalesce({v}qty, {v}price))",
+        "count(CASE WHEN {v}price > 45 THEN 1 END)",
+        "count({v}qty)",
+        "sum(size(filter({v}arr, x -> x > 1)))",
+        "max(aggregate({v}arr, 0, (a, x) -> a + x))",
     ],
     "by_and_statistics": [
-    "max_by({v}name, {v}price)",
-    "min_by({v}id, {v}price)",
-    "regr_count({v}price, {v}qty)",
-    "try_sum({v}price)",
-    "try_avg({v}price)",
-    "stddev_pop({v}price)",
-    "var_samp({v}price)",
-    "sum(datediff({v}d, DATE'2024-01-01'))",
-    "max(left({v}name, 1))",
-    "max(to_date({v}ds))",
-    "bit_or({v}price)",
+        "max_by({v}name, {v}price)",
+        "min_by({v}id, {v}price)",
+        "regr_count({v}price, {v}qty)",
+        "try_sum({v}price)",
+        "try_avg({v}price)",
+        "stddev_pop({v}price)",
+        "var_samp({v}price)",
+        "sum(datediff({v}d, DATE'2024-01-01'))",
+        "max(left({v}name, 1))",
+        "max(to_date({v}ds))",
+        "bit_or({v}price)",
     ],
     "imperative_aggregates": [
-    "median({v}price)",
-    "percentile({v}price, 0.5)",
-    "sort_array(collect_list({v}price))",
+        "median({v}price)",
+        "percentile({v}price, 0.5)",
+        "sort_array(collect_list({v}price))",
     ],
 }
 
@@ -204,8 +204,7 @@ def texts(exprs: list, variable: str) -> list:
 def agree(exprs: list, variable: str, reference: str) -> str:
     """A condition: every expression, read through `variable`, equals Spark's value
     (column `{reference}{i}` of the input)."""
-    return " AND ".join(
-        f"({t} <=> {reference}{i})" for i, t in enumerate(texts(exprs, variable)))
+    return " AND ".join(f"({t} <=> {reference}{i})" for i, t in enumerate(texts(exprs, variable)))
 
 
 def columns(exprs: list, variable: str, prefix: str) -> str:
@@ -253,11 +252,11 @@ def test_row_expressions_automaton(spark, expected_per_row, family):
     df = spark.sql(f"""
         SELECT * FROM fam_exp MATCH_RECOGNIZE (
           PARTITION BY g ORDER BY id
-          MEASURES A.id AS a_id, {columns(exprs, 'A', 'a')}, {columns(exprs, 'B', 'b')}
+          MEASURES A.id AS a_id, {columns(exprs, "A", "a")}, {columns(exprs, "B", "b")}
           ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
           PATTERN (A B)
-          DEFINE B AS {agree(exprs, 'A', 'A.exp')} AND {agree(exprs, 'B', 'B.exp')}
-                      AND {agree(exprs, '', 'exp')})""").drop("g")
+          DEFINE B AS {agree(exprs, "A", "A.exp")} AND {agree(exprs, "B", "B.exp")}
+                      AND {agree(exprs, "", "exp")})""").drop("g")
     assert rows_of(df) == runs(values, 2)
 
 
@@ -269,10 +268,10 @@ def test_row_expressions_all_rows_automaton(spark, expected_per_row, family):
     df = spark.sql(f"""
         SELECT id, {", ".join(f"v{i}" for i in range(len(exprs)))} FROM fam_exp MATCH_RECOGNIZE (
           PARTITION BY g ORDER BY id
-          MEASURES {columns(exprs, '', 'v')}
+          MEASURES {columns(exprs, "", "v")}
           ALL ROWS PER MATCH
           PATTERN (X+)
-          DEFINE X AS {agree(exprs, 'X', 'X.exp')})""")
+          DEFINE X AS {agree(exprs, "X", "X.exp")})""")
     assert rows_of(df) == sorted((i, *v) for i, v in values.items())
 
 
@@ -285,12 +284,12 @@ def test_row_expressions_any_match_pair(spark, expected_per_row, family):
     df = spark.sql(f"""
         SELECT * FROM fam_exp MATCH_RECOGNIZE (
           PARTITION BY g ORDER BY ts
-          MEASURES A.id AS a_id, {columns(exprs, 'A', 'a')}, {columns(exprs, 'B', 'b')}
+          MEASURES A.id AS a_id, {columns(exprs, "A", "a")}, {columns(exprs, "B", "b")}
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B) WITHIN 2 ROWS
-          DEFINE A AS {agree(exprs, 'A', 'A.exp')},
-                 B AS {agree(exprs, 'A', 'A.exp')} AND {agree(exprs, 'B', 'B.exp')}
-                      AND {agree(exprs, '', 'exp')})""").drop("g")
+          DEFINE A AS {agree(exprs, "A", "A.exp")},
+                 B AS {agree(exprs, "A", "A.exp")} AND {agree(exprs, "B", "B.exp")}
+                      AND {agree(exprs, "", "exp")})""").drop("g")
     assert rows_of(df) == runs(values, 2)
 
 
@@ -303,12 +302,12 @@ def test_row_expressions_any_match_kleene(spark, expected_per_row, family):
     df = spark.sql(f"""
         SELECT * FROM fam_exp MATCH_RECOGNIZE (
           PARTITION BY g ORDER BY ts
-          MEASURES A.id AS a_id, {columns(exprs, 'A', 'a')}, {columns(exprs, 'B', 'b')},
-                   {columns(exprs, 'C', 'c')}
+          MEASURES A.id AS a_id, {columns(exprs, "A", "a")}, {columns(exprs, "B", "b")},
+                   {columns(exprs, "C", "c")}
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B+ C) WITHIN 3 ROWS
-          DEFINE B AS {agree(exprs, 'B', 'B.exp')},
-                 C AS {agree(exprs, 'B', 'B.exp')} AND {agree(exprs, 'C', 'C.exp')})""").drop("g")
+          DEFINE B AS {agree(exprs, "B", "B.exp")},
+                 C AS {agree(exprs, "B", "B.exp")} AND {agree(exprs, "C", "C.exp")})""").drop("g")
     assert rows_of(df) == runs(values, 3)
 
 
@@ -320,7 +319,7 @@ def expected_per_group(spark):
 
     def make(aggs: list) -> dict:
         inner = spark.sql(f"""
-            SELECT g, {columns(aggs, '', 'agg')} FROM fam
+            SELECT g, {columns(aggs, "", "agg")} FROM fam
             WHERE NOT is_first AND NOT is_last GROUP BY g""")
         inner.createOrReplaceTempView("fam_inner")
         spark.sql("SELECT * FROM fam JOIN fam_inner USING (g)").createOrReplaceTempView("fam_agg")
@@ -337,9 +336,9 @@ def test_aggregates_automaton(spark, expected_per_group, family):
     df = spark.sql(f"""
         SELECT * FROM fam_agg MATCH_RECOGNIZE (
           PARTITION BY g ORDER BY id
-          MEASURES count(B.*) AS nb, {columns(aggs, 'B', 'v')}
+          MEASURES count(B.*) AS nb, {columns(aggs, "B", "v")}
           PATTERN (A B+ C)
-          DEFINE A AS A.is_first, C AS C.is_last AND {agree(aggs, 'B', 'C.agg')})""")
+          DEFINE A AS A.is_first, C AS C.is_last AND {agree(aggs, "B", "C.agg")})""")
     assert rows_of(df) == [("g1", 3, *expected["g1"]), ("g2", 2, *expected["g2"])]
 
 
@@ -353,11 +352,11 @@ def test_aggregates_any_match(spark, expected_per_group, family):
     df = spark.sql(f"""
         SELECT * FROM fam_agg MATCH_RECOGNIZE (
           PARTITION BY g ORDER BY ts
-          MEASURES count(B.*) AS nb, {columns(aggs, 'B', 'v')}
+          MEASURES count(B.*) AS nb, {columns(aggs, "B", "v")}
           ONE ROW PER MATCH SKIP TILL ANY MATCH
           PATTERN (A B+ C) WITHIN 10 ROWS
           DEFINE A AS A.is_first, B AS NOT B.is_last,
-                 C AS C.is_last AND {agree(aggs, 'B', 'C.agg')})""")
+                 C AS C.is_last AND {agree(aggs, "B", "C.agg")})""")
     rows = rows_of(df)
     assert [r for r in rows if r[1] == len(GROUPS[r[0]]) - 2] == [
         ("g1", 3, *expected["g1"]),

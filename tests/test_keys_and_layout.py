@@ -62,18 +62,41 @@ def _all_rows(partition: str, order: str) -> str:
             DEFINE A AS true)"""
 
 
-@pytest.mark.parametrize("partition, order, columns, row", [
-    ("PARTITION BY part", "id", ["part", "id", "classy", "value"],
-     ("partitioning", "ordering", "A", 90)),
-    ("PARTITION BY part", "id ASC, id DESC", ["part", "id", "id", "classy", "value"],
-     ("partitioning", "ordering", "ordering", "A", 90)),
-    ("PARTITION BY part", "id, id", ["part", "id", "id", "classy", "value"],
-     ("partitioning", "ordering", "ordering", "A", 90)),
-    ("PARTITION BY part", "part, id", ["part", "part", "id", "classy", "value"],
-     ("partitioning", "partitioning", "ordering", "A", 90)),
-    ("", "id, id", ["id", "id", "classy", "part", "value"],
-     ("ordering", "ordering", "A", "partitioning", 90)),
-])
+@pytest.mark.parametrize(
+    "partition, order, columns, row",
+    [
+        (
+            "PARTITION BY part",
+            "id",
+            ["part", "id", "classy", "value"],
+            ("partitioning", "ordering", "A", 90),
+        ),
+        (
+            "PARTITION BY part",
+            "id ASC, id DESC",
+            ["part", "id", "id", "classy", "value"],
+            ("partitioning", "ordering", "ordering", "A", 90),
+        ),
+        (
+            "PARTITION BY part",
+            "id, id",
+            ["part", "id", "id", "classy", "value"],
+            ("partitioning", "ordering", "ordering", "A", 90),
+        ),
+        (
+            "PARTITION BY part",
+            "part, id",
+            ["part", "part", "id", "classy", "value"],
+            ("partitioning", "partitioning", "ordering", "A", 90),
+        ),
+        (
+            "",
+            "id, id",
+            ["id", "id", "classy", "part", "value"],
+            ("ordering", "ordering", "A", "partitioning", 90),
+        ),
+    ],
+)
 def test_all_rows_layout_repeats_a_key_named_twice(spark, partition, order, columns, row):
     df = spark.sql(_all_rows(partition, order))
     assert df.columns == columns

@@ -23,6 +23,7 @@ def _no_step_limit(spark):
     yield
     spark.conf.unset(STEPS)
 
+
 # (A | B)* C where only the last row is a C: every start row stays open until the end, and
 # A's DEFINE reads FIRST(ts), which differs per start row, so no two partial matches merge.
 NO_MERGE = """
@@ -87,7 +88,8 @@ def test_all_rows_of_matches_decided_together_are_handed_out_one_match_at_a_time
     n = ALL_ROWS
     # Match i (from row i) has n - i rows; its running count(*) goes 1 .. n - i.
     assert _run(spark, NEXT_ROW_ALL_ROWS, rows=n) == [
-        (n * (n + 1) // 2, n, n * (n + 1) * (n + 2) // 6)]
+        (n * (n + 1) // 2, n, n * (n + 1) * (n + 2) // 6)
+    ]
 
 
 @pytest.mark.parametrize("query", [NO_MERGE, NEXT_ROW], ids=["no_merge", "next_row"])

@@ -17,19 +17,30 @@ def tables(spark):
 
 
 STANDARD = "ORDER BY ts MEASURES {measure} AS m ONE ROW PER MATCH PATTERN (A) DEFINE A AS {define}"
-ANY_MATCH = ("ORDER BY t MEASURES {measure} AS m ONE ROW PER MATCH SKIP TILL ANY MATCH "
-             "PATTERN (A B) WITHIN 5 ROWS DEFINE A AS {define}")
+ANY_MATCH = (
+    "ORDER BY t MEASURES {measure} AS m ONE ROW PER MATCH SKIP TILL ANY MATCH "
+    "PATTERN (A B) WITHIN 5 ROWS DEFINE A AS {define}"
+)
 
 CASES = {
     "scalar subquery, DEFINE": (
         "SELECT k, (SELECT count(*) FROM mr_inner MATCH_RECOGNIZE ({clause})) FROM mr_outer",
-        "A.ts", "A.v > mr_outer.lim", "DEFINE"),
+        "A.ts",
+        "A.v > mr_outer.lim",
+        "DEFINE",
+    ),
     "EXISTS, MEASURES": (
         "SELECT k FROM mr_outer WHERE EXISTS (SELECT * FROM mr_inner MATCH_RECOGNIZE ({clause}))",
-        "A.v + mr_outer.lim", "true", "MEASURES"),
+        "A.v + mr_outer.lim",
+        "true",
+        "MEASURES",
+    ),
     "LATERAL, DEFINE": (
         "SELECT * FROM mr_outer, LATERAL (SELECT * FROM mr_inner MATCH_RECOGNIZE ({clause}))",
-        "A.ts", "A.v > mr_outer.lim", "DEFINE"),
+        "A.ts",
+        "A.v > mr_outer.lim",
+        "DEFINE",
+    ),
 }
 
 
@@ -49,6 +60,6 @@ def test_outer_reference_is_refused_by_name(spark, tables, case, semantics):
 def test_an_uncorrelated_clause_inside_a_subquery_still_runs(spark, tables):
     got = spark.sql(f"""
         SELECT k, (SELECT count(*) FROM mr_inner MATCH_RECOGNIZE (
-                     {STANDARD.format(measure='A.ts', define='A.v > 2')})) AS n
+                     {STANDARD.format(measure="A.ts", define="A.v > 2")})) AS n
         FROM mr_outer ORDER BY k""").collect()
     assert [tuple(r) for r in got] == [(1, 2), (2, 2)]

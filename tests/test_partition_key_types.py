@@ -38,27 +38,36 @@ def rows(spark, sql, execution=None):
 
 def test_group_by_and_partition_by_agree_under_a_case_insensitive_collation(spark, collated):
     groups = rows(spark, "SELECT lower(k), count(*) FROM mr_collated GROUP BY k")
-    matched = rows(spark, """
+    matched = rows(
+        spark,
+        """
         SELECT lower(k), n FROM mr_collated MATCH_RECOGNIZE (
           PARTITION BY k ORDER BY ts MEASURES count(*) AS n
-          PATTERN (A B*) DEFINE B AS v > PREV(v))""")
+          PATTERN (A B*) DEFINE B AS v > PREV(v))""",
+    )
     assert groups == matched == [("s1", 4), ("x", 2)]
 
 
 def test_all_rows_per_match_keeps_each_rows_own_key(spark, collated):
-    got = rows(spark, """
+    got = rows(
+        spark,
+        """
         SELECT k, ts, m FROM mr_collated MATCH_RECOGNIZE (
           PARTITION BY k ORDER BY ts MEASURES MATCH_NUMBER() AS m ALL ROWS PER MATCH
-          PATTERN (A B*) DEFINE B AS v > PREV(v))""")
+          PATTERN (A B*) DEFINE B AS v > PREV(v))""",
+    )
     assert got == sorted([(k, t, 1) for k, t, _ in EVENTS], key=repr)
 
 
 def test_an_accent_and_case_insensitive_collation(spark):
-    got = rows(spark, """
+    got = rows(
+        spark,
+        """
         SELECT n FROM (SELECT CAST(k AS STRING COLLATE UNICODE_CI_AI) AS k, ts
                        FROM VALUES ('café', 1), ('CAFE', 2), ('Cafe', 3), ('tea', 4) AS e(k, ts))
         MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES count(*) AS n PATTERN (A+)
-                         DEFINE A AS true)""")
+                         DEFINE A AS true)""",
+    )
     assert got == [(1,), (3,)]
 
 
@@ -101,9 +110,20 @@ def test_a_stream_partitioned_by_a_collated_key_equals_batch(spark, tmp_path):
     # s1/S1 rise 10..40 then fall to 5: A B+ C of 5 rows; x/X: 1, 2, 0 is one of 3 rows.
     # The last row, of another key far later, moves the watermark past every other row.
     start = datetime(2024, 1, 1)
-    events = [(k, start + timedelta(seconds=t), v) for k, t, v in [
-        ("s1", 1, 10), ("S1", 2, 20), ("s1", 3, 30), ("S1", 4, 40), ("x", 5, 1), ("X", 6, 2),
-        ("s1", 7, 5), ("x", 8, 0), ("zz", 1000, None)]]
+    events = [
+        (k, start + timedelta(seconds=t), v)
+        for k, t, v in [
+            ("s1", 1, 10),
+            ("S1", 2, 20),
+            ("s1", 3, 30),
+            ("S1", 4, 40),
+            ("x", 5, 1),
+            ("X", 6, 2),
+            ("s1", 7, 5),
+            ("x", 8, 0),
+            ("zz", 1000, None),
+        ]
+    ]
     schema = "k STRING, ts TIMESTAMP, v INT"
     sql = """
         SELECT lower(k) AS k, n FROM (SELECT CAST(k AS STRING COLLATE UTF8_LCASE) AS k, ts, v
@@ -111,8 +131,9 @@ def test_a_stream_partitioned_by_a_collated_key_equals_batch(spark, tmp_path):
         MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES count(*) AS n
           PATTERN (A B+ C) DEFINE B AS v > PREV(v), C AS v < PREV(v))"""
     batch = sorted(run_batch(spark, schema, events, sql))
-    streamed = run_stream(spark, tmp_path, schema, ["k", "ts", "v"],
-                          [events[:4], events[4:8], events[8:]], sql)
+    streamed = run_stream(
+        spark, tmp_path, schema, ["k", "ts", "v"], [events[:4], events[4:8], events[8:]], sql
+    )
     assert batch == [("s1", 5), ("x", 3)]
     assert sorted(streamed.rows) == batch
 

@@ -39,9 +39,13 @@ DEFINES = {
 }
 
 
-def _query(body: str, rows: str = "ONE ROW PER MATCH", within: str = "WITHIN INTERVAL '30' MINUTE",
-           measures: str = "FIRST(A.ts) AS a_ts, LAST(C.ts) AS c_ts, count(*) AS n",
-           **defines: str) -> str:
+def _query(
+    body: str,
+    rows: str = "ONE ROW PER MATCH",
+    within: str = "WITHIN INTERVAL '30' MINUTE",
+    measures: str = "FIRST(A.ts) AS a_ts, LAST(C.ts) AS c_ts, count(*) AS n",
+    **defines: str,
+) -> str:
     used = [v for v in DEFINES if re.search(rf"\b{v}\b", body)]
     define = ", ".join(defines.get(v, DEFINES[v]) for v in used)
     return f"""
@@ -69,8 +73,11 @@ def _rows(spark, sql: str, mode: str) -> list[tuple]:
 
 
 def test_selective_pattern_uses_the_prefilter_and_keeps_the_rows(spark, reports):
-    sql = _query("A N* B N* C", measures="FIRST(A.ts) AS a_ts, LAST(C.ts) AS c_ts, "
-                 "NEXT(LAST(C.severity), 2) AS after_c, count(*) AS n")
+    sql = _query(
+        "A N* B N* C",
+        measures="FIRST(A.ts) AS a_ts, LAST(C.ts) AS c_ts, "
+        "NEXT(LAST(C.severity), 2) AS after_c, count(*) AS n",
+    )
     plan = _plan(spark, sql)
     assert "prefilter: anchor A" in plan, plan
     off = _rows(spark, sql, "off")
@@ -93,8 +100,11 @@ def test_selective_pattern_uses_the_prefilter_and_keeps_the_rows(spark, reports)
     ],
 )
 def test_time_ranges_reach_only_where_the_match_can_lie(spark, reports, body, range_text):
-    sql = _query(body, measures="FIRST(ts) AS first_ts, LAST(ts) AS last_ts, count(*) AS n",
-                 N="N AS category = 'noise'")
+    sql = _query(
+        body,
+        measures="FIRST(ts) AS first_ts, LAST(ts) AS last_ts, count(*) AS n",
+        N="N AS category = 'noise'",
+    )
     plan = _plan(spark, sql)
     assert f"prefilter: {range_text} (semi join on time ranges)" in plan, plan
     off = _rows(spark, sql, "off")
@@ -125,8 +135,9 @@ def test_rows_with_a_null_time_are_read_once_and_change_nothing(spark, reports):
         SELECT area, CASE WHEN pmod(hash(ts), 5) = 0 THEN NULL ELSE ts END AS ts,
                category, severity
         FROM reports""")
-    sql = _query("A B?", measures="FIRST(ts) AS first_ts, count(*) AS n",
-                 B="B AS category = 'alarm'")
+    sql = _query(
+        "A B?", measures="FIRST(ts) AS first_ts, count(*) AS n", B="B AS category = 'alarm'"
+    )
     sql = sql.replace("FROM reports", "FROM reports_with_null_times")
     assert "(semi join on time ranges)" in _plan(spark, sql)
     spark.conf.set(PREFILTER, "on")
@@ -140,13 +151,22 @@ def test_rows_with_a_null_time_are_read_once_and_change_nothing(spark, reports):
     assert all(r[1] is not None for r in off)
     assert _rows(spark, sql, "on") == off
     # The NULL rows are there: an A row without a time, which matches nothing.
-    assert spark.sql("SELECT count(*) FROM reports_with_null_times "
-                     "WHERE ts IS NULL AND category = 'burglary'").first()[0] > 0
+    assert (
+        spark.sql(
+            "SELECT count(*) FROM reports_with_null_times "
+            "WHERE ts IS NULL AND category = 'burglary'"
+        ).first()[0]
+        > 0
+    )
 
 
 def test_all_rows_per_match_output_hides_the_range_flag(spark, reports):
-    sql = _query("A N* B", rows="ALL ROWS PER MATCH", measures="CLASSIFIER() AS label",
-                 N="N AS category = 'noise'")
+    sql = _query(
+        "A N* B",
+        rows="ALL ROWS PER MATCH",
+        measures="CLASSIFIER() AS label",
+        N="N AS category = 'noise'",
+    )
     df = spark.sql(sql)
     assert df.columns == ["area", "ts", "label", "category", "severity"]
     assert "prefilter: anchor A" in _plan(spark, sql)
@@ -164,22 +184,41 @@ def test_pattern_length_bounds_the_ranges_without_within(spark, reports):
     ("body", "rows", "within", "reason"),
     [
         ("A B+ C", "ONE ROW PER MATCH", "", "no WITHIN, and the pattern has no length bound"),
-        ("A B", "ALL ROWS PER MATCH WITH UNMATCHED ROWS", "WITHIN INTERVAL '30' MINUTE",
-         "WITH UNMATCHED ROWS outputs every row"),
-        ("^ A B", "ONE ROW PER MATCH", "WITHIN INTERVAL '30' MINUTE",
-         "the pattern has a ^ or $ anchor"),
-        ("A? B?", "ONE ROW PER MATCH", "WITHIN INTERVAL '30' MINUTE",
-         "the pattern can match empty"),
-        ("C B", "ONE ROW PER MATCH", "WITHIN INTERVAL '30' MINUTE",
-         "no variable that every match contains has a DEFINE reading only the current row"),
+        (
+            "A B",
+            "ALL ROWS PER MATCH WITH UNMATCHED ROWS",
+            "WITHIN INTERVAL '30' MINUTE",
+            "WITH UNMATCHED ROWS outputs every row",
+        ),
+        (
+            "^ A B",
+            "ONE ROW PER MATCH",
+            "WITHIN INTERVAL '30' MINUTE",
+            "the pattern has a ^ or $ anchor",
+        ),
+        (
+            "A? B?",
+            "ONE ROW PER MATCH",
+            "WITHIN INTERVAL '30' MINUTE",
+            "the pattern can match empty",
+        ),
+        (
+            "C B",
+            "ONE ROW PER MATCH",
+            "WITHIN INTERVAL '30' MINUTE",
+            "no variable that every match contains has a DEFINE reading only the current row",
+        ),
     ],
 )
-def test_explain_says_why_the_prefilter_does_not_apply(spark, reports, body, rows, within,
-                                                        reason):
+def test_explain_says_why_the_prefilter_does_not_apply(spark, reports, body, rows, within, reason):
     # In the last case C's DEFINE reads PREV and B's reads C: neither can anchor.
-    sql = _query(body, rows=rows, within=within,
-                 measures="CLASSIFIER() AS label" if "ALL ROWS" in rows else "count(*) AS n",
-                 B="B AS B.severity > C.severity" if body == "C B" else DEFINES["B"])
+    sql = _query(
+        body,
+        rows=rows,
+        within=within,
+        measures="CLASSIFIER() AS label" if "ALL ROWS" in rows else "count(*) AS n",
+        B="B AS B.severity > C.severity" if body == "C B" else DEFINES["B"],
+    )
     plan = _plan(spark, sql)
     assert f"prefilter: not applicable: {reason}" in plan, plan
     assert _rows(spark, sql, "on") == _rows(spark, sql, "off")
@@ -194,8 +233,9 @@ def test_off_and_not_worth_it_are_reported(spark, reports):
         spark.conf.unset(PREFILTER)
     # A matches almost every row, and an alarm (B) lies within 30 minutes before almost
     # every row: either anchor's ranges cover everything, so auto leaves the prefilter out.
-    assert re.search(r"prefilter: not used: the ranges around [AB] hold 9\d\.\d%",
-                     _plan(spark, sql))
+    assert re.search(
+        r"prefilter: not used: the ranges around [AB] hold 9\d\.\d%", _plan(spark, sql)
+    )
 
 
 def test_prefilter_is_a_configure_option_and_a_checked_conf(spark):

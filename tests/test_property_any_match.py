@@ -36,8 +36,17 @@ SEED_BASE = int(os.environ.get("SMR_PROPERTY_SEED", "20261121"))
 TREE_CONF = "spark.sql.matchRecognize.internal.joinTree"
 ORDER_CONF = "spark.sql.matchRecognize.joinOrder"
 EXECUTION_CONF = "spark.sql.matchRecognize.cepExecution"
-ALGORITHMS = ("trivial", "efreq", "greedy", "ii_random", "ii_greedy", "dp_left_deep",
-              "dp_bushy", "zstream", "zstream_ord")
+ALGORITHMS = (
+    "trivial",
+    "efreq",
+    "greedy",
+    "ii_random",
+    "ii_greedy",
+    "dp_left_deep",
+    "dp_bushy",
+    "zstream",
+    "zstream_ord",
+)
 ALGORITHMS_PER_CASE = int(os.environ.get("SMR_ANY_MATCH_ALGORITHMS", "3"))
 RANDOM_TREES = 2
 SORT_IN_MEMORY_CONF = "spark.sql.matchRecognize.internal.sortInMemoryBytes"
@@ -48,8 +57,9 @@ def _trees(pattern_text: str, seed: int, case_number: int) -> list[str | None]:
     """The plans to run: None (default), "joinOrder:<algorithm>", or a forced tree."""
     trees: list[str | None] = [None]
     for k in range(ALGORITHMS_PER_CASE):
-        trees.append("joinOrder:" + ALGORITHMS[(case_number * ALGORITHMS_PER_CASE + k)
-                                                % len(ALGORITHMS)])
+        trees.append(
+            "joinOrder:" + ALGORITHMS[(case_number * ALGORITHMS_PER_CASE + k) % len(ALGORITHMS)]
+        )
     trees += [f"random:{seed * 10 + i}" for i in range(RANDOM_TREES)]
     flats = flat_alternatives(parse(pattern_text))
     # `B?` is one element for the reference but two alternatives for the engine (with and
@@ -99,12 +109,15 @@ def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spa
             spark.conf.set(SORT_IN_MEMORY_CONF, "0")
         try:
             for execution, tree in itertools.product(
-                    ("joins", "tree"), _trees(case.pattern_text, seed, checked)):
+                ("joins", "tree"), _trees(case.pattern_text, seed, checked)
+            ):
                 try:
                     got = _run(spark, case.sql, tree, execution)
                 except Exception as e:  # noqa: BLE001 - reported with the seed and the tree
-                    failures.append(f"seed {seed}, {execution}, tree {tree}: "
-                                    f"{type(e).__name__}: {e}\n{case.sql}")
+                    failures.append(
+                        f"seed {seed}, {execution}, tree {tree}: "
+                        f"{type(e).__name__}: {e}\n{case.sql}"
+                    )
                     break
                 diff = compare_rows(got, expected, False)
                 if diff is not None:

@@ -128,8 +128,11 @@ def test_random_patterns_with_time_ranges_match_the_reference(spark, level):
             except rpr.MatchRecognizeError:
                 continue  # run-time errors are the other tests' business
             applied += 1
-            diff = compare_rows([tuple(r) for r in spark.sql(sql).collect()],
-                                [tuple(r) for r in expected.rows], False)
+            diff = compare_rows(
+                [tuple(r) for r in spark.sql(sql).collect()],
+                [tuple(r) for r in expected.rows],
+                False,
+            )
             if diff is not None:
                 failures.append(f"seed {seed}:\n{sql}\n{diff}")
             if len(failures) >= 3:

@@ -51,8 +51,9 @@ STANDARD = """
              B AS {py}(B.price) > PREV({pd}(price)))"""
 
 
-@pytest.mark.parametrize("rows", ["ONE ROW PER MATCH", "ALL ROWS PER MATCH",
-                                  "ALL ROWS PER MATCH WITH UNMATCHED ROWS"])
+@pytest.mark.parametrize(
+    "rows", ["ONE ROW PER MATCH", "ALL ROWS PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS"]
+)
 def test_udfs_in_define_and_measures_standard_semantics(spark, prices, rows):
     _same_as_sql(spark, STANDARD % rows)
 
@@ -60,36 +61,45 @@ def test_udfs_in_define_and_measures_standard_semantics(spark, prices, rows):
 def test_measures_of_unmatched_rows_stay_null(spark, prices):
     # py_is_null(NULL) is true: the UDF must not be applied to the measure of a row that
     # belongs to no match.
-    got = _rows(spark, """
+    got = _rows(
+        spark,
+        """
         SELECT ts, flag FROM udf_prices MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES py_is_null(FIRST(price)) AS flag
           ALL ROWS PER MATCH WITH UNMATCHED ROWS
           PATTERN (B)
-          DEFINE B AS py_plus1(price) > 8)""")
+          DEFINE B AS py_plus1(price) > 8)""",
+    )
     assert got == [(t, False if t * 7 % 10 + 1 > 8 else None) for t in range(40)]
 
 
 def test_udf_over_a_navigation_in_measures_sees_null_like_a_sql_function(spark, prices):
     # PREV of the first row is NULL; the UDF is applied to that NULL, as IS NULL is.
-    got = _rows(spark, """
+    got = _rows(
+        spark,
+        """
         SELECT * FROM udf_prices MATCH_RECOGNIZE (
           ORDER BY ts
           MEASURES py_is_null(PREV(FIRST(price))) AS a, PREV(FIRST(price)) IS NULL AS b
           PATTERN (X)
-          DEFINE X AS ts < 3)""")
+          DEFINE X AS ts < 3)""",
+    )
     assert got == [(False, False), (False, False), (True, True)]
 
 
 def test_udfs_with_skip_till_any_match(spark, prices):
-    _same_as_sql(spark, """
+    _same_as_sql(
+        spark,
+        """
         SELECT * FROM udf_prices MATCH_RECOGNIZE (
           PARTITION BY k ORDER BY ts
           MEASURES A.ts AS a, {py}(B.ts) AS b, {pd}(B.price - A.price) AS d
           SKIP TILL ANY MATCH
           PATTERN (A B)
           WITHIN 4 ROWS
-          DEFINE A AS {pd}(price) >= 8, B AS {py}(B.price) < A.price)""")
+          DEFINE A AS {pd}(price) >= 8, B AS {py}(B.price) < A.price)""",
+    )
 
 
 def test_udf_in_define_over_another_variable_is_refused_by_name(spark, prices):
@@ -118,16 +128,22 @@ def test_udf_in_define_over_navigation_is_refused_with_the_alternative(spark, pr
 
 
 def test_navigation_over_a_udf_in_define_is_the_supported_form(spark, prices):
-    rows = _rows(spark, """
+    rows = _rows(
+        spark,
+        """
         SELECT * FROM udf_prices MATCH_RECOGNIZE (
           ORDER BY ts MEASURES FIRST(ts) AS s
           PATTERN (A B)
-          DEFINE B AS PREV(py_plus1(price)) < py_plus1(price))""")
-    assert rows == _rows(spark, """
+          DEFINE B AS PREV(py_plus1(price)) < py_plus1(price))""",
+    )
+    assert rows == _rows(
+        spark,
+        """
         SELECT * FROM udf_prices MATCH_RECOGNIZE (
           ORDER BY ts MEASURES FIRST(ts) AS s
           PATTERN (A B)
-          DEFINE B AS PREV(price) < price)""")
+          DEFINE B AS PREV(price) < price)""",
+    )
 
 
 def test_udf_over_classifier_inside_navigation_is_refused(spark, prices):

@@ -95,62 +95,117 @@ def _reference_one_row(pattern: str, skip) -> list[tuple]:
 ONE_ROW_CASES = [
     # ^ holds only at the partition start: there ^* is one empty iteration, elsewhere none;
     # every A row (x: 1, 2; y: 1) is a match of its own.
-    ("^* A", "", ("past_last_row",),
-     [("x", 1, 1, 1, 1, 1), ("x", 2, 2, 2, 1, 1), ("y", 1, 1, 1, 1, 1)]),
+    (
+        "^* A",
+        "",
+        ("past_last_row",),
+        [("x", 1, 1, 1, 1, 1), ("x", 2, 2, 2, 1, 1), ("y", 1, 1, 1, 1, 1)],
+    ),
     # x from ts 1: ^ first (left branch, zero-width), the loop's next ^ iteration is empty
     # and ends it, B fails at ts 1; so A ts 1, A ts 2, then A fails at ts 3 and B takes it.
     # ts 4 and 5: neither ^ nor A holds, and + needs one iteration. y: A ts 1, B ts 2.
-    ("(^ | A)+ B", "", ("past_last_row",),
-     [("x", 1, 3, 1, 3, 2), ("y", 1, 2, 1, 2, 1)]),
+    ("(^ | A)+ B", "", ("past_last_row",), [("x", 1, 3, 1, 3, 2), ("y", 1, 2, 1, 2, 1)]),
     # SKIP TO NEXT ROW adds x from ts 2 (A ts 2, B ts 3); from ts 3 nothing matches.
-    ("(^ | A)+ B", "AFTER MATCH SKIP TO NEXT ROW", ("to_next_row",),
-     [("x", 1, 3, 1, 3, 2), ("x", 2, 3, 2, 2, 1), ("y", 1, 2, 1, 2, 1)]),
+    (
+        "(^ | A)+ B",
+        "AFTER MATCH SKIP TO NEXT ROW",
+        ("to_next_row",),
+        [("x", 1, 3, 1, 3, 2), ("x", 2, 3, 2, 2, 1), ("y", 1, 2, 1, 2, 1)],
+    ),
     # Skipping to the B row (ts 3 in x, ts 2 in y) finds nothing more there.
-    ("(^ | A)+ B", "AFTER MATCH SKIP TO LAST B", ("to_last", "B"),
-     [("x", 1, 3, 1, 3, 2), ("y", 1, 2, 1, 2, 1)]),
-    ("(^ | A)+ B", "AFTER MATCH SKIP TO FIRST B", ("to_first", "B"),
-     [("x", 1, 3, 1, 3, 2), ("y", 1, 2, 1, 2, 1)]),
+    (
+        "(^ | A)+ B",
+        "AFTER MATCH SKIP TO LAST B",
+        ("to_last", "B"),
+        [("x", 1, 3, 1, 3, 2), ("y", 1, 2, 1, 2, 1)],
+    ),
+    (
+        "(^ | A)+ B",
+        "AFTER MATCH SKIP TO FIRST B",
+        ("to_first", "B"),
+        [("x", 1, 3, 1, 3, 2), ("y", 1, 2, 1, 2, 1)],
+    ),
     # Reluctant: zero iterations first (B fails at ts 1), then ^ (empty, B fails again),
     # then A ts 1 and stop (B fails at ts 2), A ts 2 and stop: B ts 3. From ts 4 and 5
     # zero iterations and B.
-    ("(^ | A)*? B", "", ("past_last_row",),
-     [("x", 1, 3, 1, 3, 2), ("x", 4, 4, 2, 1, 0), ("x", 5, 5, 3, 1, 0),
-      ("y", 1, 2, 1, 2, 1)]),
+    (
+        "(^ | A)*? B",
+        "",
+        ("past_last_row",),
+        [("x", 1, 3, 1, 3, 2), ("x", 4, 4, 2, 1, 0), ("x", 5, 5, 3, 1, 0), ("y", 1, 2, 1, 2, 1)],
+    ),
     # (A $) holds only for the last row: before it every start row gives an empty match
     # (zero iterations), the last row is a one-row match.
-    ("(T $)*", "", ("past_last_row",),
-     [("x", None, None, 1, 0, 0), ("x", None, None, 2, 0, 0), ("x", None, None, 3, 0, 0),
-      ("x", None, None, 4, 0, 0), ("x", 5, 5, 5, 1, 0),
-      ("y", None, None, 1, 0, 0), ("y", 2, 2, 2, 1, 0)]),
+    (
+        "(T $)*",
+        "",
+        ("past_last_row",),
+        [
+            ("x", None, None, 1, 0, 0),
+            ("x", None, None, 2, 0, 0),
+            ("x", None, None, 3, 0, 0),
+            ("x", None, None, 4, 0, 0),
+            ("x", 5, 5, 5, 1, 0),
+            ("y", None, None, 1, 0, 0),
+            ("y", 2, 2, 2, 1, 0),
+        ],
+    ),
     # $ never holds before B, so this is A* B: x ts 1-3, then B alone at ts 4 and 5.
-    ("($ | A)* B", "", ("past_last_row",),
-     [("x", 1, 3, 1, 3, 2), ("x", 4, 4, 2, 1, 0), ("x", 5, 5, 3, 1, 0),
-      ("y", 1, 2, 1, 2, 1)]),
+    (
+        "($ | A)* B",
+        "",
+        ("past_last_row",),
+        [("x", 1, 3, 1, 3, 2), ("x", 4, 4, 2, 1, 0), ("x", 5, 5, 3, 1, 0), ("y", 1, 2, 1, 2, 1)],
+    ),
     # (^)? holds at most once; T+ $ runs to the partition end from every start row.
-    ("(^)? T+ $", "AFTER MATCH SKIP TO NEXT ROW", ("to_next_row",),
-     [("x", 1, 5, 1, 5, 0), ("x", 2, 5, 2, 4, 0), ("x", 3, 5, 3, 3, 0), ("x", 4, 5, 4, 2, 0),
-      ("x", 5, 5, 5, 1, 0), ("y", 1, 2, 1, 2, 0), ("y", 2, 2, 2, 1, 0)]),
+    (
+        "(^)? T+ $",
+        "AFTER MATCH SKIP TO NEXT ROW",
+        ("to_next_row",),
+        [
+            ("x", 1, 5, 1, 5, 0),
+            ("x", 2, 5, 2, 4, 0),
+            ("x", 3, 5, 3, 3, 0),
+            ("x", 4, 5, 4, 2, 0),
+            ("x", 5, 5, 5, 1, 0),
+            ("y", 1, 2, 1, 2, 0),
+            ("y", 2, 2, 2, 1, 0),
+        ],
+    ),
     # x ts 1: ^ A takes ts 1, but B fails at ts 2, and without the iteration B fails at ts 1;
     # ts 2: B fails; ts 3: B+ to the end. y: ^ A ts 1, B ts 2.
-    ("(^ A)* B+", "", ("past_last_row",),
-     [("x", 3, 5, 1, 3, 0), ("y", 1, 2, 1, 2, 1)]),
-    ("(^ A)* B+", "AFTER MATCH SKIP TO NEXT ROW", ("to_next_row",),
-     [("x", 3, 5, 1, 3, 0), ("x", 4, 5, 2, 2, 0), ("x", 5, 5, 3, 1, 0),
-      ("y", 1, 2, 1, 2, 1), ("y", 2, 2, 2, 1, 0)]),
+    ("(^ A)* B+", "", ("past_last_row",), [("x", 3, 5, 1, 3, 0), ("y", 1, 2, 1, 2, 1)]),
+    (
+        "(^ A)* B+",
+        "AFTER MATCH SKIP TO NEXT ROW",
+        ("to_next_row",),
+        [
+            ("x", 3, 5, 1, 3, 0),
+            ("x", 4, 5, 2, 2, 0),
+            ("x", 5, 5, 3, 1, 0),
+            ("y", 1, 2, 1, 2, 1),
+            ("y", 2, 2, 2, 1, 0),
+        ],
+    ),
     # A bounded repetition of ^ holds only at the partition start (twice, zero-width).
-    ("(^){2,3} A", "", ("past_last_row",),
-     [("x", 1, 1, 1, 1, 1), ("y", 1, 1, 1, 1, 1)]),
+    ("(^){2,3} A", "", ("past_last_row",), [("x", 1, 1, 1, 1, 1), ("y", 1, 1, 1, 1, 1)]),
     # After a row, ^ no longer holds: zero iterations, so this is A.
-    ("A (^)*", "", ("past_last_row",),
-     [("x", 1, 1, 1, 1, 1), ("x", 2, 2, 2, 1, 1), ("y", 1, 1, 1, 1, 1)]),
+    (
+        "A (^)*",
+        "",
+        ("past_last_row",),
+        [("x", 1, 1, 1, 1, 1), ("x", 2, 2, 2, 1, 1), ("y", 1, 1, 1, 1, 1)],
+    ),
     # $+ needs one $: only after the last row.
-    ("T $+", "", ("past_last_row",),
-     [("x", 5, 5, 1, 1, 0), ("y", 2, 2, 1, 1, 0)]),
+    ("T $+", "", ("past_last_row",), [("x", 5, 5, 1, 1, 0), ("y", 2, 2, 1, 1, 0)]),
     # Anchors inside an alternation inside *: (^ | $ | A)* B is A* B here, after the
     # empty ^ iteration at the partition start.
-    ("(^ | $ | A)* B", "", ("past_last_row",),
-     [("x", 1, 3, 1, 3, 2), ("x", 4, 4, 2, 1, 0), ("x", 5, 5, 3, 1, 0),
-      ("y", 1, 2, 1, 2, 1)]),
+    (
+        "(^ | $ | A)* B",
+        "",
+        ("past_last_row",),
+        [("x", 1, 3, 1, 3, 2), ("x", 4, 4, 2, 1, 0), ("x", 5, 5, 3, 1, 0), ("y", 1, 2, 1, 2, 1)],
+    ),
 ]
 
 
@@ -168,8 +223,13 @@ def test_empty_loop_of_anchor_shows_each_row_as_an_empty_match(spark):
     # (^)* matches empty everywhere: one empty match per row (the ^ iteration at the
     # partition start consumes nothing either).
     expected = [
-        ("x", 1, None, 1), ("x", 2, None, 2), ("x", 3, None, 3), ("x", 4, None, 4),
-        ("x", 5, None, 5), ("y", 1, None, 1), ("y", 2, None, 2),
+        ("x", 1, None, 1),
+        ("x", 2, None, 2),
+        ("x", 3, None, 3),
+        ("x", 4, None, 4),
+        ("x", 5, None, 5),
+        ("y", 1, None, 1),
+        ("y", 2, None, 2),
     ]
     assert _all_rows(spark, "(^)*", "ALL ROWS PER MATCH") == expected
     assert _all_rows(spark, "(^)*", "ALL ROWS PER MATCH SHOW EMPTY MATCHES") == expected
@@ -178,34 +238,57 @@ def test_empty_loop_of_anchor_shows_each_row_as_an_empty_match(spark):
 
 
 def test_quantified_anchor_all_rows_per_match(spark):
-    matched = [("x", 1, "A", 1), ("x", 2, "A", 1), ("x", 3, "B", 1),
-               ("y", 1, "A", 1), ("y", 2, "B", 1)]
+    matched = [
+        ("x", 1, "A", 1),
+        ("x", 2, "A", 1),
+        ("x", 3, "B", 1),
+        ("y", 1, "A", 1),
+        ("y", 2, "B", 1),
+    ]
     assert _all_rows(spark, "(^ | A)+ B", "ALL ROWS PER MATCH") == matched
     assert _all_rows(spark, "(^ | A)+ B", "ALL ROWS PER MATCH OMIT EMPTY MATCHES") == matched
     # The rows in no match come out with NULL measures.
     assert _all_rows(spark, "(^ | A)+ B", "ALL ROWS PER MATCH WITH UNMATCHED ROWS") == [
-        ("x", 1, "A", 1), ("x", 2, "A", 1), ("x", 3, "B", 1), ("x", 4, None, None),
-        ("x", 5, None, None), ("y", 1, "A", 1), ("y", 2, "B", 1),
+        ("x", 1, "A", 1),
+        ("x", 2, "A", 1),
+        ("x", 3, "B", 1),
+        ("x", 4, None, None),
+        ("x", 5, None, None),
+        ("y", 1, "A", 1),
+        ("y", 2, "B", 1),
     ]
     # SKIP TO NEXT ROW: x ts 2-3 is a second match (its rows come out again).
     assert _all_rows(spark, "(^ | A)+ B", "ALL ROWS PER MATCH", "AFTER MATCH SKIP TO NEXT ROW") == [
-        ("x", 1, "A", 1), ("x", 2, "A", 1), ("x", 2, "A", 2), ("x", 3, "B", 1),
-        ("x", 3, "B", 2), ("y", 1, "A", 1), ("y", 2, "B", 1),
+        ("x", 1, "A", 1),
+        ("x", 2, "A", 1),
+        ("x", 2, "A", 2),
+        ("x", 3, "B", 1),
+        ("x", 3, "B", 2),
+        ("y", 1, "A", 1),
+        ("y", 2, "B", 1),
     ]
     # Empty matches of (T $)* before the last row; WITH UNMATCHED ROWS shows them too.
     assert _all_rows(spark, "(T $)*", "ALL ROWS PER MATCH OMIT EMPTY MATCHES") == [
-        ("x", 5, "T", 5), ("y", 2, "T", 2),
+        ("x", 5, "T", 5),
+        ("y", 2, "T", 2),
     ]
     assert _all_rows(spark, "(T $)*", "ALL ROWS PER MATCH WITH UNMATCHED ROWS") == [
-        ("x", 1, None, 1), ("x", 2, None, 2), ("x", 3, None, 3), ("x", 4, None, 4),
-        ("x", 5, "T", 5), ("y", 1, None, 1), ("y", 2, "T", 2),
+        ("x", 1, None, 1),
+        ("x", 2, None, 2),
+        ("x", 3, None, 3),
+        ("x", 4, None, 4),
+        ("x", 5, "T", 5),
+        ("y", 1, None, 1),
+        ("y", 2, "T", 2),
     ]
 
 
 def test_quantified_anchor_inside_exclusion(spark):
     # {- ^ -}* contributes no row: the output is that of A alone.
     assert _all_rows(spark, "{- ^ -}* A", "ALL ROWS PER MATCH") == [
-        ("x", 1, "A", 1), ("x", 2, "A", 2), ("y", 1, "A", 1),
+        ("x", 1, "A", 1),
+        ("x", 2, "A", 2),
+        ("y", 1, "A", 1),
     ]
 
 

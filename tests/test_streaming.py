@@ -527,9 +527,7 @@ def test_what_a_stream_cannot_do_is_an_analysis_error(spark, tmp_path, sql, wate
 
 @pytest.mark.smoke
 @pytest.mark.parametrize("mode", ["update", "complete"])
-def test_an_output_mode_other_than_append_is_refused_when_the_query_starts(
-    spark, tmp_path, mode
-):
+def test_an_output_mode_other_than_append_is_refused_when_the_query_starts(spark, tmp_path, mode):
     stream = _analyze_over_stream(spark, tmp_path, V_SHAPE)
     writer = (
         stream.writeStream.format("memory")

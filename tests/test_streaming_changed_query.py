@@ -54,19 +54,34 @@ def restarted(spark, tmp_path, before: str, after: str):
 
 
 CHANGES = {
-    "DEFINE": (BASE, {**BASE, "define": "A AS x > 4, B AS x < PREV(x), C AS x > PREV(x)"},
-               "DEFINE or SUBSET"),
+    "DEFINE": (
+        BASE,
+        {**BASE, "define": "A AS x > 4, B AS x < PREV(x), C AS x > PREV(x)"},
+        "DEFINE or SUBSET",
+    ),
     "PATTERN": (BASE, {**BASE, "pattern": "A B* C"}, "PATTERN"),
-    "AFTER MATCH SKIP": (BASE, {**BASE, "skip": "AFTER MATCH SKIP TO NEXT ROW"},
-                         "AFTER MATCH SKIP"),
+    "AFTER MATCH SKIP": (
+        BASE,
+        {**BASE, "skip": "AFTER MATCH SKIP TO NEXT ROW"},
+        "AFTER MATCH SKIP",
+    ),
     "WITHIN": (BASE, {**BASE, "within": "WITHIN INTERVAL '30' SECOND"}, "WITHIN"),
     "ROWS PER MATCH": (BASE, {**BASE, "rows": "ALL ROWS PER MATCH"}, "ROWS PER MATCH"),
-    "ANY MATCH WITHIN": (ANY_MATCH, {**ANY_MATCH, "within": "WITHIN INTERVAL '9' SECOND"},
-                         "WITHIN"),
-    "standard to ANY MATCH": (BASE, ANY_MATCH,
-                              "standard semantics in the checkpoint, SKIP TILL ANY MATCH"),
-    "ANY MATCH to standard": (ANY_MATCH, BASE,
-                              "SKIP TILL ANY MATCH in the checkpoint, standard semantics"),
+    "ANY MATCH WITHIN": (
+        ANY_MATCH,
+        {**ANY_MATCH, "within": "WITHIN INTERVAL '9' SECOND"},
+        "WITHIN",
+    ),
+    "standard to ANY MATCH": (
+        BASE,
+        ANY_MATCH,
+        "standard semantics in the checkpoint, SKIP TILL ANY MATCH",
+    ),
+    "ANY MATCH to standard": (
+        ANY_MATCH,
+        BASE,
+        "SKIP TILL ANY MATCH in the checkpoint, standard semantics",
+    ),
 }
 
 

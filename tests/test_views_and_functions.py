@@ -60,8 +60,10 @@ def test_persistent_view_over_a_table_reads_back(spark, source, shape):
 
 def test_view_with_column_names_schema_binding_and_a_view_over_it(spark, source):
     query = QUERIES["no alias"].format(src="mr_view_table")
-    spark.sql(f"CREATE OR REPLACE VIEW mr_v_persistent (key, first_ts, rows_matched) "
-              f"WITH SCHEMA BINDING AS {query}")
+    spark.sql(
+        f"CREATE OR REPLACE VIEW mr_v_persistent (key, first_ts, rows_matched) "
+        f"WITH SCHEMA BINDING AS {query}"
+    )
     spark.sql("CREATE OR REPLACE VIEW mr_v_of_view AS SELECT * FROM mr_v_persistent")
     assert rows(spark, "SELECT * FROM mr_v_of_view") == EXPECTED
     assert spark.table("mr_v_of_view").columns == ["key", "first_ts", "rows_matched"]
@@ -71,15 +73,19 @@ def test_alter_view_and_schema_evolution(spark, source):
     spark.sql("CREATE OR REPLACE VIEW mr_v_altered AS SELECT 1 AS x")
     spark.sql(f"ALTER VIEW mr_v_altered AS {QUERIES['no alias'].format(src='mr_view_table')}")
     assert rows(spark, "SELECT * FROM mr_v_altered") == EXPECTED
-    spark.sql("CREATE OR REPLACE VIEW mr_v_evolving WITH SCHEMA EVOLUTION AS "
-              + QUERIES["no alias"].format(src="mr_view_table"))
+    spark.sql(
+        "CREATE OR REPLACE VIEW mr_v_evolving WITH SCHEMA EVOLUTION AS "
+        + QUERIES["no alias"].format(src="mr_view_table")
+    )
     assert rows(spark, "SELECT * FROM mr_v_evolving") == EXPECTED
 
 
 def test_variable_substitution_in_a_view(spark, source):
     spark.sql("SET mr_view_source = mr_view_table")
-    spark.sql("CREATE OR REPLACE TEMP VIEW mr_v_sub AS "
-              + QUERIES["no alias"].format(src="${mr_view_source}"))
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_v_sub AS "
+        + QUERIES["no alias"].format(src="${mr_view_source}")
+    )
     assert rows(spark, "SELECT * FROM mr_v_sub") == EXPECTED
 
 
@@ -95,7 +101,9 @@ def test_cache_table_as_select(spark, source, lazy):
 
 @pytest.mark.parametrize("kind", ["TEMP FUNCTION mr_fn_temp", "FUNCTION mr_fn_persistent"])
 def test_sql_table_function_returning_the_clause(spark, source, kind):
-    spark.sql(f"CREATE OR REPLACE {kind}() RETURNS TABLE (p STRING, a INT, n BIGINT) "
-              f"RETURN {QUERIES['no alias'].format(src='mr_view_table')}")
+    spark.sql(
+        f"CREATE OR REPLACE {kind}() RETURNS TABLE (p STRING, a INT, n BIGINT) "
+        f"RETURN {QUERIES['no alias'].format(src='mr_view_table')}"
+    )
     name = kind.split()[-1]
     assert rows(spark, f"SELECT * FROM {name}()") == EXPECTED

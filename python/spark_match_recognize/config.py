@@ -166,7 +166,7 @@ def configure(builder: B, **options: Any) -> B:
 
     >>> from pyspark.sql import SparkSession
     >>> spark = configure(SparkSession.builder.master("local[2]"),
-    ...                   max_live_threads=10_000).getOrCreate()  # doctest: +SKIP
+    ...                   max_live_partial_matches=10_000).getOrCreate()  # doctest: +SKIP
 
     Args:
         builder: a ``SparkSession.Builder``: classic, or Spark Connect in local mode

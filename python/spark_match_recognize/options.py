@@ -161,12 +161,19 @@ def _check_of(accepts: Mapping[str, Any]) -> Callable[[Any], str]:
 
 
 def options_of(settings: list[dict[str, Any]]) -> Mapping[str, Option]:
-    """The options of the settings ``ConfDoc.json`` lists, by Python name, in its order."""
-    options = (
-        Option(option_name(s["key"]), s["key"], _check_of(s["accepts"]), s["doc"], s["default"])
-        for s in settings
-    )
-    return MappingProxyType({o.name: o for o in options})
+    """The options of the settings ``ConfDoc.json`` lists, by Python name, in its order; a
+    setting's older keys (``alternatives``) keep their keyword, which sets the current key."""
+    options: dict[str, Option] = {}
+    for s in settings:
+        check = _check_of(s["accepts"])
+        name = option_name(s["key"])
+        options[name] = Option(name, s["key"], check, s["doc"], s["default"])
+        for older in s.get("alternatives", []):
+            alias = option_name(older)
+            options[alias] = Option(
+                alias, s["key"], check, f"The older name of {name}.", s["default"]
+            )
+    return MappingProxyType(options)
 
 
 _SETTINGS: list[dict[str, Any]] = json.loads(SETTINGS_FILE.read_text(encoding="utf-8"))

@@ -119,13 +119,16 @@ class MatchRecognizeQuerySuite extends AnyFunSuite with SparkSessionFixture
     val q = s"""SELECT * FROM (SELECT id, id % 7 AS v FROM range(300)) MATCH_RECOGNIZE (
                |  ORDER BY id MEASURES count(*) AS n PATTERN ((A | B)+ C)
                |  DEFINE C AS C.v = LAST(A.v) + 100) AS mr""".stripMargin
-    sql("SET spark.sql.matchRecognize.maxLiveThreads = 20")
-    try {
-      val e = intercept[SparkException](sql(q).collect())
-      assert(e.getMessage.contains("spark.sql.matchRecognize.maxLiveThreads"))
-    } finally sql("RESET spark.sql.matchRecognize.maxLiveThreads")
+    // The older key is still read, and the error names the current one.
+    for (key <- Seq("maxLivePartialMatches", "maxLiveThreads").map("spark.sql.matchRecognize." + _)) {
+      sql(s"SET $key = 20")
+      try {
+        val e = intercept[SparkException](sql(q).collect())
+        assert(e.getMessage.contains("spark.sql.matchRecognize.maxLivePartialMatches"))
+      } finally sql(s"RESET $key")
+    }
     assert(sql(q).collect().isEmpty)
-    val bad = intercept[IllegalArgumentException](sql("SET spark.sql.matchRecognize.maxLiveThreads = 0"))
+    val bad = intercept[IllegalArgumentException](sql("SET spark.sql.matchRecognize.maxLivePartialMatches = 0"))
     assert(bad.getMessage.contains("must be positive"))
   }
 

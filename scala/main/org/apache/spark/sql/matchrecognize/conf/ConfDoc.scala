@@ -11,14 +11,15 @@ object ConfDoc {
   def markdown: String = {
     val rows = MatchRecognizeConf.entries.map { e =>
       val doc = e.doc.replace("|", "\\|").replace("\n", " ")
-      s"| `${e.key}` | `${e.defaultValueString}` | $doc |"
+      val formerly = e.alternatives.map(k => s"<br>(formerly `$k`)").mkString
+      s"| `${e.key}`$formerly | `${e.defaultValueString}` | $doc |"
     }
     ("| key | default | meaning |" +: "| --- | --- | --- |" +: rows).mkString("\n")
   }
 
   /**
    * A JSON array with one object per public setting, in the documentation's order: its `key`,
-   * `default` (as Spark shows it), `doc`, and `accepts`: `{"kind": "whole", "min", "max"}`,
+   * `default` (as Spark shows it), `doc`, `alternatives` (older keys still read) and `accepts`: `{"kind": "whole", "min", "max"}`,
    * `{"kind": "finite", "min"}`, `{"kind": "one_of", "values"}` or `{"kind": "switch"}`.
    */
   def json: String =
@@ -29,7 +30,9 @@ object ConfDoc {
         case Accepts.OneOf(values) => s"""{"kind": "one_of", "values": [${values.map(quote).mkString(", ")}]}"""
         case Accepts.Switch => """{"kind": "switch"}"""
       }
+      val alternatives = e.alternatives.map(quote).mkString("[", ", ", "]")
       s"""{"key": ${quote(e.key)}, "default": ${quote(e.defaultValueString)}, "accepts": $accepts, """ +
+      s""""alternatives": $alternatives, """ +
       s""""doc": ${quote(e.doc)}}"""
     }.mkString("[", ", ", "]")
 

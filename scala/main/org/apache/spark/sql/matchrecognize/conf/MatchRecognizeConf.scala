@@ -16,8 +16,9 @@ object MatchRecognizeConf {
 
   private def buildConf(key: String) = SQLConf.buildConf(key)
 
-  val MAX_LIVE_THREADS: ConfigEntry[Long] =
-    buildConf("spark.sql.matchRecognize.maxLiveThreads")
+  val MAX_LIVE_PARTIAL_MATCHES: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.maxLivePartialMatches")
+      .withAlternative("spark.sql.matchRecognize.maxLiveThreads")
       .doc("The most partial matches the automaton may track at once in one partition. " +
         "Patterns whose DEFINE conditions read earlier rows of the match can keep many " +
         "partial matches apart; past this limit the query fails with an error naming this " +
@@ -321,7 +322,7 @@ object MatchRecognizeConf {
    * `Accepts.Checked`'s typed builders, which records what it accepts.
    */
   def entries: Seq[ConfigEntry[_]] =
-    Seq(MAX_LIVE_THREADS, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, MAX_STEPS_PER_ROW, JOIN_ORDER, COST_MODEL,
+    Seq(MAX_LIVE_PARTIAL_MATCHES, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, MAX_STEPS_PER_ROW, JOIN_ORDER, COST_MODEL,
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
@@ -330,7 +331,7 @@ object MatchRecognizeConf {
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()
 
-  def maxLiveThreads(conf: SQLConf): Long = conf.getConf(MAX_LIVE_THREADS)
+  def maxLivePartialMatches(conf: SQLConf): Long = conf.getConf(MAX_LIVE_PARTIAL_MATCHES)
   def maxBufferedRows(conf: SQLConf): Long = conf.getConf(MAX_BUFFERED_ROWS)
   def maxMatcherBytes(conf: SQLConf): Long = conf.getConf(MAX_MATCHER_BYTES)
 

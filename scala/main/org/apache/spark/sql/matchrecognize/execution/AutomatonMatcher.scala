@@ -359,11 +359,11 @@ final class AutomatonMatcher(
     }
     work.add(liveThreads)
     if (liveThreads > peakThreads) peakThreads = liveThreads
-    if (liveThreads > spec.maxLiveThreads) {
+    if (liveThreads > spec.maxLivePartialMatches) {
       throw new MatchRecognizeLimitException(
-        s"MATCH_RECOGNIZE tracked more than ${spec.maxLiveThreads} partial matches at once in " +
+        s"MATCH_RECOGNIZE tracked more than ${spec.maxLivePartialMatches} partial matches at once in " +
           s"one partition (pattern ${spec.options.pattern.sql}); raise " +
-          "spark.sql.matchRecognize.maxLiveThreads or simplify the pattern or its DEFINE " +
+          "spark.sql.matchRecognize.maxLivePartialMatches or simplify the pattern or its DEFINE " +
           "conditions.")
     }
     val input = buffer.get(pos)

@@ -89,7 +89,7 @@ case class MatchRecognizeExec(
   override protected def doExecute(): RDD[InternalRow] = {
     val spec = MatcherSpec.build(child.output, orderBy, measures, measureOutput, defines, options,
       output,
-      MatchRecognizeConf.maxLiveThreads(conf), MatchRecognizeConf.maxBufferedRows(conf),
+      MatchRecognizeConf.maxLivePartialMatches(conf), MatchRecognizeConf.maxBufferedRows(conf),
       MatchRecognizeConf.maxMatcherBytes(conf), MatchRecognizeConf.maxStepsPerRow(conf))
     val keys = partitionBy
     val inputSchema = child.output

@@ -49,7 +49,7 @@ final case class MatcherSpec(
     maxLookBehind: Int,
     defineLookAhead: Int,
     measureLookAhead: Int,
-    maxLiveThreads: Long,
+    maxLivePartialMatches: Long,
     maxBufferedRows: Long,
     /** Bytes of partial-match state per partition; 0: derived from the heap. */
     maxMatcherBytes: Long = 0L,
@@ -116,7 +116,7 @@ object MatcherSpec {
       defines: Seq[Expression],
       options: MatchRecognizeOptions,
       output: Seq[Attribute],
-      maxLiveThreads: Long,
+      maxLivePartialMatches: Long,
       maxBufferedRows: Long,
       maxMatcherBytes: Long = 0L,
       maxStepsPerRow: Long = DefaultStepsPerRow): MatcherSpec = {
@@ -153,7 +153,7 @@ object MatcherSpec {
       maxLookBehind = reach.behind,
       defineLookAhead = reach.defineAhead,
       measureLookAhead = reach.measureAhead,
-      maxLiveThreads, maxBufferedRows, maxMatcherBytes, maxStepsPerRow)
+      maxLivePartialMatches, maxBufferedRows, maxMatcherBytes, maxStepsPerRow)
   }
 
   /**

@@ -148,7 +148,7 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val input = m.neededInput
     val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
     val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
-      m.options, m.output, MatchRecognizeConf.maxLiveThreads(conf),
+      m.options, m.output, MatchRecognizeConf.maxLivePartialMatches(conf),
       MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf),
       MatchRecognizeConf.maxStepsPerRow(conf))
     val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,

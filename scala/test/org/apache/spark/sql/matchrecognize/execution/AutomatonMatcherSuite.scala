@@ -28,13 +28,13 @@ class AutomatonMatcherSuite extends AnyFunSuite {
       defines: Map[String, Expression],
       xs: Seq[Int],
       skip: AfterMatchSkip = AfterMatchSkip.PastLastRow,
-      maxLiveThreads: Long = 100000): (Seq[Found], AutomatonMatcher, RowBuffer) = {
+      maxLivePartialMatches: Long = 100000): (Seq[Found], AutomatonMatcher, RowBuffer) = {
     val (pattern, _) = new PatternParser(patternText, 0, patternText.length).parse()
     val defined = defines.keys.toSeq.sorted
     val options = MatchRecognizeOptions(RowsPerMatch.OneRow, Some(skip), None, pattern, None,
       Nil, defined)
     val spec = MatcherSpec.build(Seq(x), Seq(SortOrder(x, Ascending)), Nil, Nil,
-      defined.map(defines), options, Nil, maxLiveThreads, maxBufferedRows = 1000000)
+      defined.map(defines), options, Nil, maxLivePartialMatches, maxBufferedRows = 1000000)
     val buffer = new RowBuffer(1000000, "test")
     val found = ArrayBuffer.empty[Found]
     val matcher = new AutomatonMatcher(spec, buffer,
@@ -145,9 +145,9 @@ class AutomatonMatcherSuite extends AnyFunSuite {
     val defines = Map("A" -> Literal(true), "B" -> Literal(true),
       "C" -> EqualTo(cur, Add(lastOf("A"), Literal(1000))))
     val e = intercept[MatchRecognizeLimitException] {
-      run("(A | B)+ C", defines, Seq.fill(200)(1), maxLiveThreads = 50)
+      run("(A | B)+ C", defines, Seq.fill(200)(1), maxLivePartialMatches = 50)
     }
-    assert(e.getMessage.contains("spark.sql.matchRecognize.maxLiveThreads"))
+    assert(e.getMessage.contains("spark.sql.matchRecognize.maxLivePartialMatches"))
     // With enough room the same query completes.
     val (found, _, _) = run("(A | B)+ C", defines, Seq(1, 2, 1001, 5))
     assert(found == Seq(Found(0, "A B C")))

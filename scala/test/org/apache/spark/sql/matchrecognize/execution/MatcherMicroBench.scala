@@ -56,7 +56,7 @@ object MatcherMicroBench {
       val input: Array[InternalRow] = exec.child.execute().map(_.copy()).collect()
       val spec = MatcherSpec.build(exec.child.output, exec.orderBy, exec.measures,
         exec.measureOutput, exec.defines, exec.options, exec.output,
-        MatchRecognizeConf.maxLiveThreads(spark.sessionState.conf),
+        MatchRecognizeConf.maxLivePartialMatches(spark.sessionState.conf),
         MatchRecognizeConf.maxBufferedRows(spark.sessionState.conf))
       (name, exec, spec, input)
     }

@@ -32,7 +32,7 @@ class ResumableMatcherSuite extends AnyFunSuite {
     val options = MatchRecognizeOptions(rowsPerMatch, Some(skip), None, pattern, None, Nil,
       defined)
     MatcherSpec.build(Seq(x), Seq(SortOrder(x, Ascending)), Nil, Nil, defined.map(defines),
-      options, Seq(x), maxLiveThreads = 100000, maxBufferedRows = 100000)
+      options, Seq(x), maxLivePartialMatches = 100000, maxBufferedRows = 100000)
   }
 
   /** The x of each output row, the rows offered in the given micro-batch sizes. */

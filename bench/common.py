@@ -148,3 +148,29 @@ def report(title: str, rows: list[dict], out: str | None = None) -> None:
             print("  ".join(str(r[k]).ljust(widths[k]) for k in keys))
     if out:
         Path(out).write_text(json.dumps(rows, indent=2))
+
+
+def partial_matches_per_node(df) -> list[tuple[str, int, int]]:
+    """The partial matches a SKIP TILL ANY MATCH plan that ran created, per tree node: one
+    ``(node, created, peak)`` per node, the peak being the most a task buffered at once,
+    summed over tasks. Under the join operators a node's partial matches are a join's (or
+    Kleene closure's, or negation's) output rows, and the node is named by the operator's
+    description."""
+    from spark_match_recognize.metrics import operator_metrics
+
+    ops = operator_metrics(df)
+    nodes = []
+    for op in ops:
+        if op.operator != "TreeMatchExec":
+            continue
+        created = [k for k in op.metrics if k.startswith("created")]
+        created.sort(key=lambda k: int(k[7:]))
+        for key in created:
+            label = op.labels[key].removeprefix("partial matches created at ")
+            nodes.append((label, op.metrics[key], op.metrics[f"peak{key[7:]}"]))
+    joins = ("SequenceJoinExec", "NegationExec", "KleeneExec")
+    for op in ops:
+        if op.operator in joins:
+            name = op.node.split(",", 1)[0]
+            nodes.append((name, op.metrics["numOutputRows"], op.metrics["peakBufferedRows"]))
+    return nodes

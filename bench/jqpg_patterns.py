@@ -47,7 +47,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import ROOT, cached_parquet, report, session, timed_rounds
+from common import ROOT, cached_parquet, partial_matches_per_node, report, session, timed_rounds
 from stock_data import events_sql, rates_sql
 
 SETS = ("sequence", "negation", "conjunction", "kleene", "disjunction")
@@ -167,14 +167,11 @@ def probe_tree(spark, p: Pattern, tree: str) -> dict:
 
         def total(metric: str) -> int:
             return sum(op.metrics.get(metric, 0) for op in joins)
-        per_node = str(spark.sparkContext._jvm.org.apache.spark.sql.matchrecognize.execution
-                       .tree.TreeMetrics.perNode(df._jdf.queryExecution().executedPlan()))
         # The one pass's join nodes, named by their subtrees (the join operators' lines
         # start with the operator's name and are counted above).
         operators = ("SequenceJoin", "KleeneClosure", "Negation")
-        lines = [line.split("\t") for line in per_node.splitlines()]
-        one_pass = sum(int(cells[1]) for cells in lines
-                       if "⋈" in cells[0] and not cells[0].startswith(operators))
+        one_pass = sum(created for node, created, _ in partial_matches_per_node(df)
+                       if "⋈" in node and not node.startswith(operators))
         return {"rows": rows, "partial_matches": total("numOutputRows") + one_pass,
                 "candidates_tested": total("numCandidatesTested")}
     except Exception as e:  # noqa: BLE001 - a guard hit is a result to report
@@ -336,8 +333,12 @@ def main() -> None:
         a.quality_instances = 5
     sizes = [int(s) for s in a.sizes.split(",")]
 
-    spark = session("jqpg-patterns", extra={"spark.sql.shuffle.partitions": "8",
-                                            "spark.sql.matchRecognize.cepExecution": a.execution})
+    # The partial matches per node are read from count(*) queries, which must build their
+    # matches rather than count them.
+    spark = session("jqpg-patterns", extra={
+        "spark.sql.shuffle.partitions": "8",
+        "spark.sql.matchRecognize.cepExecution": a.execution,
+        "spark.sql.matchRecognize.countWithoutMatches": "false"})
     print(f"[jqpg] cepExecution={a.execution}", flush=True)
     ticks = cached_parquet(spark, f"ticks-v2-{a.events}-{a.seed}", events_sql(a.events, a.seed))
     patterns = workload(spark, ticks, a.seed, a.sets.split(","), sizes, a.per_set, a.max_conj)

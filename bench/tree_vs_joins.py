@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from common import cached_parquet, session, timed_rounds
+from common import cached_parquet, partial_matches_per_node, session, timed_rounds
 
 KEYS = 8
 
@@ -67,7 +67,10 @@ def main() -> None:
                    help="also time every tree of A B C D in one pass (see above)")
     args = p.parse_args()
 
-    spark = session("tree_vs_joins")
+    # The partial matches per node are read from a count(*), which must build its matches
+    # rather than count them.
+    spark = session("tree_vs_joins",
+                    extra={"spark.sql.matchRecognize.countWithoutMatches": "false"})
     events = cached_parquet(spark, f"skewed_{args.events}", events_sql(args.events))
     sql = QUERY.format(events=events, window=args.window, pattern=args.pattern)
     sides = {f"{ex} / {order}": (ex, order)
@@ -78,7 +81,6 @@ def main() -> None:
         spark.conf.set("spark.sql.matchRecognize.cepExecution", ex)
         spark.conf.set("spark.sql.matchRecognize.joinOrder", order)
 
-    jvm = spark.sparkContext._jvm
     print(f"PATTERN ({args.pattern}), {args.events:,} events, {KEYS} keys, "
           f"WITHIN {args.window} s")
     counts = {}
@@ -86,16 +88,13 @@ def main() -> None:
         configure(name)
         df = spark.sql(f"SELECT count(*) AS n FROM ({sql})")
         counts[name] = df.collect()[0][0]
-        per_node = str(jvm.org.apache.spark.sql.matchrecognize.execution.tree.TreeMetrics.perNode(
-            df._jdf.queryExecution().executedPlan()))
         print(f"\n[{name}] {counts[name]:,} matches; partial matches per node "
               "(created, peak buffered summed over tasks):")
         total = peaks = 0
-        for line in per_node.splitlines():
-            node, created, peak = line.split("\t")
-            total += int(created)
-            peaks += int(float(peak))
-            print(f"    {node:40s} {int(created):>14,} {int(float(peak)):>12,}")
+        for node, created, peak in partial_matches_per_node(df):
+            total += created
+            peaks += peak
+            print(f"    {node:40s} {created:>14,} {peak:>12,}")
         print(f"    {'total':40s} {total:>14,} {peaks:>12,}")
     assert len(set(counts.values())) == 1, counts
 

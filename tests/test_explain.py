@@ -559,6 +559,8 @@ def test_operator_metrics_of_a_standard_query_after_it_ran(spark):
     (operator,) = operator_metrics(df)
     assert (operator.operator, operator.kind) == ("MatchRecognizeExec", "MatchRecognize"), operator
     assert operator.metrics["numOutputRows"] == len(rows) == 2, operator.metrics
+    assert operator.labels["numOutputRows"] == "number of output rows", operator.labels
+    assert operator.labels.keys() == operator.metrics.keys()
 
 
 def test_operator_metrics_needs_a_classic_dataframe():

@@ -9,7 +9,7 @@ extension's operators, in plan order (the root first), through adaptive query st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["OperatorMetrics", "operator_metrics"]
@@ -20,11 +20,13 @@ _OUR_PACKAGE = "org.apache.spark.sql.matchrecognize."
 @dataclass(frozen=True)
 class OperatorMetrics:
     """One operator of the plan: its class (``SequenceJoinExec``), its one-line description
-    as EXPLAIN shows it, and its metrics by name."""
+    as EXPLAIN shows it, its metrics by name, and what each metric counts as the Spark UI
+    labels it (``created0``: ``partial matches created at A ⋈ B``)."""
 
     operator: str
     node: str
     metrics: dict[str, int]
+    labels: dict[str, str] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
@@ -64,11 +66,15 @@ def _collect(node: Any, found: list[OperatorMetrics]) -> None:
         return
     if name.startswith(_OUR_PACKAGE):
         metrics: dict[str, int] = {}
+        labels: dict[str, str] = {}
         entries = node.metrics().iterator()
         while entries.hasNext():
             entry = entries.next()
-            metrics[str(entry._1())] = int(entry._2().value())
-        found.append(OperatorMetrics(name.rsplit(".", 1)[-1], str(node.simpleString(100)), metrics))
+            key, metric = str(entry._1()), entry._2()
+            metrics[key] = int(metric.value())
+            labels[key] = str(metric.name().get()) if metric.name().isDefined() else key
+        operator = name.rsplit(".", 1)[-1]
+        found.append(OperatorMetrics(operator, str(node.simpleString(100)), metrics, labels))
     children = node.children()
     for i in range(children.size()):
         _collect(children.apply(i), found)

@@ -36,6 +36,7 @@ LAYERS = [
     "optimizer",
     "optimizer.prefilter",
     "execution",
+    "execution.anymatch",
     "execution.cep",
     "execution.tree",
     "execution.counting",

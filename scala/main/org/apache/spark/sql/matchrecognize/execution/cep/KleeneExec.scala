@@ -52,26 +52,18 @@ case class KleeneExec(
       rowCondition.map(c => s", row condition: ${c.sql}").getOrElse("") + ownSortNote
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val boundExprs = (lower.toSeq ++ upper.toSeq).map(BindReferences.bindReference(_, left.output))
-    val hasLower = lower.isDefined
-    val hasUpper = upper.isDefined
-    val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
-    val lHi = left.output.indexWhere(_.exprId == leftSpan.hi.exprId)
-    val rOrder = right.output.indexWhere(_.exprId == rightOrder.exprId)
-    val rLo = right.output.indexWhere(_.exprId == rightSpan.lo.exprId)
-    val rHi = right.output.indexWhere(_.exprId == rightSpan.hi.exprId)
-    val previousOrdinals = previous.map { case (cell, _) => right.output.indexWhere(_.exprId == cell.exprId) }
-    val previousTypes = previous.map(_._1.dataType)
-    val conditionSchema = left.output ++ right.output ++ previous.map(_._2)
-    // The output row: the partial match, then one value per Kleene output, then bounds and span.
-    val extraTypes = outputs.map(_.attribute.dataType) ++ Seq(firstOrder.dataType,
-      lastOrder.dataType, outLo.dataType, outHi.dataType)
+    def leftOrdinal(a: Attribute) = left.output.indexWhere(_.exprId == a.exprId)
+    def rightOrdinal(a: Attribute) = right.output.indexWhere(_.exprId == a.exprId)
+    // The output row: the partial match, then the closure's outputs, bounds and span.
     val outSchema = left.output ++ outputs.map(_.attribute) ++ Seq(firstOrder, lastOrder, outLo, outHi)
     val project = (output: Seq[Attribute]).map(a => BindReferences.bindReference[Expression](a, outSchema))
+    // The description reads `<partial match> + <closure>`; the keys, the partition key then the slice.
+    val closure = description.substring(description.lastIndexOf(" + ") + 3)
     left.execute().zipPartitionsWithEvaluator(right.execute(),
-      new KleeneEvaluatorFactory(boundExprs, hasLower, hasUpper, lLo, lHi, rOrder, rLo, rHi,
-        previousOrdinals, previousTypes, conditionSchema, extraTypes, project, right.output, outputs, rowCondition,
-        min, max, window, maxBindings, description, metrics, sweepSpec, sortInputs))
+      new KleeneEvaluatorFactory(closure, lower, upper, leftOrdinal(leftSpan.lo), leftOrdinal(leftSpan.hi),
+        rightOrdinal(rightOrder), rightOrdinal(rightSpan.lo), rightOrdinal(rightSpan.hi), left.output,
+        leftSpan.keys.init, project, right.output, outputs, rowCondition, previous, min, max, window,
+        maxBindings, metrics, sweepSpec, sortInputs))
   }
 
   override protected def withNewChildrenInternal(l: SparkPlan, r: SparkPlan): KleeneExec =

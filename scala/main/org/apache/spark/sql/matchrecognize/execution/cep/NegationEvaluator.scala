@@ -2,16 +2,18 @@ package org.apache.spark.sql.matchrecognize.execution.cep
 
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.matchrecognize.execution.anymatch.NegationBand
 
 /**
  * The per-task part of [[NegationExec]]: what a task needs to filter its partial matches by
- * the negated rows (no reference to the plan node), and the iterator of the kept ones.
+ * the negated rows (no reference to the plan node), and the iterator of the kept ones: those
+ * no right row of their band forbids ([[NegationBand]]) while passing the condition.
  */
 class NegationEvaluatorFactory(
-    boundExprs: Seq[Expression],
-    hasUpper: Boolean,
+    lower: Expression,
+    upper: Option[Expression],
     lLo: Int,
     rOrder: Int,
     rHi: Int,
@@ -35,28 +37,13 @@ class NegationEvaluatorFactory(
         p.initialize(TaskContext.getPartitionId())
         p
       }
-      val bounds = UnsafeProjection.create(boundExprs)
+      val forbidden = new NegationBand(lower, upper, leftSchema, w)
       val sweep = spec.open(lIter, rIter)
-      val leftRows = m("numLeftRows")
-      val outRows = m("numOutputRows")
+      val (leftRows, outRows) = (m("numLeftRows"), m("numOutputRows"))
       val kept = lIter.filter { l =>
         leftRows += 1
-        val lo = l.getLong(lLo)
-        val b = bounds(l)
-        if (b.isNullAt(0) || (hasUpper && b.isNullAt(1))) true
-        else {
-          val from = b.getLong(0)
-          val until = if (hasUpper) b.getLong(1) else Long.MaxValue
-          val band = sweep.band(l, lo, lo + w)
-          var negated = false
-          val it = band.iterator
-          while (!negated && it.hasNext) {
-            val d = it.next()
-            val o = d.getLong(rOrder)
-            negated = o > from && o < until && (hasUpper || d.getLong(rHi) <= lo + w) &&
-              predicate.forall(_.eval(l, d))
-          }
-          !negated
+        !forbidden.open(l, l.getLong(lLo)) || !sweep.band(l, forbidden.probeFrom, forbidden.probeTo).iterator.exists {
+          d => forbidden.forbids(d.getLong(rOrder), d.getLong(rHi)) && predicate.forall(_.eval(l, d))
         }
       }
       kept.map { row => outRows += 1; row } ++ {

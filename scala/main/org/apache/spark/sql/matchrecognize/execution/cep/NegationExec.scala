@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution.cep
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, BindReferences, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder}
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.matchrecognize.plans.MatchSpan
 
@@ -38,13 +38,11 @@ case class NegationExec(
       ownSortNote
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val boundExprs = (Seq(lower) ++ upper.toSeq).map(BindReferences.bindReference(_, left.output))
-    val hasUpper = upper.isDefined
     val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
     val rOrder = right.output.indexWhere(_.exprId == rightOrder.exprId)
     val rHi = right.output.indexWhere(_.exprId == rightSpan.hi.exprId)
     left.execute().zipPartitionsWithEvaluator(right.execute(),
-      new NegationEvaluatorFactory(boundExprs, hasUpper, lLo, rOrder, rHi, left.output, right.output, condition,
+      new NegationEvaluatorFactory(lower, upper, lLo, rOrder, rHi, left.output, right.output, condition,
         window, metrics, sweepSpec, sortInputs))
   }
 

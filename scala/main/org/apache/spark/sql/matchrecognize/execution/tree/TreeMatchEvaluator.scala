@@ -4,6 +4,7 @@ import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskCont
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.matchrecognize.execution.anymatch.SliceKeyText
 import org.apache.spark.sql.matchrecognize.plans.{PartitionKeys, TreeAlternative}
 
 /**
@@ -33,7 +34,6 @@ class TreeMatchEvaluatorFactory(
   private class TreeMatchEvaluator extends PartitionEvaluator[InternalRow, InternalRow] {
     override def eval(partitionIndex: Int, inputs: Iterator[InternalRow]*): Iterator[InternalRow] = {
       val rows = inputs.head
-      val partitionNames = keyAttrs.init.map(_.name)
       val keyTypes = keyAttrs.map(_.dataType)
       // Each unit: one alternative alone, or alternatives evaluated as one shared graph.
       val evaluators = new TreeUnits(alts, input, o, l, h, w, narrow, limit)
@@ -70,11 +70,7 @@ class TreeMatchEvaluatorFactory(
       // The first row of the next key, read while the last key's held matches wait.
       var lookahead: InternalRow = null
       val outputs = alts.indices.map(evaluators.outputRow(_, keyTypes)).toArray
-      def describeKey(): String =
-        if (partitionNames.isEmpty) "the input (no PARTITION BY) in one time slice"
-        else "partition key (" + partitionNames.indices.map { i =>
-          s"${partitionNames(i)}=${key.get(i, keyTypes(i))}"
-        }.mkString(", ") + ") in one time slice"
+      def describeKey(): String = SliceKeyText.of(keyAttrs.init, key)
       val describe = () => describeKey()
       val pairOutputs = alts.indices.map(evaluators.pairOutputRow(_, keyTypes)).toArray
       def outputOf(t: Int, pm: PartialMatch): InternalRow = {

@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution.tree
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.matchrecognize.execution.anymatch.NegationBand
 import org.apache.spark.sql.matchrecognize.plans.{TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
 
 /**
@@ -13,9 +14,9 @@ import org.apache.spark.sql.matchrecognize.plans.{TreeLeafSpec, TreeNegationSpec
  * window of its first row has passed; [[TreeEvaluator]] holds such matches back until
  * then. A negation next to a Kleene closure (its bounds read the closure's first or last
  * chosen row) or whose condition reads one is checked on the complete match once the
- * closures have extended it,
- * over the tree's leaves and the closures' output rows (`closures`, the pseudo-leaves
- * after the leaves).
+ * closures have extended it, over the tree's leaves and the closures' output rows
+ * (`closures`, the pseudo-leaves after the leaves). Where a row forbids a match is
+ * [[NegationBand]]'s to say, as under the joins.
  */
 private[tree] final class TreeNegations(
     specs: Seq[TreeNegationSpec],
@@ -35,25 +36,17 @@ private[tree] final class TreeNegations(
   }.toArray
   private def schemaOf(j: Int): Seq[Attribute] = atLeaves(j).flatMap(allLeaves(_).columns.map(_.toAttribute))
 
-  private val enters: Array[BasePredicate] = specs.map { n =>
-    val p = Predicate.create(n.leaf.enter, input)
-    p.initialize(0)
-    p
-  }.toArray
+  private val enters: Array[BasePredicate] = specs.map(n => Predicate.create(n.leaf.enter, input)).toArray
   private val projections: Array[UnsafeProjection] =
     specs.map(n => UnsafeProjection.create(n.leaf.columns, input)).toArray
   private val hasUpper: Array[Boolean] = specs.map(_.upper.isDefined).toArray
-  private val bounds: Array[UnsafeProjection] = specs.indices.map { j =>
-    UnsafeProjection.create(specs(j).lower +: specs(j).upper.toSeq, schemaOf(j))
-  }.toArray
+  private val bands: Array[NegationBand] =
+    specs.indices.map(j => new NegationBand(specs(j).lower, specs(j).upper, schemaOf(j), window)).toArray
   private val atViews: Array[LeafRowsView] = atLeaves.map(at => new LeafRowsView(at, allLeaves, at.size))
   private val conditions: Array[BasePredicate] = specs.indices.map { j =>
-    specs(j).condition.map { c =>
-      val p = Predicate.create(c, schemaOf(j) ++ specs(j).leaf.columns.map(_.toAttribute))
-      p.initialize(0)
-      p
-    }.orNull
+    specs(j).condition.map(Predicate.create(_, schemaOf(j) ++ specs(j).leaf.columns.map(_.toAttribute))).orNull
   }.toArray
+  for (p <- enters ++ conditions if p != null) p.initialize(0)
   private val conditionViews: Array[LeafRowsView] = specs.indices.map { j =>
     new LeafRowsView(atLeaves(j) :+ leafOf(j), allLeaves, atLeaves(j).size)
   }.toArray
@@ -87,26 +80,18 @@ private[tree] final class TreeNegations(
   }
 
   /** Whether negation `j`'s row `d` lies where `m` forbids it and passes the condition. */
-  def negates(j: Int, m: PartialMatch, d: PartialMatch): Boolean = {
-    val b = bounds(j)(atViews(j).of(m.rows))
-    forbidden(b) && negatesWithin(j, m, d, b)
-  }
+  def negates(j: Int, m: PartialMatch, d: PartialMatch): Boolean =
+    bands(j).open(atViews(j).of(m.rows), m.lo) && forbidsWith(j, m, d)
 
-  /** Whether any of negation `j`'s buffered rows forbids `m` (its bounds computed once). */
+  /** Whether any of negation `j`'s buffered rows forbids `m` (its band set once). */
   def negatedBy(j: Int, m: PartialMatch, rows: NodeBuffer): Boolean = {
-    val b = bounds(j)(atViews(j).of(m.rows))
-    forbidden(b) && rows.exists(m.lo, m.lo + window)(d => negatesWithin(j, m, d, b))
+    val band = bands(j)
+    band.open(atViews(j).of(m.rows), m.lo) &&
+    rows.exists(band.probeFrom, band.probeTo)(forbidsWith(j, m, _))
   }
 
-  // An unknown bound (a NULL ORDER BY position) forbids nothing, as under the joins.
-  private def forbidden(b: InternalRow): Boolean =
-    !b.isNullAt(0) && (b.numFields == 1 || !b.isNullAt(1))
-
-  /** `d` lies strictly between `m`'s bounds `b` (lower, and upper unless trailing). */
-  private def negatesWithin(j: Int, m: PartialMatch, d: PartialMatch, b: InternalRow): Boolean = {
-    val until = if (hasUpper(j)) b.getLong(1) else Long.MaxValue
-    d.firstOrder > b.getLong(0) && d.firstOrder < until &&
-    (hasUpper(j) || d.hi <= m.lo + window) &&
-    (conditions(j) == null || conditions(j).eval(conditionViews(j).of(m.rows, d.rows)))
-  }
+  /** `d` lies in negation `j`'s band for `m` (set by `open`) and passes the condition. */
+  private def forbidsWith(j: Int, m: PartialMatch, d: PartialMatch): Boolean =
+    bands(j).forbids(d.firstOrder, d.hi) &&
+      (conditions(j) == null || conditions(j).eval(conditionViews(j).of(m.rows, d.rows)))
 }

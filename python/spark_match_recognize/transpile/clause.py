@@ -4,8 +4,8 @@ expressions of ``PARTITION BY``, ``ORDER BY``, ``MEASURES`` and ``DEFINE`` trans
 
 from __future__ import annotations
 
-from ..check.lexer import QUOTED, SPARK_LEXICON, WORD, Token, tokenize
 from ..check.model import Clause
+from ..lexer import QUOTED, SPARK_LEXICON, WORD, Lexicon, Token, tokenize
 from .errors import _Context
 from .expression import _expression
 from .sqlglot_calls import _generate, _parse_one
@@ -88,27 +88,21 @@ def _skip_sql(clause: Clause) -> str | None:
     return f"AFTER MATCH SKIP {kind} {_quote(tok)}"
 
 
+# A row pattern has no strings: both quotes quote a variable name, in every dialect.
+_PATTERN_LEXICON = Lexicon(identifier_quotes='`"', string_quotes="", raw_strings=False)
+
+
 def _pattern_text(ctx: _Context, clause: Clause) -> str:
-    """PATTERN as written, double-quoted names back-quoted, whitespace collapsed."""
+    """PATTERN as written, quoted names back-quoted, whitespace collapsed."""
     start, end = clause.pattern_span
-    raw = ctx.sql[start:end]
     out = []
-    i = 0
-    while i < len(raw):
-        c = raw[i]
-        if c == '"':
-            close = raw.find('"', i + 1)
-            name = raw[i + 1 : close]
-            out.append("`" + name.replace("`", "``") + "`")
-            i = close + 1
-        elif c.isspace():
-            if out and out[-1] != " ":
-                out.append(" ")
-            i += 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out).strip()
+    previous_end = None
+    for tok in tokenize(ctx.sql[start:end], _PATTERN_LEXICON):
+        if previous_end is not None and tok.start > previous_end:
+            out.append(" ")
+        out.append(_quote(tok))
+        previous_end = tok.end
+    return "".join(out)
 
 
 def _order_by(ctx: _Context, clause: Clause) -> list[str]:

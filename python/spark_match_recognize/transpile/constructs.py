@@ -4,7 +4,7 @@ translated: row pattern recognition in a window and Trino's ``SEEK`` are refused
 
 from __future__ import annotations
 
-from ..check.lexer import Token
+from ..lexer import Token, closing_paren
 from .errors import _Context
 
 
@@ -14,15 +14,9 @@ def _reject_window_pattern_recognition(ctx: _Context, tokens: list[Token]) -> No
     inside: set[int] = set()
     for k, t in enumerate(tokens):
         if t.is_word("MATCH_RECOGNIZE") and k + 1 < len(tokens) and tokens[k + 1].is_symbol("("):
-            depth = 0
-            for j in range(k + 1, len(tokens)):
-                if tokens[j].is_symbol("("):
-                    depth += 1
-                elif tokens[j].is_symbol(")"):
-                    depth -= 1
-                    if depth == 0:
-                        inside.update(range(k, j + 1))
-                        break
+            close = closing_paren(tokens, k + 1)
+            if close >= 0:
+                inside.update(range(k, close + 1))
     for k, t in enumerate(tokens):
         if k in inside or not t.is_word("PATTERN"):
             continue

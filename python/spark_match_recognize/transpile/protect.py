@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from ..check.lexer import SPARK_LEXICON, WORD, Token, closing_paren, tokenize
 from ..check.model import Item
+from ..lexer import SPARK_LEXICON, WORD, Token, closing_paren, tokenize
 from .errors import _Context
 
 _PROTECTED = ("PREV", "NEXT", "FIRST", "LAST", "CLASSIFIER", "MATCH_NUMBER")

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from ..check import check
-from ..check.lexer import Token, UnterminatedToken, tokenize
 from ..check.problems import ClauseSyntaxError
 from ..check.scanner import StatementScanner
+from ..lexer import Token, UnterminatedToken, tokenize
 from .clause import _clause_sql
 from .constructs import _drop_initial, _reject_window_pattern_recognition
 from .dialects import DIALECTS

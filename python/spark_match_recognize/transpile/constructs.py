@@ -5,10 +5,10 @@ translated: row pattern recognition in a window and Trino's ``SEEK`` are refused
 from __future__ import annotations
 
 from ..lexer import Token, closing_paren
-from .errors import _Context
+from .errors import Translation
 
 
-def _reject_window_pattern_recognition(ctx: _Context, tokens: list[Token]) -> None:
+def reject_window_pattern_recognition(ctx: Translation, tokens: list[Token]) -> None:
     """Row pattern recognition in a window (feature R020, Trino's ``WINDOW w AS (...
     PATTERN ... DEFINE ...)``) has no Spark form."""
     inside: set[int] = set()
@@ -32,7 +32,7 @@ def _reject_window_pattern_recognition(ctx: _Context, tokens: list[Token]) -> No
                 )
 
 
-def _drop_initial(ctx: _Context, sql: str, tokens: list[Token]) -> str:
+def drop_initial(ctx: Translation, sql: str, tokens: list[Token]) -> str:
     """Trino's ``INITIAL`` (the default) before PATTERN is dropped; ``SEEK`` is refused."""
     chars = list(sql)
     for k, t in enumerate(tokens):

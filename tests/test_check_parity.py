@@ -26,7 +26,7 @@ import pytest
 
 from spark_match_recognize import check
 from spark_match_recognize.check import format_problems, messages
-from spark_match_recognize.check.lexer import tokenize
+from spark_match_recognize.lexer import tokenize
 from test_check import _spark_position
 from test_parser_errors import CASES as PARSER_ERROR_CASES
 

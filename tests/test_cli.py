@@ -161,6 +161,14 @@ def test_split_keeps_unterminated_text_for_spark_to_report():
     assert split_statements("   \n-- nothing\n/* at all */ ; ") == []
 
 
+def test_split_reads_raw_strings_as_spark_does():
+    """A raw string ends at its first quote: its backslash escapes nothing."""
+    assert split_statements("SELECT r'C:\\'; SELECT 2") == [
+        Statement("SELECT r'C:\\'", 1),
+        Statement("SELECT 2", 1),
+    ]
+
+
 def test_leading_comment_is_the_description():
     assert leading_comment("-- First line.\n--\n-- More.\nSELECT 1;") == "First line.\n\nMore."
     assert leading_comment("/* Block.\n * Second. */ SELECT 1") == "Block.\nSecond."

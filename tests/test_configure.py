@@ -27,6 +27,7 @@ from spark_match_recognize import (
 )
 from spark_match_recognize import config as config_module
 from spark_match_recognize import jars as jars_module
+from spark_match_recognize.options import boolean_check, choice_check, double_check
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -168,16 +169,16 @@ def test_option_table_rows_are_documented_and_unique():
 
 def test_value_checks_for_other_kinds_of_keys():
     """The checks that upcoming keys (choices, weights, switches) will use."""
-    choice = config_module.Option("mode", "k", config_module._choice("auto", "on", "off"), "d")
+    choice = config_module.Option("mode", "k", choice_check("auto", "on", "off"), "d")
     assert choice.to_conf("ON") == "on"
     with pytest.raises(ValueError, match="option mode \\(k\\): must be one of auto, on, off"):
         choice.to_conf("maybe")
-    weight = config_module.Option("weight", "k", config_module._double(0.0, 1.0), "d")
+    weight = config_module.Option("weight", "k", double_check(0.0, 1.0), "d")
     assert weight.to_conf(1) == "1.0" and weight.to_conf(0.25) == "0.25"
     for bad, error in ((1.5, ValueError), (float("nan"), ValueError), ("0.5", TypeError)):
         with pytest.raises(error):
             weight.to_conf(bad)
-    switch = config_module.Option("switch", "k", config_module._boolean(), "d")
+    switch = config_module.Option("switch", "k", boolean_check(), "d")
     assert (switch.to_conf(True), switch.to_conf(False)) == ("true", "false")
     with pytest.raises(TypeError):
         switch.to_conf("true")

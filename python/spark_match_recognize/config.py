@@ -13,11 +13,6 @@ from typing import Any, TypeVar
 from .jars import JAR_ENV_VAR, installed_spark_line, jar_info, jar_path, spark_line
 from .options import JOIN_ORDERS, OPTIONS, Option
 
-# The value checks, under the names they had here.
-from .options import _boolean as _boolean
-from .options import _choice as _choice
-from .options import _double as _double
-
 __all__ = [
     "EXTENSIONS_CLASS",
     "JOIN_ORDERS",

@@ -192,7 +192,7 @@ def match_recognize_sql(
     Raises TypeError or ValueError as it does (without starting Spark, so without the
     checks that need Spark's parser).
     """
-    return _statement(
+    return statement_over(
         fragments.relation(relation),
         None,
         pattern=pattern,
@@ -208,7 +208,7 @@ def match_recognize_sql(
     )
 
 
-def _statement(
+def statement_over(
     relation: str,
     parse: ExpressionParser | None,
     *,
@@ -333,7 +333,7 @@ def match_recognize(
     if not isinstance(df, _DataFrame):
         raise type_error(f"df must be a pyspark DataFrame, got {type(df).__name__}")
     view = VIEW_PREFIX + uuid.uuid4().hex
-    query = _statement(
+    query = statement_over(
         view,
         fragments.spark_expression_parser(df.sparkSession),
         pattern=pattern,

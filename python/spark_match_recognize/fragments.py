@@ -21,8 +21,8 @@ it could change the statement (run a ``UNION ALL`` over another table, add a mea
   strings, numbers, units) or ``<n> ROWS``; a relation is a table or view name.
 
 Comments are dropped from what is written (a ``--`` comment would swallow the rest of its
-line). The checks read the text with the lexer of :func:`~spark_match_recognize.check`, a
-port of Spark's; an expression may still hold anything an expression may, a scalar
+line). The checks read the text with the package's lexer (:mod:`.lexer`), a port of
+Spark's; an expression may still hold anything an expression may, a scalar
 subquery included: they keep an argument in its place, they do not sandbox it.
 """
 
@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .check.lexer import NUMBER, QUOTED, STRING, SYMBOL, WORD, Token, UnterminatedToken, tokenize
+from .lexer import NUMBER, QUOTED, STRING, SYMBOL, WORD, Token, UnterminatedToken, tokenize
 
 #: Reads one expression with Spark's parser: None when it is one, else Spark's message.
 ExpressionParser = Callable[[str], "str | None"]

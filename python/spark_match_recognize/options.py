@@ -46,7 +46,7 @@ def _long(minimum: int = 1) -> Callable[[Any], str]:
     return check
 
 
-def _double(minimum: float = -math.inf, maximum: float = math.inf) -> Callable[[Any], str]:
+def double_check(minimum: float = -math.inf, maximum: float = math.inf) -> Callable[[Any], str]:
     """A finite number in [minimum, maximum] (the Scala confs refuse infinity and NaN)."""
     if math.isinf(maximum):
         accepts = "a finite number" if math.isinf(minimum) else f"a finite number >= {minimum}"
@@ -64,7 +64,7 @@ def _double(minimum: float = -math.inf, maximum: float = math.inf) -> Callable[[
     return check
 
 
-def _boolean() -> Callable[[Any], str]:
+def boolean_check() -> Callable[[Any], str]:
     def check(value: Any) -> str:
         if not isinstance(value, bool):
             raise TypeError(f"expected True or False, got {type(value).__name__} {value!r}")
@@ -86,7 +86,7 @@ def _int_between(minimum: int, maximum: int) -> Callable[[Any], str]:
     return check
 
 
-def _choice(*choices: str) -> Callable[[Any], str]:
+def choice_check(*choices: str) -> Callable[[Any], str]:
     def check(value: Any) -> str:
         if not isinstance(value, str):
             raise TypeError(f"expected a str, got {type(value).__name__} {value!r}")
@@ -152,11 +152,11 @@ def _check_of(accepts: Mapping[str, Any]) -> Callable[[Any], str]:
             return _long(accepts["min"])
         return _int_between(accepts["min"], accepts["max"])
     if kind == "finite":
-        return _double(float(accepts["min"]))
+        return double_check(float(accepts["min"]))
     if kind == "one_of":
-        return _choice(*accepts["values"])
+        return choice_check(*accepts["values"])
     if kind == "switch":
-        return _boolean()
+        return boolean_check()
     raise ValueError(f"{SETTINGS_FILE.name}: unknown kind of values {kind!r}")
 
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import fragments
 from .check import check
-from .dataframe import VIEW_PREFIX, _statement, match_recognize_sql
+from .dataframe import VIEW_PREFIX, match_recognize_sql, statement_over
 from .fragments import ExpressionParser
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def _union(
     selects = []
     for name, arguments in entries:
         try:
-            query = _statement(relation, parse, **arguments)
+            query = statement_over(relation, parse, **arguments)
         except (TypeError, ValueError) as e:
             raise type(e)(
                 f"pattern {name!r}: {str(e).removeprefix('match_recognize(): ')}"

@@ -1,17 +1,15 @@
 """Splitting SQL scripts into statements, and reading the description of an example file.
 
-The splitter understands just enough of Spark SQL's lexical structure to find the
-semicolons that end statements: it skips over string literals (``'...'`` and ``"..."``,
-with backslash escapes), quoted identifiers (`` `...` ``), line comments (``-- ...``) and
-bracketed comments (``/* ... */``, which Spark lets nest). Everything else is passed to
-Spark untouched, so error positions that Spark reports refer to the statement's own text.
+Statements end at the semicolons that the package's lexer (:mod:`.lexer`, Spark SQL's
+rules) finds outside string literals, quoted identifiers and comments. A statement is passed
+to Spark untouched, so error positions that Spark reports refer to the statement's own text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .check.lexer import UnterminatedToken, skip_block_comment
+from .lexer import UnterminatedToken, skip_block_comment, statement_spans, tokenize
 
 __all__ = ["Statement", "split_statements", "leading_comment", "is_blank"]
 
@@ -29,54 +27,8 @@ class Statement:
     line: int
 
 
-def _scan(sql: str) -> list[tuple[int, int]]:
-    """Return ``(start, end)`` offsets of the pieces of ``sql`` between top-level semicolons."""
-    pieces: list[tuple[int, int]] = []
-    start = 0
-    i = 0
-    n = len(sql)
-    while i < n:
-        c = sql[i]
-        if c in ("'", '"', "`"):
-            i = _skip_quoted(sql, i)
-        elif c == "-" and sql.startswith("--", i):
-            newline = sql.find("\n", i)
-            i = n if newline < 0 else newline + 1
-        elif c == "/" and sql.startswith("/*", i):
-            i = _skip_block_comment(sql, i)
-        elif c == ";":
-            pieces.append((start, i))
-            i += 1
-            start = i
-        else:
-            i += 1
-    pieces.append((start, n))
-    return pieces
-
-
-def _skip_quoted(sql: str, i: int) -> int:
-    """Skip the literal or quoted identifier that opens at ``i``; return the offset after it.
-
-    Strings may escape any character with a backslash; a doubled quote needs no special
-    case, since it reads as one literal ending where the next begins. An unterminated
-    literal runs to the end of the text (Spark then reports the syntax error).
-    """
-    quote = sql[i]
-    i += 1
-    n = len(sql)
-    while i < n:
-        c = sql[i]
-        if c == "\\" and quote != "`":
-            i += 2
-        elif c == quote:
-            return i + 1
-        else:
-            i += 1
-    return n
-
-
-def _skip_block_comment(sql: str, i: int) -> int:
-    """Skip the (possibly nested) ``/* ... */`` comment that opens at ``i`` (to the end of
+def _block_comment_end(sql: str, i: int) -> int:
+    """The end of the (possibly nested) ``/* ... */`` comment that opens at ``i`` (the end of
     the text when it does not close)."""
     try:
         return skip_block_comment(sql, i)
@@ -84,25 +36,9 @@ def _skip_block_comment(sql: str, i: int) -> int:
         return len(sql)
 
 
-def _skip_blank(sql: str, i: int = 0) -> int:
-    """The offset of the first character at or after ``i`` that is not whitespace or comment."""
-    n = len(sql)
-    while i < n:
-        if sql[i].isspace():
-            i += 1
-        elif sql.startswith("--", i):
-            newline = sql.find("\n", i)
-            i = n if newline < 0 else newline + 1
-        elif sql.startswith("/*", i):
-            i = _skip_block_comment(sql, i)
-        else:
-            return i
-    return n
-
-
 def is_blank(sql: str) -> bool:
     """True if ``sql`` holds nothing but whitespace and comments."""
-    return _skip_blank(sql) == len(sql)
+    return not tokenize(sql, to_end=True)
 
 
 def split_statements(sql: str) -> list[Statement]:
@@ -115,14 +51,10 @@ def split_statements(sql: str) -> list[Statement]:
     >>> [(s.text, s.line) for s in split_statements("SELECT ';' AS a; -- b; c\\nSELECT 2")]
     [("SELECT ';' AS a", 1), ('SELECT 2', 2)]
     """
-    statements = []
-    for start, end in _scan(sql):
-        begin = _skip_blank(sql, start)
-        if begin >= end:
-            continue
-        text = sql[begin:end].rstrip()
-        statements.append(Statement(text, sql.count("\n", 0, begin) + 1))
-    return statements
+    return [
+        Statement(sql[begin:end].rstrip(), sql.count("\n", 0, begin) + 1)
+        for begin, end in statement_spans(sql)
+    ]
 
 
 def leading_comment(sql: str) -> str:
@@ -134,7 +66,7 @@ def leading_comment(sql: str) -> str:
     """
     text = sql.lstrip()
     if text.startswith("/*"):
-        end = _skip_block_comment(text, 0)
+        end = _block_comment_end(text, 0)
         body = text[2 : end - 2] if text[end - 2 : end] == "*/" else text[2:end]
         lines = [line.strip().lstrip("*").strip() for line in body.splitlines()]
         return "\n".join(lines).strip()

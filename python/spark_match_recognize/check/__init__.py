@@ -23,12 +23,14 @@ a table that the statement never names is the one thing that could be mistaken f
 (qualify it with the table's alias, ``t.x.y``, to be explicit).
 
 The package also holds the clause scanner that :mod:`spark_match_recognize.transpile` uses:
-the lexer (parameterized by the quoting rules of a SQL dialect) and a parser that splits a
-clause into its parts, a port of the extension's Scala ``ClauseParser`` and
-``PatternParser``. Its modules, in the order of the data path:
+a parser that splits a clause into its parts, a port of the extension's Scala
+``ClauseParser`` and ``PatternParser``, over the tokens of the package's lexer
+(:mod:`spark_match_recognize.lexer`, parameterized by the quoting rules of a SQL dialect).
+Its modules, in the order of the data path:
 
-* :mod:`.lexer` tokens; :mod:`.pattern` PATTERN; :mod:`.model` and :mod:`.clause` the
-  clause and its parser; :mod:`.scanner` the clauses of a statement;
+* :mod:`.lookahead` questions about the next tokens; :mod:`.pattern` PATTERN;
+  :mod:`.model` and :mod:`.clause` the clause and its parser; :mod:`.scanner` the clauses
+  of a statement;
 * :mod:`.expressions` and :mod:`.checks` the checks on expressions and on a parsed clause;
 * :mod:`.statements` :func:`check` itself; :mod:`.problems` what it returns;
 * :mod:`.messages` the wording of every message, from ``messages.json``, which

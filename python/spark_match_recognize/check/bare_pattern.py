@@ -4,7 +4,7 @@ missing parentheses rather than the clause."""
 
 from __future__ import annotations
 
-from .lexer import QUOTED, STRING, SYMBOL, WORD, Token
+from ..lexer import QUOTED, STRING, SYMBOL, WORD, Token
 
 # Words that may follow a column named ``pattern`` inside an expression.
 _EXPRESSION_WORDS = {

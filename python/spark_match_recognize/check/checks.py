@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..lexer import WORD, Token
 from .expressions import matching, outside_subqueries
-from .lexer import WORD, Token
 from .messages import catalogue, message
 from .model import Clause, VariableNames, measure_name
 from .pattern import Pattern, quote_if_needed

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NoReturn
 
+from ..lexer import Token, closing_paren
 from .bare_pattern import bare_pattern
-from .lexer import Lookahead, Token, closing_paren
+from .lookahead import Lookahead
 from .messages import limit, message
 from .model import Clause, Define, Item, Subset, VariableNames, measure_is_named
 from .pattern import Pattern, PatternParser

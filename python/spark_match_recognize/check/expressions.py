@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .lexer import SYMBOL, WORD, Token, closing_paren
+from ..lexer import SYMBOL, WORD, Token, closing_paren
 from .messages import message
 from .model import Item, VariableNames
 from .problems import ClauseSyntaxError, LeftToSpark

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .lexer import QUOTED, Token
+from ..lexer import QUOTED, Token
 from .pattern import Pattern
 
 

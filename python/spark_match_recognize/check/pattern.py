@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NoReturn
 
-from .lexer import comment_end
+from ..lexer import comment_end
 from .messages import limit, message
 from .problems import ClauseSyntaxError
 

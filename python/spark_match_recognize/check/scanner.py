@@ -6,17 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..lexer import SPARK_LEXICON, WORD, Lexicon, Token, UnterminatedToken, closing_paren, tokenize
 from .clause import ClauseParser
-from .lexer import (
-    SPARK_LEXICON,
-    WORD,
-    Lexicon,
-    Lookahead,
-    Token,
-    UnterminatedToken,
-    closing_paren,
-    tokenize,
-)
+from .lookahead import Lookahead
 from .messages import message
 from .model import Clause, Item, VariableNames
 from .problems import ClauseSyntaxError, LeftToSpark
@@ -172,19 +164,7 @@ class StatementScanner:
         """A string, quoted identifier or comment that never ends is reported where it
         opens when that is inside a clause; elsewhere it is Spark's to report."""
         before = tokenize(self.sql[: u.start], self.lexicon)
-
-        def still_open(k: int) -> bool:
-            depth = 0
-            for tok in before[k + 1 :]:
-                if tok.is_symbol("("):
-                    depth += 1
-                elif tok.is_symbol(")"):
-                    depth -= 1
-                    if depth == 0:
-                        return False
-            return True
-
-        if any(still_open(k) for k in clause_starts(before)):
+        if any(closing_paren(before, k + 1) < 0 for k in clause_starts(before)):
             near = self.sql[u.start : u.start + 40].split("\n", 1)[0]
             raise ClauseSyntaxError(u.start, near, message("unterminated_u_what", u.what))
 

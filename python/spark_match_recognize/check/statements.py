@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import re
 
+from ..lexer import SPARK_LEXICON, statement_spans
 from .checks import analyse
 from .expressions import check_expression_syntax, check_pattern_functions, check_stars_and_windows
-from .lexer import SPARK_LEXICON
 from .model import Item, VariableNames
 from .problems import ClauseSyntaxError, LeftToSpark, Problem, problem
 from .scanner import StatementScanner
-
-
-def _statement_spans(sql: str) -> list[tuple[int, int]]:
-    from ..sql_files import _scan, _skip_blank
-
-    spans = []
-    for start, end in _scan(sql):
-        begin = _skip_blank(sql, start)
-        if begin < end:
-            spans.append((begin, end))
-    return spans
 
 
 def check(sql: str) -> list[Problem]:
@@ -40,7 +29,7 @@ def check(sql: str) -> list[Problem]:
     if not isinstance(sql, str):
         raise TypeError(f"check() needs SQL text (a str), got {type(sql).__name__}")
     problems: list[Problem] = []
-    for begin, end in _statement_spans(sql):
+    for begin, end in statement_spans(sql):
         # Offsets stay those of the whole text: the statement is cut out in place.
         statement = " " * begin + sql[begin:end]
         problems.extend(_check_statement(sql, statement))

@@ -3,7 +3,7 @@ may hold, its text as shown, and what only Spark can judge of it."""
 
 from __future__ import annotations
 
-from .lexer import NUMBER, STRING, WORD, Token
+from ..lexer import NUMBER, STRING, WORD, Token
 
 _YEAR_MONTH_UNITS = {"YEAR", "YEARS", "MONTH", "MONTHS"}
 _INTERVAL_UNITS = {

@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from ..config import SparkVersionMismatchError
 from ..jars import UnsupportedSparkVersionError
 from .commands import (
-    _fail,
-    _InputError,
-    _run_check,
-    _run_demo,
-    _run_docs,
-    _run_jar,
-    _run_sql,
-    _run_transpile,
+    InputError,
+    report_error,
+    run_check,
+    run_demo,
+    run_docs,
+    run_jar,
+    run_sql,
+    run_transpile,
 )
 from .docs_tables import (
     CONF_TABLE_BEGIN,
@@ -66,21 +66,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _quiet_python_loggers()
     handlers = {
-        "demo": _run_demo,
-        "sql": _run_sql,
-        "jar": _run_jar,
-        "check": _run_check,
-        "transpile": _run_transpile,
-        "docs": _run_docs,
+        "demo": run_demo,
+        "sql": run_sql,
+        "jar": run_jar,
+        "check": run_check,
+        "transpile": run_transpile,
+        "docs": run_docs,
     }
     try:
         return handlers[args.command](args)
-    except _InputError as e:
-        return _fail(str(e))
+    except InputError as e:
+        return report_error(str(e))
     except ScriptError as e:
-        return _fail(str(e))
+        return report_error(str(e))
     except (FileNotFoundError, SparkVersionMismatchError, UnsupportedSparkVersionError) as e:
-        return _fail(str(e))
+        return report_error(str(e))
     except KeyboardInterrupt:
-        _fail("interrupted")
+        report_error("interrupted")
         return 130

@@ -29,14 +29,14 @@ def _read_input(name: str) -> tuple[str, str]:
     try:
         return Path(name).read_text(encoding="utf-8"), name
     except OSError as e:
-        raise _InputError(f"cannot read {name}: {e.strerror or e}") from None
+        raise InputError(f"cannot read {name}: {e.strerror or e}") from None
 
 
-class _InputError(Exception):
+class InputError(Exception):
     pass
 
 
-def _run_check(args: argparse.Namespace) -> int:
+def run_check(args: argparse.Namespace) -> int:
     from ..check import check, format_problems
 
     if args.sql is not None:
@@ -47,18 +47,18 @@ def _run_check(args: argparse.Namespace) -> int:
     if problems:
         sys.stdout.write(format_problems(problems, source))
         noun = "problem" if len(problems) == 1 else "problems"
-        return _fail(f"{len(problems)} {noun} found")
+        return report_error(f"{len(problems)} {noun} found")
     return 0
 
 
-def _run_transpile(args: argparse.Namespace) -> int:
+def run_transpile(args: argparse.Namespace) -> int:
     from ..transpile import TranspileError, transpile
 
     text, _ = _read_input(args.file)
     try:
         result = transpile(text, read=args.read, pretty=not args.one_line)
     except (TranspileError, ImportError) as e:
-        return _fail(str(e))
+        return report_error(str(e))
     print(result if result.rstrip().endswith(";") else result + ";")
     return 0
 
@@ -68,11 +68,11 @@ def _docs_file(args: argparse.Namespace) -> Path:
         return args.file
     root = source_checkout()
     if root is None:
-        raise _InputError("not in a source checkout; name the Markdown file with --file")
+        raise InputError("not in a source checkout; name the Markdown file with --file")
     return root / "docs" / "configuration.md"
 
 
-def _run_docs(args: argparse.Namespace) -> int:
+def run_docs(args: argparse.Namespace) -> int:
     target = _docs_file(args) if (args.write or args.check) else None
     spark = _session(args)
     settings = settings_file(spark)
@@ -86,20 +86,20 @@ def _run_docs(args: argparse.Namespace) -> int:
     try:
         text = target.read_text(encoding="utf-8")
     except OSError as e:
-        return _fail(f"cannot read {target}: {e.strerror or e}")
+        return report_error(f"cannot read {target}: {e.strerror or e}")
     # The package's settings.json, which configure() reads: in a source checkout only.
     package = SETTINGS_FILE if source_checkout() is not None else None
     if args.check:
         stale = any(documented_table(text, begin) != table for begin, table in tables.items())
         if stale or (package is not None and package.read_text(encoding="utf-8") != settings):
-            return _fail(f"{target} or {package} is out of date; run '{PROG} docs --write'")
+            return report_error(f"{target} or {package} is out of date; run '{PROG} docs --write'")
         return 0
     updated = text
     try:
         for begin, table in tables.items():
             updated = with_table(updated, begin, table)
     except ValueError as e:
-        return _fail(f"{target}: {e}")
+        return report_error(f"{target}: {e}")
     for path, old, new in ((target, text, updated), (package, None, settings)):
         if path is None:
             continue
@@ -133,32 +133,33 @@ def _session(args: argparse.Namespace) -> Any:
     )
 
 
-def _fail(message: str) -> int:
+def report_error(message: str) -> int:
+    """Prints ``message`` as the command line's error and returns the exit code 1."""
     print(f"spark-match-recognize: {message}", file=sys.stderr)
     return 1
 
 
-def _run_jar(args: argparse.Namespace) -> int:
+def run_jar(args: argparse.Namespace) -> int:
     path = jar_path(args.spark)
     print(path)
     if args.info:
         try:
             info = jar_info(path)
         except ValueError as e:
-            return _fail(str(e))
+            return report_error(str(e))
         for key, value in sorted(info.items()):
             print(f"{key}={value}")
     return 0
 
 
-def _run_sql(args: argparse.Namespace) -> int:
+def run_sql(args: argparse.Namespace) -> int:
     from ..demo import run_script
 
     if args.file is not None:
         try:
             text = args.file.read_text(encoding="utf-8")
         except OSError as e:
-            return _fail(f"cannot read {args.file}: {e.strerror or e}")
+            return report_error(f"cannot read {args.file}: {e.strerror or e}")
         source = str(args.file)
     else:
         text, source = args.query, None
@@ -167,13 +168,13 @@ def _run_sql(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_demo(args: argparse.Namespace) -> int:
+def run_demo(args: argparse.Namespace) -> int:
     from ..demo import example_files, run_examples
 
     files = example_files(args.examples)  # fail before starting Spark
     spark = _session(args)
     failures = run_examples(
-        spark, files[0].parent, rows=args.rows, on_error=lambda e: _fail(str(e))
+        spark, files[0].parent, rows=args.rows, on_error=lambda e: report_error(str(e))
     )
     total = len(files)
     streaming = files[0].parent / "streaming"
@@ -183,5 +184,5 @@ def _run_demo(args: argparse.Namespace) -> int:
         failures += run_streaming_examples(spark, streaming, rows=args.rows)
         total += len(list(streaming.glob("*.sql")))
     if failures:
-        return _fail(f"{failures} of {total} examples failed")
+        return report_error(f"{failures} of {total} examples failed")
     return 0

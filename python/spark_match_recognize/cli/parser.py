@@ -10,7 +10,7 @@ from .. import __version__
 from ..config import EXTENSIONS_CLASS
 from ..jars import JAR_ENV_VAR, SPARK_LINES
 from ..transpile import DIALECTS
-from .session_options import _session_options
+from .session_options import session_options_parser
 
 PROG = "python -m spark_match_recognize"
 
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command", metavar="{demo,sql,jar,check,transpile,docs}", required=True
     )
-    session = _session_options()
+    session = session_options_parser()
 
     demo = commands.add_parser(
         "demo",

@@ -50,7 +50,7 @@ def _option_type(option: Option) -> Any:
     return parse
 
 
-def _session_options() -> argparse.ArgumentParser:
+def session_options_parser() -> argparse.ArgumentParser:
     """Options shared by the commands that start a Spark session."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("Spark session")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .model import AlternativePlan, PatternReport, PlanNode
-from .text import _num
+from .text import format_number
 
 _BOX_W, _BOX_H, _GAP_X, _LEVEL_H, _MARGIN = 150, 40, 20, 80, 20
 
@@ -30,11 +30,12 @@ def _layout(node: PlanNode) -> tuple[list[_Box], list[tuple[_Box, _Box]], float,
         if n.is_leaf:
             x = _MARGIN + next_leaf[0] * (_BOX_W + _GAP_X) + _BOX_W / 2
             next_leaf[0] += 1
-            box = _Box(x, y, str(n.variable), f"{_num(n.partial_matches)} / window")
+            box = _Box(x, y, str(n.variable), f"{format_number(n.partial_matches)} / window")
         else:
             assert n.left is not None and n.right is not None
             left, right = place(n.left, depth + 1), place(n.right, depth + 1)
-            box = _Box((left.x + right.x) / 2, y, "⋈", f"{_num(n.partial_matches)} partial")
+            partial = f"{format_number(n.partial_matches)} partial"
+            box = _Box((left.x + right.x) / 2, y, "⋈", partial)
             edges.extend([(box, left), (box, right)])
         boxes.append(box)
         return box
@@ -76,7 +77,8 @@ def _titles(reports: list[PatternReport]) -> list[tuple[str, AlternativePlan]]:
             alt = f", alternative {j}" if len(r.alternatives) > 1 else ""
             out.append(
                 (
-                    f"MATCH_RECOGNIZE {i}{alt}: {a.algorithm}, {a.shape} tree, cost {_num(a.cost)}",
+                    f"MATCH_RECOGNIZE {i}{alt}: {a.algorithm}, {a.shape} tree, "
+                    f"cost {format_number(a.cost)}",
                     a,
                 )
             )

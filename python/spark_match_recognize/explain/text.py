@@ -8,7 +8,7 @@ from typing import Any
 from .model import PatternReport, PlanNode
 
 
-def _num(x: float) -> str:
+def format_number(x: float) -> str:
     if x != x:  # NaN
         return "?"
     if x == 0 or 1e-3 <= abs(x) < 1e5:
@@ -28,7 +28,7 @@ def _attached_line(
     on the partial matches, and where it is attached."""
     source = " (measured in the sample)" if measured else ""
     return (
-        f"    {name}: {_num(entry['rows_per_window'])} rows per window, {effect}{source}, "
+        f"    {name}: {format_number(entry['rows_per_window'])} rows per window, {effect}{source}, "
         f"{verb} where {', '.join(bound)} are bound"
     )
 
@@ -38,9 +38,9 @@ def _tree_lines(
 ) -> list[str]:
     branch = "" if root else ("└─ " if last else "├─ ")
     label = (
-        f"{node.variable}  ({_num(node.partial_matches)} rows per window)"
+        f"{node.variable}  ({format_number(node.partial_matches)} rows per window)"
         if node.is_leaf
-        else f"⋈  ({_num(node.partial_matches)} partial matches)"
+        else f"⋈  ({format_number(node.partial_matches)} partial matches)"
     )
     lines = [prefix + branch + label]
     if not node.is_leaf:
@@ -87,30 +87,33 @@ def text_report(reports: list[PatternReport]) -> str:
                     else ""
                 )
                 + (" (cached)" if s.get("cached") else "")
-                + f"; window {_num(r.window or 0)} {r.window_unit}"
+                + f"; window {format_number(r.window or 0)} {r.window_unit}"
             )
         for j, a in enumerate(r.alternatives, 1):
             head = f"  alternative {j}: PATTERN ({a.pattern})" if a.pattern else "  plan"
             lines.append(head)
             lines.append(
-                f"    chosen by {a.algorithm}: {a.tree}  [{a.shape}, estimated cost {_num(a.cost)}]"
+                f"    chosen by {a.algorithm}: {a.tree}  "
+                f"[{a.shape}, estimated cost {format_number(a.cost)}]"
             )
             if a.rows_per_window:
                 lines.append(
                     "    rows per window: "
-                    + ", ".join(f"{v} {_num(x)}" for v, x in a.rows_per_window.items())
+                    + ", ".join(f"{v} {format_number(x)}" for v, x in a.rows_per_window.items())
                 )
             if a.selectivities:
                 lines.append(
                     "    selectivity: "
-                    + ", ".join(f"{x}~{y} {_num(v)}" for (x, y), v in a.selectivities.items())
+                    + ", ".join(
+                        f"{x}~{y} {format_number(v)}" for (x, y), v in a.selectivities.items()
+                    )
                 )
             for k in a.kleene:
                 lines.append(
                     _attached_line(
                         f"Kleene {k['variable']}",
                         k,
-                        f"~{_num(k.get('bindings', 0))} bindings per neighbour pair",
+                        f"~{format_number(k.get('bindings', 0))} bindings per neighbour pair",
                         k.get("bindings_measured"),
                         "attached",
                         k["attached_where_bound"],
@@ -121,7 +124,7 @@ def text_report(reports: list[PatternReport]) -> str:
                     _attached_line(
                         f"negation !{n['variable']}",
                         n,
-                        f"lets ~{_num(n['pass_rate'])} of neighbour pairs through",
+                        f"lets ~{format_number(n['pass_rate'])} of neighbour pairs through",
                         n.get("pass_rate_measured"),
                         "checked",
                         n["checked_where_bound"],
@@ -134,7 +137,7 @@ def text_report(reports: list[PatternReport]) -> str:
                 width = max(len(c.algorithm) for c in a.candidates)
                 for c in a.candidates:
                     lines.append(
-                        f"      {c.algorithm:<{width}}  cost {_num(c.cost):>9}  "
+                        f"      {c.algorithm:<{width}}  cost {format_number(c.cost):>9}  "
                         f"{c.shape:<9}  {c.tree}  ({c.planning_ms:.2f} ms)"
                     )
     return "\n".join(lines)

@@ -4,11 +4,11 @@ expressions of ``PARTITION BY``, ``ORDER BY``, ``MEASURES`` and ``DEFINE`` trans
 
 from __future__ import annotations
 
-from ..check.lexer import QUOTED, SPARK_LEXICON, WORD, Token, tokenize
 from ..check.model import Clause
-from .errors import _Context
-from .expression import _expression
-from .sqlglot_calls import _generate, _parse_one
+from ..lexer import QUOTED, SPARK_LEXICON, WORD, Lexicon, Token, tokenize
+from .errors import Translation
+from .expression import expression_sql
+from .sqlglot_calls import parse_source, write_spark
 
 
 def _quote(tok: Token) -> str:
@@ -19,15 +19,17 @@ def _quote(tok: Token) -> str:
     return tok.text
 
 
-def _clause_sql(ctx: _Context, clause: Clause) -> str:
+def clause_sql(ctx: Translation, clause: Clause) -> str:
     parts: list[tuple[str, list[str]]] = []  # (keyword, items) or (line, [])
     if clause.partition_by:
-        items = [_expression(ctx, item, "PARTITION BY") for item in clause.partition_by]
+        items = [expression_sql(ctx, item, "PARTITION BY") for item in clause.partition_by]
         parts.append(("PARTITION BY", items))
     if clause.order_by:
         parts.append(("ORDER BY", _order_by(ctx, clause)))
     if clause.measures:
-        items = [_expression(ctx, item, "MEASURES", select_item=True) for item in clause.measures]
+        items = [
+            expression_sql(ctx, item, "MEASURES", select_item=True) for item in clause.measures
+        ]
         parts.append(("MEASURES", items))
     if clause.rows_per_match_span:
         parts.append((_words(ctx.sql, clause.rows_per_match_span), []))
@@ -51,7 +53,7 @@ def _clause_sql(ctx: _Context, clause: Clause) -> str:
         parts.append(("SUBSET", items))
     if clause.defines:
         items = [
-            f"{_quote(d.name_token)} AS {_expression(ctx, d.condition, f'DEFINE of {d.name}')}"
+            f"{_quote(d.name_token)} AS {expression_sql(ctx, d.condition, f'DEFINE of {d.name}')}"
             for d in clause.defines
         ]
         parts.append(("DEFINE", items))
@@ -88,35 +90,29 @@ def _skip_sql(clause: Clause) -> str | None:
     return f"AFTER MATCH SKIP {kind} {_quote(tok)}"
 
 
-def _pattern_text(ctx: _Context, clause: Clause) -> str:
-    """PATTERN as written, double-quoted names back-quoted, whitespace collapsed."""
+# A row pattern has no strings: both quotes quote a variable name, in every dialect.
+_PATTERN_LEXICON = Lexicon(identifier_quotes='`"', string_quotes="", raw_strings=False)
+
+
+def _pattern_text(ctx: Translation, clause: Clause) -> str:
+    """PATTERN as written, quoted names back-quoted, whitespace collapsed."""
     start, end = clause.pattern_span
-    raw = ctx.sql[start:end]
     out = []
-    i = 0
-    while i < len(raw):
-        c = raw[i]
-        if c == '"':
-            close = raw.find('"', i + 1)
-            name = raw[i + 1 : close]
-            out.append("`" + name.replace("`", "``") + "`")
-            i = close + 1
-        elif c.isspace():
-            if out and out[-1] != " ":
-                out.append(" ")
-            i += 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out).strip()
+    previous_end = None
+    for tok in tokenize(ctx.sql[start:end], _PATTERN_LEXICON):
+        if previous_end is not None and tok.start > previous_end:
+            out.append(" ")
+        out.append(_quote(tok))
+        previous_end = tok.end
+    return "".join(out)
 
 
-def _order_by(ctx: _Context, clause: Clause) -> list[str]:
+def _order_by(ctx: Translation, clause: Clause) -> list[str]:
     from sqlglot import exp
 
     start, end = clause.order_by[0].start, clause.order_by[-1].end
     text = "SELECT 1 ORDER BY " + ctx.sql[start:end]
-    tree = _parse_one(ctx, text, "ORDER BY", start)
+    tree = parse_source(ctx, text, "ORDER BY", start)
     order = tree.args.get("order")
     assert isinstance(order, exp.Order)
-    return [_generate(ctx, o, "ORDER BY", start) for o in order.expressions]
+    return [write_spark(ctx, o, "ORDER BY", start) for o in order.expressions]

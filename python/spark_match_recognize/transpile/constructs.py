@@ -4,25 +4,19 @@ translated: row pattern recognition in a window and Trino's ``SEEK`` are refused
 
 from __future__ import annotations
 
-from ..check.lexer import Token
-from .errors import _Context
+from ..lexer import Token, closing_paren
+from .errors import Translation
 
 
-def _reject_window_pattern_recognition(ctx: _Context, tokens: list[Token]) -> None:
+def reject_window_pattern_recognition(ctx: Translation, tokens: list[Token]) -> None:
     """Row pattern recognition in a window (feature R020, Trino's ``WINDOW w AS (...
     PATTERN ... DEFINE ...)``) has no Spark form."""
     inside: set[int] = set()
     for k, t in enumerate(tokens):
         if t.is_word("MATCH_RECOGNIZE") and k + 1 < len(tokens) and tokens[k + 1].is_symbol("("):
-            depth = 0
-            for j in range(k + 1, len(tokens)):
-                if tokens[j].is_symbol("("):
-                    depth += 1
-                elif tokens[j].is_symbol(")"):
-                    depth -= 1
-                    if depth == 0:
-                        inside.update(range(k, j + 1))
-                        break
+            close = closing_paren(tokens, k + 1)
+            if close >= 0:
+                inside.update(range(k, close + 1))
     for k, t in enumerate(tokens):
         if k in inside or not t.is_word("PATTERN"):
             continue
@@ -38,7 +32,7 @@ def _reject_window_pattern_recognition(ctx: _Context, tokens: list[Token]) -> No
                 )
 
 
-def _drop_initial(ctx: _Context, sql: str, tokens: list[Token]) -> str:
+def drop_initial(ctx: Translation, sql: str, tokens: list[Token]) -> str:
     """Trino's ``INITIAL`` (the default) before PATTERN is dropped; ``SEEK`` is refused."""
     chars = list(sql)
     for k, t in enumerate(tokens):

@@ -3,7 +3,7 @@ rules (identifier and string quotes, escapes) for cutting the MATCH_RECOGNIZE cl
 
 from __future__ import annotations
 
-from ..check.lexer import SPARK_LEXICON, Lexicon
+from ..lexer import SPARK_LEXICON, Lexicon
 
 #: The source dialects :func:`transpile` reads, with the lexical rules of each.
 DIALECTS: dict[str, Lexicon] = {

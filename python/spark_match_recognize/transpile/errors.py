@@ -40,7 +40,10 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 
 
 @dataclass
-class _Context:
+class Translation:
+    """One translation: the source text, its dialect (``read``) and the output layout;
+    :meth:`error` places a :class:`TranspileError` at its line and column of the text."""
+
     sql: str
     read: str
     pretty: bool

@@ -7,17 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..check.model import Item
-from .errors import _Context
-from .protect import _protect, _unprotect
-from .sqlglot_calls import _generate, _parse_one
+from .errors import Translation
+from .protect import protect_pattern_functions, restore_pattern_functions
+from .sqlglot_calls import parse_source, write_spark
 
 
-def _expression(ctx: _Context, item: Item, construct: str, select_item: bool = False) -> str:
+def expression_sql(ctx: Translation, item: Item, construct: str, select_item: bool = False) -> str:
     """One expression (or ``expr AS name``) of the clause, translated."""
     from sqlglot import exp
 
-    source = _protect(ctx, item)
-    tree = _parse_one(
+    source = protect_pattern_functions(ctx, item)
+    tree = parse_source(
         ctx, "SELECT " + source, f"{construct} item {_snippet(ctx, item)}", item.start
     )
     extra = [k for k, v in tree.args.items() if v and k != "expressions"]
@@ -31,17 +31,17 @@ def _expression(ctx: _Context, item: Item, construct: str, select_item: bool = F
             f"{construct} item {_snippet(ctx, item)}", "an alias is not allowed here", item.start
         )
     _reject_unsupported_aggregates(ctx, tree, node, construct, item)
-    text = _generate(ctx, node, f"{construct} item {_snippet(ctx, item)}", item.start)
-    return _unprotect(text)
+    text = write_spark(ctx, node, f"{construct} item {_snippet(ctx, item)}", item.start)
+    return restore_pattern_functions(text)
 
 
-def _snippet(ctx: _Context, item: Item) -> str:
+def _snippet(ctx: Translation, item: Item) -> str:
     text = " ".join(ctx.sql[item.start : item.end].split())
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
 def _reject_unsupported_aggregates(
-    ctx: _Context, root: Any, node: Any, construct: str, item: Item
+    ctx: Translation, root: Any, node: Any, construct: str, item: Item
 ) -> None:
     from sqlglot import exp
 

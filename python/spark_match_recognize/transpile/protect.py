@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import re
 
-from ..check.lexer import SPARK_LEXICON, WORD, Token, closing_paren, tokenize
 from ..check.model import Item
-from .errors import _Context
+from ..lexer import SPARK_LEXICON, WORD, Token, closing_paren, tokenize
+from .errors import Translation
 
 _PROTECTED = ("PREV", "NEXT", "FIRST", "LAST", "CLASSIFIER", "MATCH_NUMBER")
 _MARK = "__SMR_"
 _SEMANTICS = ("RUNNING", "FINAL")
 
 
-def _protect(ctx: _Context, item: Item) -> str:
+def protect_pattern_functions(ctx: Translation, item: Item) -> str:
     """The item's source text with the pattern functions renamed so that sqlglot keeps them
     as they are: ``PREV(`` → ``__SMR_PREV(``, ``RUNNING f(...)`` → ``__SMR_RUNNING(f(...))``,
     and Snowflake's ``MATCH_SEQUENCE_NUMBER()`` → ``RUNNING count(*)``."""
@@ -74,7 +74,7 @@ def _matching(ts: list[Token], open_at: int) -> int:
 _PROTECTED_CALL = re.compile(r"\b" + _MARK + r"(" + "|".join(_PROTECTED) + r")\(", re.IGNORECASE)
 
 
-def _unprotect(text: str) -> str:
+def restore_pattern_functions(text: str) -> str:
     text = _PROTECTED_CALL.sub(lambda m: m.group(1).upper() + "(", text)
     marker = re.compile(r"\b" + _MARK + r"(RUNNING|FINAL)\(", re.IGNORECASE)
     while True:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import re
 
 from ..check import check
-from ..check.lexer import Token, UnterminatedToken, tokenize
 from ..check.problems import ClauseSyntaxError
 from ..check.scanner import StatementScanner
-from .clause import _clause_sql
-from .constructs import _drop_initial, _reject_window_pattern_recognition
+from ..lexer import Token, UnterminatedToken, tokenize
+from .clause import clause_sql
+from .constructs import drop_initial, reject_window_pattern_recognition
 from .dialects import DIALECTS
-from .errors import _Context
-from .sqlglot_calls import _require_sqlglot, _sqlglot_transpile
+from .errors import Translation
+from .sqlglot_calls import require_sqlglot, transpile_with_sqlglot
 
 #: The most parentheses :func:`transpile` reads nested in one another: sqlglot's parser
 #: recurses about twenty Python frames per level, and fails on some fifty levels.
@@ -53,17 +53,17 @@ PATTERN (`Up`+) DEFINE `Up` AS `Up`.x > PREV(`Up`.x)) AS m
             + ", ".join(sorted(d for d in DIALECTS if d != "spark"))
         )
     read = read.lower()
-    _require_sqlglot()
-    ctx = _Context(sql, read, pretty)
+    require_sqlglot()
+    ctx = Translation(sql, read, pretty)
     lexicon = DIALECTS[read]
     try:
         tokens = tokenize(sql, lexicon)
     except UnterminatedToken as e:
         raise ctx.error(f"the {e.what}", "it is not terminated", e.start) from None
     _reject_deep_nesting(ctx, tokens)
-    _reject_window_pattern_recognition(ctx, tokens)
-    text = _drop_initial(ctx, sql, tokens)
-    ctx = _Context(text, read, pretty)
+    reject_window_pattern_recognition(ctx, tokens)
+    text = drop_initial(ctx, sql, tokens)
+    ctx = Translation(text, read, pretty)
     try:
         return _transpile(ctx, text)
     except RecursionError:
@@ -73,7 +73,7 @@ PATTERN (`Up`+) DEFINE `Up` AS `Up`.x > PREV(`Up`.x)) AS m
         ) from None
 
 
-def _reject_deep_nesting(ctx: _Context, tokens: list[Token]) -> None:
+def _reject_deep_nesting(ctx: Translation, tokens: list[Token]) -> None:
     depth = 0
     for t in tokens:
         if t.is_symbol("("):
@@ -89,7 +89,7 @@ def _reject_deep_nesting(ctx: _Context, tokens: list[Token]) -> None:
             depth -= 1
 
 
-def _transpile(ctx: _Context, text: str) -> str:
+def _transpile(ctx: Translation, text: str) -> str:
     lexicon = DIALECTS[ctx.read]
     try:
         scanned = StatementScanner(text, lexicon).scan()
@@ -105,9 +105,9 @@ def _transpile(ctx: _Context, text: str) -> str:
         pieces.append(f"CROSS JOIN {_placeholder(index)}")
         previous = clause.close.end
     pieces.append(text[previous:])
-    statements = _sqlglot_transpile(ctx, "".join(pieces), "the query")
+    statements = transpile_with_sqlglot(ctx, "".join(pieces), "the query")
 
-    rebuilt = [_clause_sql(ctx, clause) for clause in clauses]
+    rebuilt = [clause_sql(ctx, clause) for clause in clauses]
     out = []
     placed = 0
     for statement in statements:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import _Context
+from .errors import Translation
 
 
-def _adapt(ctx: _Context, tree: Any) -> Any:
+def adapt_for_spark(ctx: Translation, tree: Any) -> Any:
     """Rewrites where sqlglot's Spark output would change the meaning or not run."""
     from sqlglot import exp
     from sqlglot.dialects.dialect import Dialect

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import _Context
-from .rewrites import _adapt
+from .errors import Translation
+from .rewrites import adapt_for_spark
 
 
-def _require_sqlglot() -> None:
+def require_sqlglot() -> None:
     try:
         import sqlglot  # noqa: F401
     except ImportError:
@@ -19,7 +19,7 @@ def _require_sqlglot() -> None:
         ) from None
 
 
-def _sqlglot_transpile(ctx: _Context, text: str, what: str) -> list[str]:
+def transpile_with_sqlglot(ctx: Translation, text: str, what: str) -> list[str]:
     import sqlglot
     from sqlglot.errors import ErrorLevel, ParseError, UnsupportedError
 
@@ -32,7 +32,7 @@ def _sqlglot_transpile(ctx: _Context, text: str, what: str) -> list[str]:
     for tree in trees:
         if tree is None:
             continue
-        tree = _adapt(ctx, tree)
+        tree = adapt_for_spark(ctx, tree)
         try:
             out.append(tree.sql("spark", pretty=ctx.pretty, unsupported_level=ErrorLevel.RAISE))
         except UnsupportedError as e:
@@ -50,7 +50,7 @@ def _first_error(e: Exception) -> str:
     return str(e).split("\n")[0]
 
 
-def _parse_one(ctx: _Context, text: str, construct: str, offset: int) -> Any:
+def parse_source(ctx: Translation, text: str, construct: str, offset: int) -> Any:
     import sqlglot
     from sqlglot.errors import ParseError
 
@@ -62,10 +62,10 @@ def _parse_one(ctx: _Context, text: str, construct: str, offset: int) -> Any:
         ) from None
 
 
-def _generate(ctx: _Context, tree: Any, construct: str, offset: int) -> str:
+def write_spark(ctx: Translation, tree: Any, construct: str, offset: int) -> str:
     from sqlglot.errors import ErrorLevel, UnsupportedError
 
-    tree = _adapt(ctx, tree)
+    tree = adapt_for_spark(ctx, tree)
     try:
         return tree.sql("spark", unsupported_level=ErrorLevel.RAISE)
     except UnsupportedError as e:

@@ -3,6 +3,7 @@ package org.apache.spark.sql.matchrecognize.analysis
 import org.apache.spark.sql.catalyst.expressions.{Alias, CreateStruct, Exists, Expression, InSubquery, IsNotNull, ListQuery, Literal, ScalarSubquery, SubqueryExpression}
 import org.apache.spark.sql.catalyst.expressions.aggregate.CollectList
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Limit, Project}
+import org.apache.spark.sql.catalyst.trees.TreePattern.{EXISTS_SUBQUERY, IN_SUBQUERY}
 import org.apache.spark.sql.matchrecognize.plans.SubqueryMembership
 
 /**
@@ -23,7 +24,8 @@ private[analysis] object IndependentSubqueries {
   def independent(s: SubqueryExpression): Boolean = s.plan.resolved && !s.isCorrelated
 
   /** `e` with every independent IN and EXISTS predicate rewritten. */
-  def rewriteAll(e: Expression): Expression = e.transformUp {
+  def rewriteAll(e: Expression): Expression = e.transformUpWithPruning(
+    _.containsAnyPattern(IN_SUBQUERY, EXISTS_SUBQUERY)) {
     case in: InSubquery if independent(in.query) => this.in(in, in.values)
     case ex: Exists if independent(ex) => exists(ex)
   }

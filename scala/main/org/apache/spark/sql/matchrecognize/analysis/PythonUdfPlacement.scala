@@ -4,6 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Expression, If, IsNull, Literal, PythonFuncExpression, PythonUDF}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
+import org.apache.spark.sql.catalyst.trees.TreePattern.PYTHON_UDF
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
@@ -35,7 +36,7 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
   /** The DEFINE condition of `variable` with its Python UDFs computed under the node. */
   def inDefine(variable: String, condition: Expression): Expression = {
     val rowLevel = withRowLevelColumns(condition, "DEFINE")
-    rowLevel.transformDown {
+    rowLevel.transformDownWithPruning(_.containsPattern(PYTHON_UDF)) {
       case u: PythonUDF =>
         // The variable's own rows (and the universal variable's) read the current row.
         val current = u.transform {
@@ -81,7 +82,7 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
           s"the Python aggregate function `${f.name}` in $clause (${e.sql})")
       case _ =>
     }
-    def rowColumns(row: Expression): Expression = row.transformDown {
+    def rowColumns(row: Expression): Expression = row.transformDownWithPruning(_.containsPattern(PYTHON_UDF)) {
       case u: PythonUDF =>
         firstPatternExpression(u).foreach { p =>
           throw analysis("PYTHON_UDF_OVER_PATTERN",

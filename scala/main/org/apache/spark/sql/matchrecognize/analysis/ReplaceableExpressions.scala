@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.analysis
 
 import org.apache.spark.sql.catalyst.expressions.{CommonExpressionRef, Expression, RuntimeReplaceable, With}
+import org.apache.spark.sql.catalyst.trees.TreePattern.COMMON_EXPR_REF
 
 /**
  * Expands the expressions Spark only rewrites in its optimizer: `RuntimeReplaceable` ones
@@ -19,7 +20,7 @@ object ReplaceableExpressions {
     case r: RuntimeReplaceable => expand(r.replacement)
     case w: With =>
       val shared = w.defs.map(d => d.id -> expand(d.child)).toMap
-      expand(w.child).transformUp {
+      expand(w.child).transformUpWithPruning(_.containsPattern(COMMON_EXPR_REF)) {
         case ref: CommonExpressionRef if shared.contains(ref.id) => shared(ref.id)
       }
     case other => other.mapChildren(expand)

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeRef
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Average, Complete, Count, Max, Min, Sum}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.trees.TreePattern.{AGGREGATE, AGGREGATE_EXPRESSION}
 import org.apache.spark.sql.matchrecognize.compile.cep.CepPlanBuilder
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.plans.{CountedValue, MatchRecognize, RowsPerMatch, SelectionStrategy}
@@ -28,7 +29,7 @@ case class CountAnyMatchPatterns(session: SparkSession) extends Rule[LogicalPlan
 
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!conf.getConf(MatchRecognizeConf.COUNT_WITHOUT_MATCHES)) plan
-    else plan.transformDown { case a: Aggregate => rewrite(a).getOrElse(a) }
+    else plan.transformDownWithPruning(_.containsPattern(AGGREGATE)) { case a: Aggregate => rewrite(a).getOrElse(a) }
 
   private def rewrite(a: Aggregate): Option[LogicalPlan] = between(a.child).flatMap { case (m, above) =>
     val aggregates = a.aggregateExpressions.flatMap(_.collect { case ae: AggregateExpression => ae })
@@ -47,9 +48,10 @@ case class CountAnyMatchPatterns(session: SparkSession) extends Rule[LogicalPlan
       // fall into one group and share the aggregates' arguments.
       val firstRow = builder.firstRowMeasures
       val allowed = AttributeSet(m.partitionBy) ++ firstRow
-      val rest = a.groupingExpressions ++ a.aggregateExpressions.map(_.transformUp {
-        case ae: AggregateExpression if values.contains(ae) => Literal(0L)
-      })
+      val rest = a.groupingExpressions ++ a.aggregateExpressions.map(_.transformUpWithPruning(
+          _.containsPattern(AGGREGATE_EXPRESSION)) {
+          case ae: AggregateExpression if values.contains(ae) => Literal(0L)
+        })
       val filters = above.zipWithIndex.collect { case (f: Filter, i) => down(above, i + 1, f.condition) }
       val read = AttributeSet((rest.map(down(above, 0, _)) ++ filters).flatMap(_.references))
         .intersect(m.outputSet)
@@ -72,7 +74,7 @@ case class CountAnyMatchPatterns(session: SparkSession) extends Rule[LogicalPlan
             case (other, _) => throw new IllegalStateException(s"unexpected ${other.nodeName}")
           }
           // Up: the replacements hold aggregates of their own, which must not be replaced.
-          val weighted = a.aggregateExpressions.map(_.transformUp {
+          val weighted = a.aggregateExpressions.map(_.transformUpWithPruning(_.containsPattern(AGGREGATE_EXPRESSION)) {
             case ae: AggregateExpression =>
               values.get(ae).map(Weighted.ofValue(ae, _)).getOrElse(Weighted.of(ae, matches))
           }.asInstanceOf[NamedExpression])

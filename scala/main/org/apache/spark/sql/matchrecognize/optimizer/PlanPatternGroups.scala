@@ -6,6 +6,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, SubqueryAlias, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.trees.TreePattern.UNION
 import org.apache.spark.sql.matchrecognize.compile.cep.{CepPatternGroup, GroupMember}
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, SelectionStrategy}
@@ -22,7 +23,7 @@ case class PlanPatternGroups(session: SparkSession) extends Rule[LogicalPlan] {
 
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!conf.getConf(MatchRecognizeConf.PLAN_PATTERNS_TOGETHER)) plan
-    else plan.transformUp { case u: Union if !u.isStreaming => planTogether(u) }
+    else plan.transformUpWithPruning(_.containsPattern(UNION)) { case u: Union if !u.isStreaming => planTogether(u) }
 
   private def planTogether(u: Union): LogicalPlan = {
     val found = groups(u,

@@ -23,7 +23,9 @@ Regenerate, from the repository root:
   ``SPARK_MATCH_RECOGNIZE_JAR=/tmp/old/target/spark-match-recognize-spark4.3_2.13-<version>.jar
   .venv/bin/python dev/write_checkpoint_fixtures.py tests/checkpoints/format-4``.
 
-A fixture is written once, by the release it is named after, and then never rewritten.
+A fixture is written once, by the build whose state format it is named after, and never
+rewritten: ``format-4`` by the jar of commit 72acdff (the last to write format 4),
+``format-5`` by the commit that introduced format 5.
 """
 
 from __future__ import annotations

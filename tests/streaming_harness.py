@@ -158,6 +158,42 @@ def run_restarted(
     return [tuple(r) for r in spark.read.parquet(str(sink)).collect()], None
 
 
+def run_from_checkpoint(
+    spark,
+    schema: str,
+    sql: str,
+    source: Path,
+    checkpoint: Path,
+    sink: Path,
+    watermark: str = "5 seconds",
+    view: str = "events",
+) -> list[tuple]:
+    """Runs ``sql`` (over the streaming view ``view`` of the JSON files in ``source``) from
+    ``checkpoint`` until every file is processed, each micro-batch's rows appended to the
+    parquet folder ``sink``; returns the rows the run wrote. The source tells files apart by
+    name only (``fileNameOnly``) and the sink keeps no log of its own, so a checkpoint and its
+    source may be moved together, as a committed fixture is, and restarted into a new sink."""
+    spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).option(
+        "fileNameOnly", "true"
+    ).json(str(source)).withWatermark("ts", watermark).createOrReplaceTempView(view)
+    query = (
+        spark.sql(sql)
+        .writeStream.foreachBatch(lambda rows, _: rows.write.mode("append").parquet(str(sink)))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
+    try:
+        query.awaitTermination()
+        if query.exception() is not None:
+            raise query.exception()
+    finally:
+        query.stop()
+    if not sink.exists():
+        return []
+    return [tuple(r) for r in spark.read.parquet(str(sink)).collect()]
+
+
 def run_batch(spark, schema: str, rows: list[tuple], sql: str, view: str = "events") -> list[tuple]:
     """The same query over the same rows as a batch DataFrame."""
     spark.createDataFrame(rows, schema).createOrReplaceTempView(view)

@@ -9,7 +9,12 @@ import org.apache.spark.sql.types.DataType
  * How far a key's window columns have got: rows passed on, the ORDER BY key and rank of
  * the last one, the last rows PREV can reach (oldest first), and the rows delivered but not
  * passed on yet because NEXT must read rows after them. Kept in the key's state.
+ *
+ * Serializable with the serial version the release writing format 4 computed, only so
+ * that Java-serialized checkpoints of that format still read; format 5 is written by
+ * `streaming.TreeKeyStateCodec`. Its fields must keep their names and types.
  */
+@SerialVersionUID(6079679825764164078L)
 final class WindowProgress(
     var rows: Long,
     var lastKey: UnsafeRow,

@@ -4,7 +4,9 @@ package org.apache.spark.sql.matchrecognize.streaming
  * The first number of every key's state: the layout that follows. The states of standard
  * semantics and of SKIP TILL ANY MATCH never share a number, so that a query restarted with
  * the other semantics is told so, not that a format is unknown. A layout change takes a new
- * number; the numbers a build still reads are listed here.
+ * number; the numbers a build still reads are listed here: 1 and 2 (standard semantics), 3, 4
+ * and 5 (SKIP TILL ANY MATCH). Any other number is refused, asking for a new checkpoint
+ * location.
  */
 private[streaming] object StateFormats {
 
@@ -12,12 +14,20 @@ private[streaming] object StateFormats {
   val Standard = 2
   private val StandardUnsigned = 1
 
-  /** SKIP TILL ANY MATCH ([[TreeKeyState]]): with the query's signature; before it. */
-  val Tree = 4
-  private val TreeUnsigned = 3
+  /**
+   * SKIP TILL ANY MATCH ([[TreeKeyState]]), the only number written: the query's signature,
+   * then the explicit layout of [[TreeKeyStateCodec]].
+   */
+  val Tree = 5
+
+  /** The previous release's: the signature, then the state Java-serialized; still read. */
+  val TreeJavaSerialized = 4
+
+  /** Before states carried the signature: the state Java-serialized; still read. */
+  val TreeUnsigned = 3
 
   private def standard(v: Int) = v == Standard || v == StandardUnsigned
-  private def tree(v: Int) = v == Tree || v == TreeUnsigned
+  private def tree(v: Int) = v == Tree || v == TreeJavaSerialized || v == TreeUnsigned
 
   /** `version` when this build reads it as the kind of `expected`; otherwise an error. */
   def read(version: Int, expected: Int): Int = {

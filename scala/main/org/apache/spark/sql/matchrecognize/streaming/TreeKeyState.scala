@@ -17,7 +17,12 @@ import org.apache.spark.sql.matchrecognize.execution.tree.TreeState
  * MATCH_NUMBER(), and, when alternatives can bind the same
  * rows, the ids of the bindings written whose duplicates may still come (until the window
  * position in `writtenUntil`).
+ *
+ * Serializable with the serial version the release writing format 4 computed, only so
+ * that Java-serialized checkpoints of that format still read; format 5 is written by
+ * [[TreeKeyStateCodec]]. Its fields must keep their names and types.
  */
+@SerialVersionUID(-7614854754563815220L)
 final class TreeKeyState(
     var waiting: Array[UnsafeRow],
     val window: WindowProgress,
@@ -30,32 +35,36 @@ final class TreeKeyState(
 
 object TreeKeyState {
 
-  // Java serialization keeps a row shared by several partial matches one object.
-  private lazy val serializer = new JavaSerializer(new SparkConf(false))
+  // Reads format 3 and 4, which Java-serialized the state's object graph.
+  private lazy val javaSerializer = new JavaSerializer(new SparkConf(false))
 
+  /**
+   * The state as format [[StateFormats.Tree]], the only one written: the format, the
+   * signature, then the layout of [[TreeKeyStateCodec]].
+   */
   def encode(state: TreeKeyState, signature: QuerySignature): Array[Byte] = {
-    val header = new ByteArrayOutputStream(128)
-    val out = new DataOutputStream(header)
+    val bytes = new ByteArrayOutputStream(256)
+    val out = new DataOutputStream(bytes)
     out.writeInt(StateFormats.Tree)
     signature.write(out)
+    TreeKeyStateCodec.write(state, out)
     out.flush()
-    val body = serializer.newInstance().serialize(state)
-    val bytes = new Array[Byte](header.size() + body.remaining())
-    ByteBuffer.wrap(bytes).put(header.toByteArray).put(body)
-    bytes
+    bytes.toByteArray
   }
 
   /** The state in `data`; `fits` tells whether its trees' states are those the query runs. */
   def decode(data: Array[Byte], fits: Array[TreeState] => Boolean,
       signature: QuerySignature): TreeKeyState = {
     val in = new DataInputStream(new ByteArrayInputStream(data))
-    StateFormats.read(in.readInt(), StateFormats.Tree) match {
-      case StateFormats.Tree => signature.check(in)
-      case _ => // written before states carried the query's signature
-    }
-    val buffer = ByteBuffer.wrap(data, data.length - in.available(), in.available())
-    val state = serializer.newInstance().deserialize[TreeKeyState](buffer.slice(),
-      Thread.currentThread().getContextClassLoader)
+    val format = StateFormats.read(in.readInt(), StateFormats.Tree)
+    if (format != StateFormats.TreeUnsigned) signature.check(in)
+    val state =
+      if (format == StateFormats.Tree) TreeKeyStateCodec.read(in)
+      else {
+        val body = ByteBuffer.wrap(data, data.length - in.available(), in.available())
+        javaSerializer.newInstance().deserialize[TreeKeyState](body.slice(),
+          Thread.currentThread().getContextClassLoader)
+      }
     if (!fits(state.trees)) {
       throw new IllegalStateException(
         "The checkpoint holds SKIP TILL ANY MATCH state of other trees than this query's (its " +

@@ -5,7 +5,12 @@ package org.apache.spark.sql.matchrecognize.execution.tree
  * they were created. Every partial match created by an event ends with that event, so
  * this is also the order of their last window position `hi`: a probe starts at the first
  * match whose `hi` can be in range (a binary search), and a purge drops a prefix.
+ *
+ * Serializable with the serial version the release writing format 4 computed, only so
+ * that Java-serialized checkpoints of that format still read; format 5 is written by
+ * `streaming.TreeKeyStateCodec`. Its fields must keep their names and types.
  */
+@SerialVersionUID(1620636893094077186L)
 final class NodeBuffer extends Serializable {
   private var items = new Array[PartialMatch](16)
   private var start = 0

@@ -8,7 +8,12 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  * first and last ORDER BY positions. Combining two partial matches copies references to
  * their rows, never the rows themselves, so a partial match costs the same however wide
  * the variables' rows are.
+ *
+ * Serializable with the serial version the release writing format 4 computed, only so
+ * that Java-serialized checkpoints of that format still read; format 5 is written by
+ * `streaming.TreeKeyStateCodec`. Its fields must keep their names and types.
  */
+@SerialVersionUID(-5046356682867457348L)
 final class PartialMatch(
     val rows: Array[UnsafeRow],
     val lo: Long,

@@ -6,7 +6,12 @@ package org.apache.spark.sql.matchrecognize.execution.tree
  * matches held back by a trailing negation, the last event's window position, and counters.
  * Plain data (no generated code), so a streaming operator can keep it in a state store;
  * [[TreeEvaluator]] holds the code that changes it.
+ *
+ * Serializable with the serial version the release writing format 4 computed, only so
+ * that Java-serialized checkpoints of that format still read; format 5 is written by
+ * `streaming.TreeKeyStateCodec`. Its fields must keep their names and types.
  */
+@SerialVersionUID(8828065511360575638L)
 final class TreeState(nodeCount: Int) extends Serializable {
   val buffers: Array[NodeBuffer] = Array.fill(nodeCount)(new NodeBuffer)
 

@@ -1,0 +1,159 @@
+"""Writes the streaming checkpoints that tests/test_streaming_checkpoint_formats.py restarts,
+so that a checkpoint an earlier release wrote is proven to restore in this one.
+
+Each fixture folder (``tests/checkpoints/<folder>/``) holds one sub-folder per query below:
+``source/`` (the JSON files of the micro-batches run so far), ``checkpoint/`` (the query's
+checkpoint, stopped there, its state holding partial matches, matches held by a negation
+and rows waiting for the watermark) and ``fixture.json`` (the query, the rows delivered
+and still to deliver, and the rows written before the stop). The queries:
+
+- ``any_match``: SKIP TILL ANY MATCH with a closure, a trailing negation, PREV and
+  MATCH_NUMBER(), the state whose layout changed from format 4 (Java serialization) to
+  format 5;
+- ``standard``: the standard semantics (format 2).
+
+The source is read with ``fileNameOnly``, so a test may restart a copy of the folder
+anywhere. ``spark.sql.shuffle.partitions`` is 2 to keep the state small.
+
+Regenerate, from the repository root:
+
+- with this build: ``.venv/bin/python dev/write_checkpoint_fixtures.py tests/checkpoints/format-5``;
+- with a previous release: build its jar in a scratch worktree (``git worktree add
+  /tmp/old <commit> && (cd /tmp/old && ./dev/sbt spark43/package)``) and run
+  ``SPARK_MATCH_RECOGNIZE_JAR=/tmp/old/target/spark-match-recognize-spark4.3_2.13-<version>.jar
+  .venv/bin/python dev/write_checkpoint_fixtures.py tests/checkpoints/format-4``.
+
+A fixture is written once, by the build whose state format it is named after, and never
+rewritten: ``format-4`` by the jar of commit 72acdff (the last to write format 4),
+``format-5`` by the commit that introduced format 5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "python"))
+
+from streaming_harness import (  # noqa: E402
+    FLUSH_ID,
+    FLUSH_PART,
+    arrival_batches,
+    run_from_checkpoint,
+    write_batches,
+)
+
+EPOCH = datetime.datetime(2024, 1, 1)
+SCHEMA = "id INT, part STRING, x INT, y INT, ts TIMESTAMP"
+COLUMNS = ["id", "part", "x", "y", "ts"]
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+QUERIES = {
+    "any_match": """
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES A.id AS a_id, count(B.*) AS nb, LAST(B.id) AS b_last, C.id AS c_id,
+           MATCH_NUMBER() AS n
+  ONE ROW PER MATCH SKIP TILL ANY MATCH
+  PATTERN (A B+ C !N) WITHIN INTERVAL '20' SECOND
+  DEFINE A AS x > 5, B AS x < A.x, C AS y > 5 AND x > PREV(x), N AS x = 9)""",
+    "standard": """
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES FIRST(A.id) AS a_id, count(*) AS n, MATCH_NUMBER() AS m
+  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (A B+ C) WITHIN INTERVAL '20' SECOND
+  DEFINE A AS x > 5, B AS x < PREV(x), C AS x > PREV(x))""",
+}
+
+
+def rows_and_batches() -> tuple[list[list[tuple]], list[list[tuple]]]:
+    """60 rows of two keys, one to three seconds apart, in micro-batches up to 5 s out of
+    order: the first half of the batches before the stop, the rest and a flush row after."""
+    rng = random.Random(4)
+    rows, t = [], 0
+    for i in range(1, 61):
+        t += rng.choice([1, 1, 2, 3])
+        rows.append(
+            (
+                i,
+                rng.choice("pq"),
+                rng.randint(0, 9),
+                rng.randint(0, 9),
+                EPOCH + datetime.timedelta(seconds=t),
+            )
+        )
+    batches = arrival_batches(rows, lambda r: r[4].timestamp(), 5, rng, 6)
+    cut = len(batches) // 2
+    flush = (FLUSH_ID, FLUSH_PART, None, None, EPOCH + datetime.timedelta(seconds=FLUSH_ID))
+    return batches[:cut], batches[cut:] + [[flush]]
+
+
+def to_json(batches: list[list[tuple]]) -> list[list[list]]:
+    return [
+        [
+            [v.strftime(TIME_FORMAT) if isinstance(v, datetime.datetime) else v for v in r]
+            for r in batch
+        ]
+        for batch in batches
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "folder", type=Path, help="the fixture folder, e.g. tests/checkpoints/format-5"
+    )
+    folder = parser.parse_args().folder
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+
+    from pyspark.sql import SparkSession
+
+    from spark_match_recognize import configure
+
+    spark = configure(
+        SparkSession.builder.master("local[2]")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+    ).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    before, after = rows_and_batches()
+    for name, sql in QUERIES.items():
+        target = folder / name
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        write_batches(target / "source", COLUMNS, before)
+        with tempfile.TemporaryDirectory() as sink:
+            written = run_from_checkpoint(
+                spark, SCHEMA, sql, target / "source", target / "checkpoint", Path(sink) / "out"
+            )
+        fixture = {
+            "sql": sql.strip(),
+            "schema": SCHEMA,
+            "columns": COLUMNS,
+            "before": to_json(before),
+            "after": to_json(after),
+            "written": sorted([list(r) for r in written], key=str),
+            "spark": spark.version,
+        }
+        (target / "fixture.json").write_text(json.dumps(fixture, indent=1) + "\n")
+        print(f"{target}: {len(written)} rows written before the stop", file=sys.stderr)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import java.io.{DataInputStream, DataOutputStream, EOFException}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeState}
+
+/**
+ * The binary layout of a SKIP TILL ANY MATCH key's state ([[TreeKeyState]]) from format 5
+ * on, after the format number and the query's signature. Every number is big-endian
+ * (`DataOutputStream`); the body is five sections, each opening with a four-letter tag, so
+ * that bytes of another layout, or cut short, are refused instead of misread:
+ *
+ *  - `ROWS`: the distinct rows the state refers to, each written once however many partial
+ *    matches share it: a count, then per row its field count, its size in bytes and its
+ *    bytes (an `UnsafeRow`). Everything below refers to a row by its index here (-1: none).
+ *  - `MTCH`: the distinct partial matches, each written once however many buffers hold it:
+ *    a count, then per match its width, a row index per leaf, and `lo`, `hi`, `firstOrder`,
+ *    `lastOrder`. Below, a match is its index here.
+ *  - `KEYS`: the key's own fields: `waiting` rows; the window's progress (rows passed on,
+ *    last ORDER BY key row, its rank, `recent` rows, `pending` rows); the `unnumbered`
+ *    rows and the `numbered` count; the `written` rows and a `writtenUntil` per row.
+ *  - `TREE`: a count of tree states, then per state its node count, per node the matches
+ *    of its buffer in creation order, the `held` matches, `heldUntil`, `lastPosition`,
+ *    `buffered`, `matches`, and per node `created` and `peak`.
+ *  - `END.`: nothing follows.
+ *
+ * A row list is a count and a row index per row; a match list, a count and a match index
+ * per match. Rows and matches are shared by identity, as the evaluator shares them, so the
+ * encoded state grows with the distinct rows and matches, not with their references.
+ * A change of this layout takes a new format number ([[StateFormats]]).
+ */
+private[streaming] object TreeKeyStateCodec {
+
+  private val RowsTag = tag("ROWS")
+  private val MatchesTag = tag("MTCH")
+  private val KeyTag = tag("KEYS")
+  private val TreesTag = tag("TREE")
+  private val EndTag = tag("END.")
+
+  private def tag(name: String): Int = name.foldLeft(0)((t, c) => (t << 8) | (c & 0xff))
+
+  private def tagName(t: Int): String =
+    (24 to 0 by -8).map(s => ((t >>> s) & 0xff).toChar).map(c => if (c >= ' ' && c < 127) c else '?').mkString
+
+  def write(state: TreeKeyState, out: DataOutputStream): Unit = {
+    val matches = new IdentityIndex[PartialMatch]
+    state.trees.foreach { t =>
+      t.buffers.foreach(_.iterator.foreach(matches.add))
+      t.held.forEach(m => matches.add(m))
+    }
+    val rows = new IdentityIndex[UnsafeRow]
+    val window = state.window
+    (state.waiting.iterator ++ Iterator(window.lastKey) ++ window.recent ++ window.pending ++
+      state.unnumbered ++ state.written ++ matches.items.flatMap(_.rows)).foreach(rows.add)
+
+    out.writeInt(RowsTag)
+    out.writeInt(rows.size)
+    rows.items.foreach { r =>
+      out.writeInt(r.numFields)
+      out.writeInt(r.getSizeInBytes)
+      out.write(r.getBytes)
+    }
+
+    out.writeInt(MatchesTag)
+    out.writeInt(matches.size)
+    matches.items.foreach { m =>
+      writeRows(out, rows, m.rows)
+      out.writeLong(m.lo)
+      out.writeLong(m.hi)
+      out.writeLong(m.firstOrder)
+      out.writeLong(m.lastOrder)
+    }
+
+    out.writeInt(KeyTag)
+    writeRows(out, rows, state.waiting)
+    out.writeLong(window.rows)
+    out.writeInt(rows.indexOf(window.lastKey))
+    out.writeLong(window.lastRank)
+    writeRows(out, rows, window.recent)
+    writeRows(out, rows, window.pending)
+    writeRows(out, rows, state.unnumbered)
+    out.writeLong(state.numbered)
+    writeRows(out, rows, state.written)
+    writeLongs(out, state.writtenUntil)
+
+    out.writeInt(TreesTag)
+    out.writeInt(state.trees.length)
+    state.trees.foreach { t =>
+      out.writeInt(t.buffers.length)
+      t.buffers.foreach { b =>
+        out.writeInt(b.size.toInt)
+        b.iterator.foreach(m => out.writeInt(matches.indexOf(m)))
+      }
+      out.writeInt(t.held.size)
+      t.held.forEach(m => out.writeInt(matches.indexOf(m)))
+      out.writeLong(t.heldUntil)
+      out.writeLong(t.lastPosition)
+      out.writeLong(t.buffered)
+      out.writeLong(t.matches)
+      t.created.foreach(out.writeLong)
+      t.peak.foreach(out.writeLong)
+    }
+    out.writeInt(EndTag)
+  }
+
+  /** The state written by [[write]], read from `in`, which must hold nothing after it. */
+  def read(in: DataInputStream): TreeKeyState =
+    try {
+      expect(in, RowsTag)
+      val rows = Array.fill(count(in)) {
+        val row = new UnsafeRow(count(in))
+        val bytes = new Array[Byte](count(in))
+        in.readFully(bytes)
+        row.pointTo(bytes, bytes.length)
+        row
+      }
+
+      expect(in, MatchesTag)
+      val matches = Array.fill(count(in)) {
+        new PartialMatch(readRows(in, rows), in.readLong(), in.readLong(), in.readLong(), in.readLong())
+      }
+
+      expect(in, KeyTag)
+      val waiting = readRows(in, rows)
+      val window = new WindowProgress(in.readLong(), row(in, rows), in.readLong(), readRows(in, rows),
+        readRows(in, rows))
+      val unnumbered = readRows(in, rows)
+      val numbered = in.readLong()
+      val written = readRows(in, rows)
+      val writtenUntil = Array.fill(count(in))(in.readLong())
+
+      expect(in, TreesTag)
+      val trees = Array.fill(count(in)) {
+        val state = new TreeState(count(in))
+        state.buffers.foreach(b => (0 until count(in)).foreach(_ => b.add(partialMatch(in, matches))))
+        (0 until count(in)).foreach(_ => state.held.add(partialMatch(in, matches)))
+        state.heldUntil = in.readLong()
+        state.lastPosition = in.readLong()
+        state.buffered = in.readLong()
+        state.matches = in.readLong()
+        state.created.indices.foreach(i => state.created(i) = in.readLong())
+        state.peak.indices.foreach(i => state.peak(i) = in.readLong())
+        state
+      }
+      expect(in, EndTag)
+      if (in.available() > 0) throw damaged(s"${in.available()} bytes follow its end")
+      new TreeKeyState(waiting, window, trees, unnumbered, numbered, written, writtenUntil)
+    } catch {
+      case _: EOFException => throw damaged("it ends before its last section")
+    }
+
+  private def writeRows(out: DataOutputStream, index: IdentityIndex[UnsafeRow], rows: Array[UnsafeRow]): Unit = {
+    out.writeInt(rows.length)
+    rows.foreach(r => out.writeInt(index.indexOf(r)))
+  }
+
+  private def writeLongs(out: DataOutputStream, values: Array[Long]): Unit = {
+    out.writeInt(values.length)
+    values.foreach(out.writeLong)
+  }
+
+  private def readRows(in: DataInputStream, rows: Array[UnsafeRow]): Array[UnsafeRow] =
+    Array.fill(count(in))(row(in, rows))
+
+  private def row(in: DataInputStream, rows: Array[UnsafeRow]): UnsafeRow = {
+    val i = in.readInt()
+    if (i == -1) null
+    else if (i >= 0 && i < rows.length) rows(i)
+    else throw damaged(s"it refers to row $i of ${rows.length}")
+  }
+
+  private def partialMatch(in: DataInputStream, matches: Array[PartialMatch]): PartialMatch = {
+    val i = in.readInt()
+    if (i >= 0 && i < matches.length) matches(i)
+    else throw damaged(s"it refers to partial match $i of ${matches.length}")
+  }
+
+  /** A count or a size: never negative, never more than the bytes left could hold. */
+  private def count(in: DataInputStream): Int = {
+    val n = in.readInt()
+    if (n < 0 || n > in.available()) throw damaged(s"it counts $n items with ${in.available()} bytes left")
+    n
+  }
+
+  private def expect(in: DataInputStream, section: Int): Unit = {
+    val found = in.readInt()
+    if (found != section) {
+      throw damaged(s"section ${tagName(section)} expected, ${tagName(found)} found")
+    }
+  }
+
+  private def damaged(why: String): IllegalStateException =
+    new IllegalStateException(
+      s"The checkpoint holds SKIP TILL ANY MATCH state of format ${StateFormats.Tree} that does " +
+        s"not read as that layout ($why): it is damaged, or was written by another layout " +
+        "under the same number. Restart the query with a new checkpoint location.")
+
+  /** Distinct objects by identity, in the order first added; null is never added. */
+  private final class IdentityIndex[T <: AnyRef] {
+    private val indices = new java.util.IdentityHashMap[T, Integer]()
+    private val list = new java.util.ArrayList[T]()
+
+    def add(x: T): Unit =
+      if (x != null && !indices.containsKey(x)) {
+        indices.put(x, list.size)
+        list.add(x)
+      }
+
+    def size: Int = list.size
+
+    def items: Iterator[T] = list.iterator().asScala
+
+    def indexOf(x: T): Int = if (x == null) -1 else indices.get(x).intValue
+  }
+}

@@ -1,0 +1,142 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import java.io.{ByteArrayOutputStream, DataOutputStream, ObjectStreamClass}
+
+import scala.jdk.CollectionConverters._
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.SparkConf
+import org.apache.spark.serializer.JavaSerializer
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.matchrecognize.execution.tree.{NodeBuffer, PartialMatch, TreeState}
+import org.apache.spark.sql.types.LongType
+
+/**
+ * A SKIP TILL ANY MATCH key's state through its binary layout (format 5): everything comes
+ * back, a row or a partial match referred to several times comes back as one object and is
+ * written once, and bytes cut short, with a section out of place or of an unknown format are
+ * refused. Format 4 (Java-serialized) still reads.
+ */
+class TreeKeyStateCodecSuite extends AnyFunSuite {
+
+  private val signature = QuerySignature(Seq("PATTERN" -> 42L))
+  private val anyTrees: Array[TreeState] => Boolean = _ => true
+
+  private def row(values: Long*): UnsafeRow =
+    UnsafeProjection.create(values.indices.map(i => BoundReference(i, LongType, nullable = true)))(
+      InternalRow(values: _*)).copy()
+
+  private def longs(r: UnsafeRow): Seq[Long] = (0 until r.numFields).map(r.getLong)
+
+  /** Three rows, the second shared by two partial matches, one of them also held. */
+  private def sample(): TreeKeyState = {
+    val (r1, r2, r3) = (row(1, 10), row(2, 20), row(3, 30))
+    val m1 = new PartialMatch(Array(r1, null), 1, 1, 1, 1)
+    val m2 = new PartialMatch(Array(r1, r2), 1, 2, 1, 2)
+    val m3 = new PartialMatch(Array(null, r2), 2, 2, 2, 2)
+    val tree = new TreeState(2)
+    tree.buffers(0).add(m1)
+    tree.buffers(1).add(m2)
+    tree.buffers(1).add(m3)
+    tree.held.add(m2)
+    tree.heldUntil = 21
+    tree.lastPosition = 2
+    tree.buffered = 4
+    tree.matches = 7
+    tree.created(0) = 5
+    tree.peak(1) = 3
+    val window = new WindowProgress(2, row(2), 2, Array(r2), Array(row(4, 40)))
+    new TreeKeyState(Array(row(5, 50)), window, Array(tree, new TreeState(1)),
+      Array(row(9)), 3, Array(row(1, 2)), Array(30L))
+  }
+
+  private def roundTrip(state: TreeKeyState): TreeKeyState =
+    TreeKeyState.decode(TreeKeyState.encode(state, signature), anyTrees, signature)
+
+  private def contents(s: TreeKeyState): Seq[Any] = {
+    def rows(a: Array[UnsafeRow]) = a.toSeq.map(r => if (r == null) null else longs(r))
+    def matches(it: Iterator[PartialMatch]) =
+      it.map(m => (rows(m.rows), m.lo, m.hi, m.firstOrder, m.lastOrder)).toSeq
+    Seq(rows(s.waiting), s.window.rows, longs(s.window.lastKey), s.window.lastRank,
+      rows(s.window.recent), rows(s.window.pending), rows(s.unnumbered), s.numbered,
+      rows(s.written), s.writtenUntil.toSeq) ++ s.trees.toSeq.map { t =>
+      (t.buffers.toSeq.map(b => matches(b.iterator)), matches(t.held.asScala.iterator),
+        t.heldUntil, t.lastPosition, t.buffered, t.matches, t.created.toSeq, t.peak.toSeq)
+    }
+  }
+
+  test("every field comes back") {
+    val state = sample()
+    assert(contents(roundTrip(state)) == contents(state))
+  }
+
+  test("a row or a partial match referred to several times comes back as one object") {
+    val tree = roundTrip(sample()).trees(0)
+    val Seq(m2, m3) = tree.buffers(1).iterator.toSeq
+    assert(m2.rows(1) eq m3.rows(1))
+    assert(tree.buffers(0).iterator.next().rows(0) eq m2.rows(0))
+    assert(tree.held.get(0) eq m2)
+  }
+
+  test("a row shared by many partial matches is written once") {
+    val wide = row((1L to 128L): _*)
+    val tree = new TreeState(1)
+    (1 to 100).foreach(i => tree.buffers(0).add(new PartialMatch(Array(wide), i, i, i, i)))
+    val state = new TreeKeyState(Array.empty, new WindowProgress(0, null, 0, Array.empty, Array.empty),
+      Array(tree))
+    val size = TreeKeyState.encode(state, signature).length
+    assert(size < 10 * wide.getSizeInBytes, s"$size bytes")
+    val decoded = roundTrip(state).trees(0).buffers(0).iterator.toSeq
+    assert(decoded.map(_.rows(0)).distinct.size == 1 && decoded.size == 100)
+  }
+
+  test("bytes cut short, or with bytes after the end, are refused") {
+    val bytes = TreeKeyState.encode(sample(), signature)
+    Seq(bytes.dropRight(1), bytes.dropRight(40), bytes :+ 0.toByte).foreach { damaged =>
+      val e = intercept[IllegalStateException](TreeKeyState.decode(damaged, anyTrees, signature))
+      assert(e.getMessage.contains("does not read as that layout"), e.getMessage)
+      assert(e.getMessage.contains("Restart the query with a new checkpoint location"))
+    }
+  }
+
+  test("a section out of place is refused, naming it") {
+    val bytes = TreeKeyState.encode(sample(), signature)
+    val at = bytes.indexOfSlice("MTCH".getBytes("US-ASCII"))
+    "MTCX".getBytes("US-ASCII").copyToArray(bytes, at)
+    val e = intercept[IllegalStateException](TreeKeyState.decode(bytes, anyTrees, signature))
+    assert(e.getMessage.contains("section MTCH expected, MTCX found"), e.getMessage)
+  }
+
+  test("an unknown format number is refused") {
+    val bytes = TreeKeyState.encode(sample(), signature)
+    bytes(3) = 99
+    val e = intercept[IllegalStateException](TreeKeyState.decode(bytes, anyTrees, signature))
+    assert(e.getMessage.contains("state of format 99, which this version of spark-match-recognize " +
+        "does not read"), e.getMessage)
+  }
+
+  test("format 4, the Java-serialized state of the previous release, still reads") {
+    val state = sample()
+    val header = new ByteArrayOutputStream()
+    val out = new DataOutputStream(header)
+    out.writeInt(StateFormats.TreeJavaSerialized)
+    signature.write(out)
+    out.flush()
+    val body = new JavaSerializer(new SparkConf(false)).newInstance().serialize(state)
+    val bytes = header.toByteArray ++ Array.tabulate(body.remaining())(i => body.get(body.position() + i))
+    assert(contents(TreeKeyState.decode(bytes, anyTrees, signature)) == contents(state))
+  }
+
+  test("the classes of format 4 keep the serial versions that release wrote") {
+    Seq(
+      classOf[TreeKeyState] -> -7614854754563815220L,
+      classOf[WindowProgress] -> 6079679825764164078L,
+      classOf[TreeState] -> 8828065511360575638L,
+      classOf[NodeBuffer] -> 1620636893094077186L,
+      classOf[PartialMatch] -> -5046356682867457348L).foreach { case (cls, uid) =>
+      assert(ObjectStreamClass.lookup(cls).getSerialVersionUID == uid, cls.getName)
+    }
+  }
+}

@@ -1,0 +1,125 @@
+"""Streaming checkpoints written by earlier releases restore in this one: each committed
+fixture (tests/checkpoints/, written by dev/write_checkpoint_fixtures.py, which says how) is
+a query stopped part-way, its state holding partial matches, matches held by a trailing
+negation and rows waiting for the watermark. Restarted on a copy with the rows still to
+come, the query's output before and after the stop is the batch result on all rows.
+
+``format-4`` was written by the release whose SKIP TILL ANY MATCH state was Java-serialized
+(format 4), ``format-5`` by the explicit layout of this one; both hold a standard-semantics
+query too (format 2). A state of a format this release does not read is refused, naming
+the format. The fixtures are Spark 4.3 checkpoints, so these tests run on that line only
+(no ``smoke`` mark).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from result_compare import compare_rows
+from streaming_harness import FLUSH_PART, run_batch, run_from_checkpoint, write_batches
+
+FIXTURES = Path(__file__).resolve().parent / "checkpoints"
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+# Every key's state opens with its format number and the count of the query's signature
+# parts (8); see QuerySignature.
+SIGNATURE_PARTS = 8
+
+
+def _rows(batches: list[list[list]], ts: int) -> list[list[tuple]]:
+    return [
+        [
+            tuple(
+                datetime.datetime.strptime(v, TIME_FORMAT) if i == ts else v
+                for i, v in enumerate(r)
+            )
+            for r in batch
+        ]
+        for batch in batches
+    ]
+
+
+def _copy(fixture: Path, tmp_path: Path) -> tuple[dict, Path]:
+    """A copy of the fixture to restart (a run writes into its checkpoint) and its record."""
+    copy = tmp_path / fixture.name
+    shutil.copytree(fixture, copy)
+    return json.loads((copy / "fixture.json").read_text()), copy
+
+
+def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
+    ts = record["columns"].index("ts")
+    write_batches(copy / "source", record["columns"], _rows(record["after"], ts))
+    return run_from_checkpoint(
+        spark,
+        record["schema"],
+        record["sql"],
+        copy / "source",
+        copy / "checkpoint",
+        tmp_path / "sink",
+    )
+
+
+@pytest.mark.parametrize("query", ["any_match", "standard"])
+@pytest.mark.parametrize("folder", ["format-4", "format-5"])
+def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
+    spark, tmp_path, folder, query
+):
+    record, copy = _copy(FIXTURES / folder / query, tmp_path)
+    after = _restart(spark, record, copy, tmp_path)
+    before = [tuple(r) for r in record["written"]]
+    ts = record["columns"].index("ts")
+    part = record["columns"].index("part")
+    rows = [
+        r
+        for batch in _rows(record["before"] + record["after"], ts)
+        for r in batch
+        if r[part] != FLUSH_PART
+    ]
+    expected = run_batch(spark, record["schema"], rows, record["sql"])
+    diff = compare_rows(before + after, expected, ordered=False)
+    assert diff is None, f"{folder}/{query}\n{diff}"
+    # The state carried matches in progress: some match written after the restart starts
+    # with a row delivered before the stop (the first measure is the first row's id).
+    ids_before = {r[0] for batch in record["before"] for r in batch}
+    assert any(r[1] in ids_before for r in after), after
+
+
+def _set_state_format(spark, checkpoint: Path, old: int, new: int) -> int:
+    """Rewrites the format number of every key's state in the checkpoint's state files
+    (Spark's HDFS-backed state store: LZ4-compressed delta files, read and written through
+    Spark's own codec); returns how many states it changed."""
+    jvm = spark.sparkContext._jvm
+    codec = jvm.org.apache.spark.io.LZ4CompressionCodec(spark.sparkContext._jsc.sc().conf())
+    before, after = (
+        struct.pack(">ii", old, SIGNATURE_PARTS),
+        struct.pack(">ii", new, SIGNATURE_PARTS),
+    )
+    changed = 0
+    for delta in checkpoint.glob("state/*/*/*.delta"):
+        stream = codec.compressedInputStream(jvm.java.io.FileInputStream(str(delta)))
+        data = bytes(stream.readAllBytes())
+        stream.close()
+        changed += data.count(before)
+        out = codec.compressedOutputStream(jvm.java.io.FileOutputStream(str(delta)))
+        out.write(bytearray(data.replace(before, after)))
+        out.close()
+        delta.with_name(f".{delta.name}.crc").unlink(missing_ok=True)
+    return changed
+
+
+def test_a_state_of_an_unknown_format_is_refused(spark, tmp_path):
+    record, copy = _copy(FIXTURES / "format-5" / "any_match", tmp_path)
+    assert _set_state_format(spark, copy / "checkpoint", 5, 99) > 0
+    with pytest.raises(Exception) as failure:
+        _restart(spark, record, copy, tmp_path)
+    message = str(failure.value)
+    assert (
+        "MATCH_RECOGNIZE state of format 99, which this version of spark-match-recognize "
+        "does not read" in message
+    ), message[:2000]
+    assert "Restart the query with a new checkpoint location" in message, message[:2000]

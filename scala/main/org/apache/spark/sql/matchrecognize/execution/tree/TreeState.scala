@@ -5,7 +5,7 @@ package org.apache.spark.sql.matchrecognize.execution.tree
  * between events: a buffer per tree node and per negation (`nodeCount` counts both), the
  * matches held back by a trailing negation, the last event's window position, and counters.
  * Plain data (no generated code), so a streaming operator can keep it in a state store;
- * [[TreeEvaluator]] holds the code that changes it.
+ * [[TreeGraphEvaluator]] holds the code that changes it.
  */
 final class TreeState(nodeCount: Int) extends Serializable {
   val buffers: Array[NodeBuffer] = Array.fill(nodeCount)(new NodeBuffer)

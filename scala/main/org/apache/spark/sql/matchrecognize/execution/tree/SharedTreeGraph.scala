@@ -43,28 +43,23 @@ final class SharedTreeGraph(alternatives: Seq[TreeAlternative], windows: Seq[Lon
   /** The alternatives whose trees node `i` is in. */
   val alternativesOf: IndexedSeq[Seq[Int]] = users.map(_.toSeq).toIndexedSeq
 
-  private def idOf(n: TreeNodeSpec): Int = n match {
+  /** The node of a node of the alternatives' trees. */
+  def indexOf(n: TreeNodeSpec): Int = n match {
     case TreeLeafNode(k) => ids(("leaf", k))
-    case j: TreeJoinNode => ids((idOf(j.left), idOf(j.right), j.condition.canonicalized, j.order))
+    case j: TreeJoinNode => ids((indexOf(j.left), indexOf(j.right), j.condition.canonicalized, j.order))
   }
 
   /** A join node's children (-1 for a leaf). */
-  val left: IndexedSeq[Int] = nodes.map { case j: TreeJoinNode => idOf(j.left); case _ => -1 }
-  val right: IndexedSeq[Int] = nodes.map { case j: TreeJoinNode => idOf(j.right); case _ => -1 }
+  val left: IndexedSeq[Int] = nodes.map { case j: TreeJoinNode => indexOf(j.left); case _ => -1 }
+  val right: IndexedSeq[Int] = nodes.map { case j: TreeJoinNode => indexOf(j.right); case _ => -1 }
 
   /** The node of each leaf. */
   def leafNode(k: Int): Int = ids.getOrElse(("leaf", k), -1)
 
-  /**
-   * A name per node for the metrics: the tree it computes and the alternatives sharing it,
-   * alternative `t` numbered `number(t)`.
-   */
-  def names(number: Int => Int = _ + 1): Seq[String] = nodes.indices.map { i =>
-    val what = nodes(i) match {
-      case TreeLeafNode(k) => alternatives.head.leaves(k).variable
-      case j: TreeJoinNode => j.description
-    }
-    s"[${alternativesOf(i).map(number).mkString(",")}] $what"
+  /** What each node computes, for the metrics: a leaf's variable, a join's description. */
+  def descriptions: Seq[String] = nodes.map {
+    case TreeLeafNode(k) => alternatives.head.leaves(k).variable
+    case j: TreeJoinNode => j.description
   }
 }
 

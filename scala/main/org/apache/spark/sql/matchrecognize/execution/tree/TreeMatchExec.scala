@@ -6,10 +6,10 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, A
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{ScalarSubquery => ScalarSubqueryExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode, TreeLeafNode, TreeNodeSpec}
+import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
 
 /**
- * Runs the one-pass trees of SKIP TILL ANY MATCH alternatives (see [[TreeEvaluator]]) over
+ * Runs the one-pass trees of SKIP TILL ANY MATCH alternatives (see [[TreeGraphEvaluator]]) over
  * each group of its input: rows clustered by `keys` (partition key and time slice) and
  * sorted by ORDER BY position, so one shuffle and one sort feed every tree, each row is
  * offered to every alternative, and each keeps its own state per group. Records per node
@@ -69,26 +69,8 @@ case class TreeMatchExec(
     copy(projections = next)
   }
 
-  /**
-   * Per unit (an alternative alone, or alternatives evaluated as one shared graph, see
-   * [[SharedTreeGraph.units]]), its nodes in the evaluator's numbering, named for the
-   * metrics: an alternative's tree nodes in post order, then its negations and closures;
-   * with several alternatives, each name starts with the alternatives it belongs to.
-   */
-  @transient private lazy val nodeNames: Seq[Seq[String]] = SharedTreeGraph.units(alternatives).map {
-    case Seq(i) =>
-      val alt = alternatives(i)
-      def walk(n: TreeNodeSpec): Seq[String] = n match {
-        case TreeLeafNode(k) => Seq(alt.leaves(k).variable)
-        case j: TreeJoinNode => walk(j.left) ++ walk(j.right) :+ j.description
-      }
-      val names = walk(alt.root) ++ alt.negations.map("!" + _.leaf.variable) ++
-        alt.kleenes.map(_.description)
-      if (alternatives.size == 1) names else names.map(name => s"[${i + 1}] $name")
-    case shared =>
-      new SharedTreeGraph(shared.map(alternatives), shared.map(alternatives(_).window.getOrElse(window)))
-        .names(t => shared(t) + 1) // the operator's numbering of the unit's alternatives
-  }
+  /** Per unit, the names of its state's buffers, in the evaluator's numbering (see [[TreeUnits.bufferNames]]). */
+  @transient private lazy val nodeNames: Seq[Seq[String]] = TreeUnits.bufferNames(alternatives, window)
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of events read"),

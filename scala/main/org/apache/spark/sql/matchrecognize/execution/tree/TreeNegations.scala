@@ -11,7 +11,7 @@ import org.apache.spark.sql.matchrecognize.plans.{TreeLeafSpec, TreeNegationSpec
  * and a partial match of the node that binds its neighbours is checked against them when
  * it is created: every row between the neighbours has arrived by then, as the later
  * neighbour has. A trailing negation's rows may still come after the match, until the
- * window of its first row has passed; [[TreeEvaluator]] holds such matches back until
+ * window of its first row has passed; [[NegationAndClosureChecks]] holds such matches back until
  * then. A negation next to a Kleene closure (its bounds read the closure's first or last
  * chosen row) or whose condition reads one is checked on the complete match once the
  * closures have extended it, over the tree's leaves and the closures' output rows

@@ -5,7 +5,7 @@ package org.apache.spark.sql.matchrecognize.execution.tree
  * between events: a buffer per tree node and per negation (`nodeCount` counts both), the
  * matches held back by a trailing negation, the last event's window position, and counters.
  * Plain data (no generated code), so a streaming operator can keep it in a state store;
- * [[TreeEvaluator]] holds the code that changes it.
+ * [[TreeGraphEvaluator]] holds the code that changes it.
  *
  * Serializable with the serial version the release writing format 4 computed, only so
  * that Java-serialized checkpoints of that format still read; format 5 is written by

@@ -7,9 +7,8 @@ import org.apache.spark.sql.types.DataType
 
 /**
  * The alternatives one operator evaluates in one pass, as units (see
- * [[SharedTreeGraph.units]]): an alternative alone runs its [[TreeEvaluator]], the
- * alternatives whose trees share nodes run one [[SharedTreeEvaluator]]. A group keeps one
- * [[TreeState]] per unit.
+ * [[SharedTreeGraph.units]]: an alternative alone, or alternatives whose trees share
+ * nodes), each run by its [[TreeGraphEvaluator]]. A group keeps one [[TreeState]] per unit.
  */
 final class TreeUnits(
     alternatives: Seq[TreeAlternative],
@@ -23,22 +22,15 @@ final class TreeUnits(
 
   val units: Array[Seq[Int]] = SharedTreeGraph.units(alternatives).toArray
   private val windows = alternatives.map(_.window.getOrElse(window))
-  private val trees: Array[TreeEvaluator] = units.map {
-    case Seq(t) => TreeEvaluator.of(alternatives(t), input, order, lo, hi, window, narrowByOrder, maxBuffered)
-    case _ => null
-  }
-  private val graphs: Array[SharedTreeEvaluator] = units.map {
-    case Seq(_) => null
-    case ts => new SharedTreeEvaluator(ts.map(alternatives), ts.map(windows), input, order, lo, hi,
-        narrowByOrder, maxBuffered)
+  private val graphs: Array[TreeGraphEvaluator] = units.map { ts =>
+    new TreeGraphEvaluator(ts.map(alternatives), ts.map(windows), input, order, lo, hi, narrowByOrder, maxBuffered)
   }
   // Each alternative's unit, and its place in the unit.
   private val unitOf = new Array[Int](alternatives.length)
   private val placeOf = new Array[Int](alternatives.length)
   units.indices.foreach(u => units(u).zipWithIndex.foreach { case (t, i) => unitOf(t) = u; placeOf(t) = i })
 
-  def newStates(): Array[TreeState] =
-    units.indices.map(u => if (trees(u) != null) trees(u).newState() else graphs(u).newState()).toArray
+  def newStates(): Array[TreeState] = graphs.map(_.newState())
 
   /** Whether `states` (say, from a checkpoint) are states of these units. */
   def fits(states: Array[TreeState]): Boolean =
@@ -49,7 +41,7 @@ final class TreeUnits(
 
   /**
    * The emits of each unit, from the emits by alternative: `emits(t)` gets each new match
-   * of alternative `t` (a [[PairSink]] of an alternative alone may get it as a pair).
+   * of alternative `t` (a [[PairSink]] may get it as a pair).
    */
   def byUnit(emits: Array[PartialMatch => Unit]): Array[Array[PartialMatch => Unit]] =
     units.map(_.map(emits).toArray)
@@ -59,50 +51,55 @@ final class TreeUnits(
       describeKey: () => String): Unit = {
     var u = 0
     while (u < units.length) {
-      if (trees(u) != null) trees(u).add(states(u), event, emits(u)(0), describeKey)
-      else graphs(u).add(states(u), event, emits(u), describeKey)
+      graphs(u).add(states(u), event, emits(u), describeKey)
       u += 1
     }
   }
 
-  /** Every event up to window position `watermark` has been added (see `TreeEvaluator.close`). */
+  /** Every event up to window position `watermark` has been added (see `TreeGraphEvaluator.close`). */
   def close(states: Array[TreeState], watermark: Long, emits: Array[Array[PartialMatch => Unit]],
       describeKey: () => String): Unit =
-    units.indices.foreach { u =>
-      if (trees(u) != null) trees(u).close(states(u), watermark, emits(u)(0), describeKey)
-      else graphs(u).close(states(u), watermark)
-    }
+    units.indices.foreach(u => graphs(u).close(states(u), watermark, emits(u), describeKey))
 
-  /** The earliest window position at which `close` would change a state (see `TreeEvaluator.nextChange`). */
+  /** The earliest window position at which `close` would change a state (see `TreeGraphEvaluator.nextChange`). */
   def nextChange(states: Array[TreeState]): Long =
-    units.indices.map { u =>
-      if (trees(u) != null) trees(u).nextChange(states(u)) else graphs(u).nextChange(states(u))
-    }.min
+    units.indices.map(u => graphs(u).nextChange(states(u))).min
 
   /** The group has no more events: emits every held match. */
   def finish(states: Array[TreeState], emits: Array[Array[PartialMatch => Unit]],
       describeKey: () => String): Unit =
-    units.indices.foreach { u =>
-      if (trees(u) != null) trees(u).finish(states(u), emits(u)(0), describeKey)
-    }
+    units.indices.foreach(u => graphs(u).finish(states(u), emits(u), describeKey))
 
   /** Alternative `t`'s match's columns; valid until the next call. */
-  def rowOf(t: Int, m: PartialMatch): InternalRow = {
-    val u = unitOf(t)
-    if (trees(u) != null) trees(u).rowOf(m) else graphs(u).rowOf(placeOf(t), m)
-  }
+  def rowOf(t: Int, m: PartialMatch): InternalRow = graphs(unitOf(t)).rowOf(placeOf(t), m)
 
   /** The output row of alternative `t`'s matches: `of(key, lo, hi)` after `rowOf`. */
-  private[tree] def outputRow(t: Int, keyTypes: Seq[DataType]): MatchOutputRow = {
-    val u = unitOf(t)
-    if (trees(u) != null) trees(u).outputRow(keyTypes) else graphs(u).outputRow(placeOf(t), keyTypes)
-  }
+  private[tree] def outputRow(t: Int, keyTypes: Seq[DataType]): MatchOutputRow =
+    graphs(unitOf(t)).outputRow(placeOf(t), keyTypes)
 
-  /** The output row of alternative `t`'s matches emitted as pairs (only an alternative alone). */
-  private[tree] def pairOutputRow(t: Int, keyTypes: Seq[DataType]): MatchOutputRow = {
-    val u = unitOf(t)
-    if (trees(u) != null) trees(u).pairOutputRow(keyTypes) else null
-  }
+  /** The output row of alternative `t`'s matches emitted as pairs (null: they never are). */
+  private[tree] def pairOutputRow(t: Int, keyTypes: Seq[DataType]): MatchOutputRow =
+    graphs(unitOf(t)).pairOutputRow(placeOf(t), keyTypes)
 
-  private[tree] def pairRow(t: Int, l: PartialMatch, r: PartialMatch): Unit = trees(unitOf(t)).pairRow(l, r)
+  private[tree] def pairRow(t: Int, l: PartialMatch, r: PartialMatch): Unit =
+    graphs(unitOf(t)).pairRow(placeOf(t), l, r)
+}
+
+object TreeUnits {
+
+  /**
+   * Per unit, the names of the buffers of its state for the metrics, in their numbering:
+   * the graph's nodes (an alternative alone: its tree's nodes in post order), then the
+   * buffers of its checks (negations, closures). With several alternatives, each name starts
+   * with the alternatives it belongs to.
+   */
+  def bufferNames(alternatives: Seq[TreeAlternative], window: Long): Seq[Seq[String]] =
+    SharedTreeGraph.units(alternatives).map { unit =>
+      val graph = new SharedTreeGraph(unit.map(alternatives), unit.map(alternatives(_).window.getOrElse(window)))
+      val named = graph.alternativesOf.zip(graph.descriptions) ++
+        unit.indices.flatMap(t => TreeChecks.bufferNames(alternatives(unit(t))).map(Seq(t) -> _))
+      named.map { case (users, what) =>
+        if (alternatives.size == 1) what else s"[${users.map(unit(_) + 1).mkString(",")}] $what"
+      }
+    }
 }

@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.execution.tree
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, NamedExpression}
+import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeKleeneSpec, TreeLeafSpec, TreeNodeSpec}
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -24,4 +25,14 @@ trait TreeEvents {
   protected def v(x: String): Attribute = cols(x)(1).toAttribute
 
   protected def event(e: String, t: Long, x: Int): InternalRow = InternalRow(UTF8String.fromString(e), t, x)
+
+  /** An alternative of `root` over `leaves` with closures `kleenes`, whose output columns are its match's. */
+  protected def alternative(leaves: Seq[TreeLeafSpec], root: TreeNodeSpec,
+      kleenes: Seq[TreeKleeneSpec] = Nil): TreeAlternative =
+    TreeAlternative(leaves, root, Nil, AttributeReference("#lo", LongType)(), AttributeReference("#hi", LongType)(),
+      "", Nil, kleenes = kleenes)
+
+  /** The evaluator of one alternative alone, WITHIN 10 (its emits: one, the alternative's). */
+  protected def evaluatorOf(a: TreeAlternative, maxBuffered: Long = Long.MaxValue): TreeGraphEvaluator =
+    new TreeGraphEvaluator(Seq(a), Seq(window), input, time, time, time, narrowByOrder = true, maxBuffered)
 }

@@ -25,7 +25,8 @@ class TreeKleenesSuite extends AnyFunSuite with TreeEvents {
     ArrayType(StructType(Seq(StructField("o", LongType, nullable = false))), containsNull = false))()
 
   /** The evaluator of `A C` joined at the root, with closure X between them or after them. */
-  private def evaluator(min: Int, max: Option[Int], trailing: Boolean, maxBindings: Long = 1000L): TreeEvaluator = {
+  private def evaluator(
+      min: Int, max: Option[Int], trailing: Boolean, maxBindings: Long = 1000L): TreeGraphEvaluator = {
     val root = TreeJoinNode(TreeLeafNode(0), TreeLeafNode(1), LessThan(o("A"), o("C")), 1, "(A C)")
     val closure = TreeKleeneSpec(leaf("X"), min, max,
       lower = Some(if (trailing) o("C") else o("A")), upper = if (trailing) None else Some(o("C")),
@@ -33,8 +34,7 @@ class TreeKleenesSuite extends AnyFunSuite with TreeEvents {
       previous = Seq(v("X") -> previous), outputs = Seq(KleeneOutput.Rows(rowsOfX, Seq(o("X")))),
       firstOrder = AttributeReference("X#first_o", LongType)(),
       lastOrder = AttributeReference("X#last_o", LongType)(), maxBindings = maxBindings, description = "X")
-    new TreeEvaluator(Seq(leaf("A"), leaf("C")), root, Nil, input, time, time, time, window,
-      narrowByOrder = true, maxBuffered = Long.MaxValue, kleeneSpecs = Seq(closure))
+    evaluatorOf(alternative(Seq(leaf("A"), leaf("C")), root, kleenes = Seq(closure)))
   }
 
   private val rng = new scala.util.Random(11)
@@ -61,11 +61,13 @@ class TreeKleenesSuite extends AnyFunSuite with TreeEvents {
   }
 
   private def matches(
-      e: TreeEvaluator, out: mutable.ArrayBuffer[(Long, Long, Seq[Long])]): PartialMatch => Unit = { m =>
-    val row = e.rowOf(m)
-    val xs = row.getArray(4)
-    out += ((row.getLong(0), row.getLong(2), (0 until xs.numElements()).map(i => xs.getStruct(i, 1).getLong(0))))
-  }
+      e: TreeGraphEvaluator, out: mutable.ArrayBuffer[(Long, Long, Seq[Long])]): Array[PartialMatch => Unit] =
+    Array { m =>
+      val row = e.rowOf(0, m)
+      val xs = row.getArray(4)
+      out += ((row.getLong(0), row.getLong(2), (0 until xs.numElements()).map(i => xs.getStruct(i, 1).getLong(0))))
+      ()
+    }
 
   for ((min, max) <- Seq((1, None), (0, None), (1, Some(2)))) {
     test(s"a closure X{$min,${max.getOrElse("")}} between elements: every rising subset, once") {
@@ -101,7 +103,7 @@ class TreeKleenesSuite extends AnyFunSuite with TreeEvents {
     val s = e.newState()
     val err = intercept[MatchRecognizeLimitException] {
       (Seq(("a", 0L, 0)) ++ (1 to 5).map(i => ("x", i.toLong, i)) :+ (("c", 7L, 0))).foreach {
-        case (k, t, x) => e.add(s, event(k, t, x), _ => (), () => "partition key (k=7)")
+        case (k, t, x) => e.add(s, event(k, t, x), Array(_ => ()), () => "partition key (k=7)")
       }
     }
     assert(err.getMessage.contains("spark.sql.matchRecognize.maxKleeneBindings"))

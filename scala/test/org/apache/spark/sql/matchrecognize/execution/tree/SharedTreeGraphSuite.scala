@@ -13,8 +13,8 @@ import org.apache.spark.sql.types.LongType
  * against a brute force over the same events, with a node shared by trees of different
  * windows; and the graph itself (shared nodes counted once).
  */
-class SharedTreeEvaluatorSuite extends AnyFunSuite with TreeEvents {
-  import SharedTreeEvaluatorSuite.Pattern
+class SharedTreeGraphSuite extends AnyFunSuite with TreeEvents {
+  import SharedTreeGraphSuite.Pattern
 
   override protected def variables: Seq[String] = Seq("A", "B", "C", "D")
   private val leaves = variables.map(x => TreeLeafSpec(x, EqualTo(kind, Literal(x.toLowerCase)), cols(x)))
@@ -81,7 +81,7 @@ class SharedTreeEvaluatorSuite extends AnyFunSuite with TreeEvents {
   }
 
   test("every pattern of a shared graph finds its own matches, within its own window") {
-    val e = new SharedTreeEvaluator(alternatives, patterns.map(_.window), input, time, time, time,
+    val e = new TreeGraphEvaluator(alternatives, patterns.map(_.window), input, time, time, time,
       narrowByOrder = true, Long.MaxValue)
     val found = patterns.indices.map(_ => mutable.ArrayBuffer.empty[Seq[Long]])
     val emits: Array[PartialMatch => Unit] = patterns.indices.map { t => (m: PartialMatch) =>
@@ -99,8 +99,9 @@ class SharedTreeEvaluatorSuite extends AnyFunSuite with TreeEvents {
       assert(found(t).nonEmpty, s"pattern $t has matches")
     }
     // (A B) is one node for three trees; (B C) is its own, as is (A (B C))'s.
-    assert(e.nodeCount == 4 + 1 + 1 + 1 + 1 + 1, e.nodeNames)
-    assert(e.nodeNames.contains("[1,2,3] AB"), e.nodeNames)
+    val names = TreeUnits.bufferNames(alternatives, window).flatten
+    assert(e.nodeCount == 4 + 1 + 1 + 1 + 1 + 1 && names.size == e.nodeCount, names)
+    assert(names.contains("[1,2,3] AB"), names)
   }
 
   test("the units of an operator: shareable alternatives over one list of leaves, the rest alone") {
@@ -110,6 +111,6 @@ class SharedTreeEvaluatorSuite extends AnyFunSuite with TreeEvents {
   }
 }
 
-object SharedTreeEvaluatorSuite {
+object SharedTreeGraphSuite {
   final case class Pattern(order: Seq[String], shape: Any, window: Long)
 }

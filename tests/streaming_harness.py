@@ -112,9 +112,7 @@ def run_stream(
         .start()
     )
     try:
-        query.awaitTermination()
-        if query.exception() is not None:
-            raise query.exception()
+        _finish(query)
         progress = list(query.recentProgress)
         return StreamRun([tuple(r) for r in spark.table(name).collect()], progress)
     finally:
@@ -158,6 +156,13 @@ def run_restarted(
     return [tuple(r) for r in spark.read.parquet(str(sink)).collect()], None
 
 
+def _finish(query) -> None:
+    """Waits for an available-now query to end; raises what failed it."""
+    query.awaitTermination()
+    if query.exception() is not None:
+        raise query.exception()
+
+
 def run_from_checkpoint(
     spark,
     schema: str,
@@ -184,9 +189,7 @@ def run_from_checkpoint(
         .start()
     )
     try:
-        query.awaitTermination()
-        if query.exception() is not None:
-            raise query.exception()
+        _finish(query)
     finally:
         query.stop()
     if not sink.exists():

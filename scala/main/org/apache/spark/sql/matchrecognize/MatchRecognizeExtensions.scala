@@ -2,10 +2,10 @@ package org.apache.spark.sql.matchrecognize
 
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.matchrecognize.analysis.ResolveMatchRecognize
-import org.apache.spark.sql.matchrecognize.compile.cep.CheckAnyMatchPatterns
+import org.apache.spark.sql.matchrecognize.compile.anymatch.CheckAnyMatchPatterns
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.planning.MatchRecognizeStrategy
-import org.apache.spark.sql.matchrecognize.execution.cep.ShareCachedInputScans
+import org.apache.spark.sql.matchrecognize.execution.joins.ShareCachedInputScans
 import org.apache.spark.sql.matchrecognize.optimizer.{CountAnyMatchPatterns, PlanAnyMatchPatterns, PlanPatternGroups, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser

@@ -6,7 +6,7 @@ import org.apache.spark.SparkException
 import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
-import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeExec
+import org.apache.spark.sql.matchrecognize.execution.automaton.MatchRecognizeExec
 import org.apache.spark.sql.matchrecognize.plans.MatchRecognize
 
 /** MATCH_RECOGNIZE end to end through spark.sql, planning and execution. */

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression,
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.TreePattern.{AGGREGATE, AGGREGATE_EXPRESSION}
-import org.apache.spark.sql.matchrecognize.compile.cep.CepPlanBuilder
+import org.apache.spark.sql.matchrecognize.compile.anymatch.CepPlanBuilder
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.plans.{CountedValue, MatchRecognize, RowsPerMatch, SelectionStrategy}
 import org.apache.spark.sql.types.{DoubleType, IntegralType, LongType}

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.optimizer
 import scala.collection.mutable
 import scala.util.Random
 
-import org.apache.spark.sql.matchrecognize.compile.cep.{GroupSharing, JoinLeaf, JoinNode, JoinTree}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{GroupSharing, JoinLeaf, JoinNode, JoinTree}
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /**

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, BoundReference, CreateStruct, Expression, IsNotNull, Literal, UnsafeProjection}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Count, CountIf, HyperLogLogPlusPlus, Max, Min}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, Limit, LocalRelation, LogicalPlan, Sample}
-import org.apache.spark.sql.matchrecognize.compile.cep.SampleLayout
+import org.apache.spark.sql.matchrecognize.compile.anymatch.SampleLayout
 import org.apache.spark.sql.types.IntegerType
 
 /**

@@ -5,7 +5,7 @@ import java.util.Locale
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, OnePassFootprint, PatternStatistics}
-import org.apache.spark.sql.matchrecognize.compile.cep._
+import org.apache.spark.sql.matchrecognize.compile.anymatch._
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf._
 import org.apache.spark.sql.matchrecognize.optimizer.algorithms.{AutoOrder, JoinOrderAlgorithm}
 import org.apache.spark.sql.matchrecognize.plans.{Json, JoinPlanReport, KeyMicros}

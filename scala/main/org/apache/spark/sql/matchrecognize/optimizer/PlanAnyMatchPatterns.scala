@@ -4,7 +4,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSettings, CepTaskChooser, JoinTree, JoinTreeChooser}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{CepPlanBuilder, CepSettings, CepTaskChooser, JoinTree, JoinTreeChooser}
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, SelectionStrategy}
 

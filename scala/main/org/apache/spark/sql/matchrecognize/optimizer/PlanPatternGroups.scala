@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expre
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, SubqueryAlias, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.trees.TreePattern.UNION
-import org.apache.spark.sql.matchrecognize.compile.cep.{CepPatternGroup, GroupMember}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{CepPatternGroup, GroupMember}
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, SelectionStrategy}
 

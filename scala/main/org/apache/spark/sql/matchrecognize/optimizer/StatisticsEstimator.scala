@@ -7,7 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, BasePredicate, JoinedRow, Predicate, SubqueryExpression, UnsafeProjection}
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{NegationStatistics, PatternStatistics}
-import org.apache.spark.sql.matchrecognize.compile.cep.{CepPlanBuilder, CepSequence, Kleene, PairCondition, Single}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{CepPlanBuilder, CepSequence, Kleene, PairCondition, Single}
 
 /**
  * Estimates the statistics of the JQPG cost model from a sample (see [[InputSample]]),

@@ -6,10 +6,11 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, C
 import org.apache.spark.sql.catalyst.plans.logical.{CollectMetrics, EventTimeWatermark, Filter, FlatMapGroupsWithState, LocalRelation, LogicalGroupState, LogicalPlan, Project, SerializeFromObject, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
-import org.apache.spark.sql.matchrecognize.compile.cep.{CepPatternGroup, CepPlanBuilder, GroupMember, TreeStreamSpec}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{CepPatternGroup, CepPlanBuilder, GroupMember, TreeStreamSpec}
 import org.apache.spark.sql.matchrecognize.execution.tree.SharedTreeGraph
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
-import org.apache.spark.sql.matchrecognize.execution.{InputOrdering, MatcherSpec}
+import org.apache.spark.sql.matchrecognize.execution.InputOrdering
+import org.apache.spark.sql.matchrecognize.execution.automaton.MatcherSpec
 import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PlanPatternGroups}
 import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, PartitionKeys, SelectionStrategy}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.matchrecognize.execution.{AutomatonDriver, MatcherSpec}
+import org.apache.spark.sql.matchrecognize.execution.automaton.{AutomatonDriver, MatcherSpec}
 import org.apache.spark.sql.matchrecognize.plans.WithinClause
 
 /** What [[ResumableMatcher.advance]] decided: output rows, the new state, and when to call again. */

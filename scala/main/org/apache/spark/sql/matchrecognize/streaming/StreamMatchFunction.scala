@@ -4,7 +4,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, GenericInternalRow, InterpretedOrdering, JoinedRow, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
-import org.apache.spark.sql.matchrecognize.execution.MatcherSpec
+import org.apache.spark.sql.matchrecognize.execution.automaton.MatcherSpec
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.{BooleanType, LongType}
 

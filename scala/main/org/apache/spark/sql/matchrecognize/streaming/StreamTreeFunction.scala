@@ -1,10 +1,11 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.catalyst.util.ArrayData
-import org.apache.spark.sql.matchrecognize.compile.cep.{MatchNumbering, TreeStreamSpec}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{MatchNumbering, TreeStreamSpec}
+import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeUnits}
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.{BooleanType, LongType}
@@ -21,7 +22,7 @@ import org.apache.spark.sql.types.{BooleanType, LongType}
  * window; the watermark also drops the partial matches no later row can complete.
  *
  * Matches leave as the struct of the plan's match columns (see
- * [[org.apache.spark.sql.matchrecognize.compile.cep.CepStreamPlan]]).
+ * [[org.apache.spark.sql.matchrecognize.compile.anymatch.CepStreamPlan]]).
  */
 final class StreamTreeFunction(
     spec: TreeStreamSpec,
@@ -37,12 +38,8 @@ final class StreamTreeFunction(
   @transient private lazy val rowOrdering = new InterpretedOrdering(physicalOrder, input)
   @transient private lazy val windows = new RunningWindowColumns(windowColumns, input, orderKeys)
   @transient private lazy val prepared: Seq[Attribute] = input ++ windows.attributes
-  @transient private lazy val keysPresent = {
-    val p = Predicate.create(orderKeys.map(IsNotNull(_): Expression).reduceOption(And)
-        .getOrElse(Literal(true)), prepared)
-    p.initialize(0)
-    p
-  }
+  @transient private lazy val keysPresent = TaskPredicates.compile(
+    orderKeys.map(IsNotNull(_): Expression).reduceOption(And).getOrElse(Literal(true)), prepared)
   // Alternatives alone, or sharing tree nodes (patterns planned together): one state per unit.
   @transient private lazy val units =
     new TreeUnits(alternatives, prepared, order, lo, hi, window, narrowByOrder, maxBuffered)

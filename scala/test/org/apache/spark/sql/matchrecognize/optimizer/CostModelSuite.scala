@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.optimizer
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, NegationStatistics, PatternStatistics}
-import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+import org.apache.spark.sql.matchrecognize.compile.anymatch.JoinTree
 
 /** The cost functions against costs worked out by hand (no Spark session). */
 class CostModelSuite extends AnyFunSuite {

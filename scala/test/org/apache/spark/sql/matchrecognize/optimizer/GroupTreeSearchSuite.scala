@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.optimizer
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import org.apache.spark.sql.matchrecognize.compile.cep.{GroupSharing, JoinNode, JoinTree}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{GroupSharing, JoinNode, JoinTree}
 import org.apache.spark.sql.matchrecognize.optimizer.algorithms.DpBushy
 import org.apache.spark.sql.matchrecognize.optimizer.cost.PatternStatistics
 

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.optimizer
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+import org.apache.spark.sql.matchrecognize.compile.anymatch.JoinTree
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{NegationStatistics, OnePassFootprint, PatternStatistics}
 
 /** What the one pass buffers per key, against sums worked out by hand (no Spark session). */

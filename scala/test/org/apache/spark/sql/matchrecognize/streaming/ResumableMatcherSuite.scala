@@ -6,7 +6,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.matchrecognize.execution.{AutomatonMatcher, MatchOutputWriter, MatcherSpec, RowBuffer}
+import org.apache.spark.sql.matchrecognize.execution.RowBuffer
+import org.apache.spark.sql.matchrecognize.execution.automaton.{AutomatonMatcher, MatchOutputWriter, MatcherSpec}
 import org.apache.spark.sql.matchrecognize.parser.PatternParser
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.types.IntegerType

@@ -3,8 +3,8 @@ package org.apache.spark.sql.matchrecognize.execution.anymatch
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, GenericInternalRow, JoinedRow, Predicate, UnsafeProjection}
-import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, GenericInternalRow, JoinedRow, UnsafeProjection}
+import org.apache.spark.sql.matchrecognize.execution.{MatchRecognizeLimitException, TaskPredicates}
 
 /**
  * The bindings of one Kleene closure `B{min,max}` under SKIP TILL ANY MATCH for one partial
@@ -41,11 +41,8 @@ abstract class ClosureBindings[C <: AnyRef](
   protected def rowOf(c: C): InternalRow
 
   private val bounds = UnsafeProjection.create(lower.toSeq ++ upper.toSeq, contextSchema)
-  private val condition: BasePredicate = rowCondition.map { c =>
-    val p = Predicate.create(c, contextSchema ++ rowSchema ++ previous.map(_._2))
-    p.initialize(0)
-    p
-  }.orNull
+  private val condition: BasePredicate =
+    rowCondition.map(c => TaskPredicates.compile(c, contextSchema ++ rowSchema ++ previous.map(_._2))).orNull
   private val previousOrdinals = previous.map { case (cell, _) =>
     rowSchema.indexWhere(_.exprId == cell.exprId)
   }.toArray

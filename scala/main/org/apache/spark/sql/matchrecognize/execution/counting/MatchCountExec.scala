@@ -2,10 +2,11 @@ package org.apache.spark.sql.matchrecognize.execution.counting
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BasePredicate, BoundReference, Expression, GenericInternalRow, JoinedRow, NamedExpression, Predicate, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, BasePredicate, BoundReference, Expression, GenericInternalRow, JoinedRow, NamedExpression, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.sql.matchrecognize.execution.counting.PrefixAggregates._
 import org.apache.spark.sql.matchrecognize.plans.{CepMatchCount, CountedPair, CountedRelation, CountedSequence, CountedValue, PartitionKeys}
 import org.apache.spark.sql.types._
@@ -61,9 +62,8 @@ case class MatchCountExec(
     val m = metrics
     child.execute().mapPartitionsInternal { rows =>
       val input = child.output
-      val tests = flags.map(f => Predicate.create(f, input)).toArray
-      val startTest = Predicate.create(starts, input)
-      (tests :+ startTest).foreach(_.initialize(0))
+      val tests = flags.map(f => TaskPredicates.compile(f, input)).toArray
+      val startTest = TaskPredicates.compile(starts, input)
       val columns = partitionBy ++ startColumns.map(_.toAttribute) ++ (matches +: values.flatMap(_.columns))
       val written = UnsafeProjection.create(columns.zipWithIndex.map { case (a, i) =>
         BoundReference(i, a.dataType, a.nullable)
@@ -296,9 +296,7 @@ private final class FirstRowRelation(relations: Seq[CountedRelation], input: Seq
         copy.exprId -> startColumns(input.indexWhere(_.exprId == of.exprId))
       }.toMap
       val condition = r.condition.transform { case a: Attribute if rename.contains(a.exprId) => rename(a.exprId) }
-      val test = Predicate.create(condition, startColumns ++ input)
-      test.initialize(0)
-      r.flag -> test
+      r.flag -> TaskPredicates.compile(condition, startColumns ++ input)
     }.toMap
     Array.tabulate(byFlag.keys.max + 1)(byFlag.get(_).orNull)
   }

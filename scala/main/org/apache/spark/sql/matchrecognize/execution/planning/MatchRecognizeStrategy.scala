@@ -4,10 +4,10 @@ import org.apache.spark.sql.execution.SparkStrategy
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, RepartitionByExpression}
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
-import org.apache.spark.sql.matchrecognize.compile.cep.CepTaskChooser
+import org.apache.spark.sql.matchrecognize.compile.anymatch.CepTaskChooser
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
-import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeExec
-import org.apache.spark.sql.matchrecognize.execution.cep._
+import org.apache.spark.sql.matchrecognize.execution.automaton.MatchRecognizeExec
+import org.apache.spark.sql.matchrecognize.execution.joins._
 import org.apache.spark.sql.matchrecognize.execution.counting.MatchCountExec
 import org.apache.spark.sql.matchrecognize.execution.tree.TreeMatchExec
 import org.apache.spark.sql.matchrecognize.plans._

@@ -1,8 +1,8 @@
 package org.apache.spark.sql.matchrecognize.execution.tree
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, Literal, Predicate, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, Literal, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.matchrecognize.execution.{MatchRecognizeLimitException, TaskPredicates}
 import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode}
 import org.apache.spark.sql.types.DataType
 
@@ -40,9 +40,7 @@ final class TreeGraphEvaluator(
 
   private val conditions: Array[BasePredicate] = graph.nodes.map {
     case j: TreeJoinNode if j.condition != Literal.TrueLiteral =>
-      val p = Predicate.create(j.condition, schemaOf(j.left.leafIndexes) ++ schemaOf(j.right.leafIndexes))
-      p.initialize(0)
-      p
+      TaskPredicates.compile(j.condition, schemaOf(j.left.leafIndexes) ++ schemaOf(j.right.leafIndexes))
     case _ => null
   }.toArray
   private val views: Array[LeafRowsView] = graph.nodes.map {
@@ -93,11 +91,7 @@ final class TreeGraphEvaluator(
   }
 
   private val leafNode: Array[Int] = leaves.indices.map(graph.leafNode).toArray
-  private val enter: Array[BasePredicate] = leaves.map { l =>
-    val p = Predicate.create(l.enter, input)
-    p.initialize(0)
-    p
-  }.toArray
+  private val enter: Array[BasePredicate] = leaves.map(l => TaskPredicates.compile(l.enter, input)).toArray
   private val project: Array[UnsafeProjection] =
     leaves.map(l => UnsafeProjection.create(l.columns, input)).toArray
   private val positions = UnsafeProjection.create(Seq(order, lo, hi), input)

@@ -1,7 +1,8 @@
 package org.apache.spark.sql.matchrecognize.execution.tree
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, GenericInternalRow, Literal, Predicate, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, GenericInternalRow, Literal, UnsafeProjection}
+import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.sql.matchrecognize.execution.anymatch.{ClosureBindings, ClosureOutputs}
 import org.apache.spark.sql.matchrecognize.plans.{TreeKleeneSpec, TreeLeafSpec}
 
@@ -56,16 +57,11 @@ private[tree] final class TreeKleenes(
   private val views: Array[LeafRowsView] =
     readable.map(order => new LeafRowsView(order, allLeaves, order.size))
 
-  private def predicate(e: Expression, schema: Seq[Attribute]): BasePredicate = {
-    val p = Predicate.create(e, schema)
-    p.initialize(0)
-    p
-  }
-  private val enters: Array[BasePredicate] = specs.map(k => predicate(k.leaf.enter, input)).toArray
+  private val enters: Array[BasePredicate] = specs.map(k => TaskPredicates.compile(k.leaf.enter, input)).toArray
   private val projections: Array[UnsafeProjection] =
     specs.map(k => UnsafeProjection.create(k.leaf.columns, input)).toArray
   private val post: BasePredicate =
-    postCondition.map(predicate(_, columnsOf(rootLeaves ++ outputLeaf))).orNull
+    postCondition.map(TaskPredicates.compile(_, columnsOf(rootLeaves ++ outputLeaf))).orNull
 
   // Per closure: its bindings for the match being extended, and what they write.
   private val bindings: Array[ClosureBindings[PartialMatch]] = specs.indices.map { k =>

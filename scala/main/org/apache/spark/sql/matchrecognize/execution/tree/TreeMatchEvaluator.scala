@@ -1,8 +1,9 @@
 package org.apache.spark.sql.matchrecognize.execution.tree
 
+import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.matchrecognize.execution.anymatch.SliceKeyText
 import org.apache.spark.sql.matchrecognize.plans.{PartitionKeys, TreeAlternative}
@@ -50,11 +51,7 @@ class TreeMatchEvaluatorFactory(
       }.toArray
       // Whether a match is the time slice's to keep (when a closure starts the pattern).
       val keeps = alts.indices.map { i =>
-        alts(i).keep.map { e =>
-          val p = Predicate.create(e, alts(i).schema(keyAttrs))
-          p.initialize(0)
-          p
-        }.orNull
+        alts(i).keep.map(e => TaskPredicates.compile(e, alts(i).schema(keyAttrs))).orNull
       }.toArray
       val inRows = m("numInputRows")
       val outRows = m("numOutputRows")

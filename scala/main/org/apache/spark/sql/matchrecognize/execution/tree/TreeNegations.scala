@@ -1,7 +1,8 @@
 package org.apache.spark.sql.matchrecognize.execution.tree
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Predicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.sql.matchrecognize.execution.anymatch.NegationBand
 import org.apache.spark.sql.matchrecognize.plans.{TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
 
@@ -36,7 +37,7 @@ private[tree] final class TreeNegations(
   }.toArray
   private def schemaOf(j: Int): Seq[Attribute] = atLeaves(j).flatMap(allLeaves(_).columns.map(_.toAttribute))
 
-  private val enters: Array[BasePredicate] = specs.map(n => Predicate.create(n.leaf.enter, input)).toArray
+  private val enters: Array[BasePredicate] = specs.map(n => TaskPredicates.compile(n.leaf.enter, input)).toArray
   private val projections: Array[UnsafeProjection] =
     specs.map(n => UnsafeProjection.create(n.leaf.columns, input)).toArray
   private val hasUpper: Array[Boolean] = specs.map(_.upper.isDefined).toArray
@@ -44,9 +45,8 @@ private[tree] final class TreeNegations(
     specs.indices.map(j => new NegationBand(specs(j).lower, specs(j).upper, schemaOf(j), window)).toArray
   private val atViews: Array[LeafRowsView] = atLeaves.map(at => new LeafRowsView(at, allLeaves, at.size))
   private val conditions: Array[BasePredicate] = specs.indices.map { j =>
-    specs(j).condition.map(Predicate.create(_, schemaOf(j) ++ specs(j).leaf.columns.map(_.toAttribute))).orNull
+    specs(j).condition.map(TaskPredicates.compile(_, schemaOf(j) ++ specs(j).leaf.columns.map(_.toAttribute))).orNull
   }.toArray
-  for (p <- enters ++ conditions if p != null) p.initialize(0)
   private val conditionViews: Array[LeafRowsView] = specs.indices.map { j =>
     new LeafRowsView(atLeaves(j) :+ leafOf(j), allLeaves, atLeaves(j).size)
   }.toArray

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{JoinLeaf, JoinNode, JoinTree}
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /**

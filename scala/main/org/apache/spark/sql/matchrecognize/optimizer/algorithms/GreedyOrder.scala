@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
-import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+import org.apache.spark.sql.matchrecognize.compile.anymatch.JoinTree
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /**

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import scala.util.Random
 
-import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+import org.apache.spark.sql.matchrecognize.compile.anymatch.JoinTree
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /**

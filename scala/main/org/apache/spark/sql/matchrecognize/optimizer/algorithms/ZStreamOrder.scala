@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
-import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{JoinLeaf, JoinNode, JoinTree}
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics}
 
 /**

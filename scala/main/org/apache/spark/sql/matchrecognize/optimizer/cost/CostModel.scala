@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.optimizer.cost
 
-import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{JoinLeaf, JoinNode, JoinTree}
 
 /**
  * The JQPG paper's cost functions over evaluation plans (§4.1, §4.2, §6.1).

@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.optimizer.cost
 
-import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+import org.apache.spark.sql.matchrecognize.compile.anymatch.JoinTree
 
 /**
  * The partial matches the one-pass execution keeps buffered for one partition key (or time

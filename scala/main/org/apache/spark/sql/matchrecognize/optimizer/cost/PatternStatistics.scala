@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.optimizer.cost
 
-import org.apache.spark.sql.matchrecognize.compile.cep.JoinTree
+import org.apache.spark.sql.matchrecognize.compile.anymatch.JoinTree
 
 /**
  * What the cost functions know about one simple sequence of a SKIP TILL ANY MATCH pattern.

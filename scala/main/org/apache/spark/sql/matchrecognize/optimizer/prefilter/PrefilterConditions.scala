@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.optimizer.prefilter
 
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.matchrecognize.compile.AutomatonCompiler
+import org.apache.spark.sql.matchrecognize.compile.automaton.AutomatonCompiler
 import org.apache.spark.sql.matchrecognize.plans._
 
 /** How far from an anchor row the rows of a match can lie. */

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{Count, Max}
 import org.apache.spark.sql.catalyst.plans.logical._
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
-import org.apache.spark.sql.matchrecognize.compile.NavigationReach
+import org.apache.spark.sql.matchrecognize.compile.automaton.NavigationReach
 import org.apache.spark.sql.matchrecognize.optimizer.{InputSample, StatisticsCache}
 import org.apache.spark.sql.matchrecognize.plans._
 import org.apache.spark.sql.matchrecognize.plans.KeyMicros

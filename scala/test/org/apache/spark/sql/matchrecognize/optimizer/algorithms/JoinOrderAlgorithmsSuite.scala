@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.optimizer.algorithms
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import org.apache.spark.sql.matchrecognize.compile.cep.{JoinLeaf, JoinNode, JoinTree}
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{JoinLeaf, JoinNode, JoinTree}
 import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, NegationStatistics, PatternStatistics}
 
 /** Plan generation with fake statistics: hand-known plans, and the exact DPs checked

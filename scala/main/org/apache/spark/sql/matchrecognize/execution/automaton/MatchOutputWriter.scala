@@ -1,0 +1,223 @@
+package org.apache.spark.sql.matchrecognize.execution.automaton
+
+import java.util.ArrayDeque
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, GenericInternalRow, JoinedRow, UnsafeProjection}
+import org.apache.spark.sql.matchrecognize.execution.RowBuffer
+import org.apache.spark.sql.matchrecognize.plans.RowsPerMatch
+
+/**
+ * Turns the matches of a partition into output rows: evaluates MEASURES (RUNNING at each
+ * row for ALL ROWS PER MATCH, at the last row for ONE ROW PER MATCH, FINAL over the whole
+ * match) and lays out the columns. Matches wait until the rows their measures may read
+ * ahead (NEXT) have arrived; rows that end up in no match are written for WITH UNMATCHED
+ * ROWS once the matcher has passed them.
+ */
+final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDeque[InternalRow]) {
+
+  private val rowsPerMatch = spec.options.rowsPerMatch
+  private val allRows = rowsPerMatch != RowsPerMatch.OneRow
+  private val withUnmatched = rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched
+
+  private val slots = new SlotEvaluator(spec.measureSlots, spec.rowAttributes, spec.labels, buffer)
+  private val measureProjection = UnsafeProjection.create(spec.measureExpressions)
+  private val outputProjection = UnsafeProjection.create(spec.outputExpressions)
+  // The output columns with the measures computed in place, over (current row, slots): one
+  // projection per output row instead of two. The input columns ONE ROW PER MATCH outputs
+  // are the partition keys, equal on every row of the match.
+  private val fusedProjection = {
+    val width = spec.inputAttributes.length
+    UnsafeProjection.create(spec.outputExpressions.map(_.transformUp { // not into the measures
+      case b: BoundReference if b.ordinal >= width => spec.measureExpressions(b.ordinal - width)
+    }))
+  }
+  private val nullInput = new GenericInternalRow(spec.inputAttributes.length)
+  private val nullMeasures = new GenericInternalRow(spec.measureExpressions.length)
+  private val joined = new JoinedRow
+  private val joinedOut = new JoinedRow
+  private val finalAggregates = new Array[Any](spec.measureSlots.length)
+  private val runningAggregates = new Array[Any](spec.measureSlots.length)
+  private val runningCounts = new Array[Long](spec.measureSlots.length)
+
+  private val pending = new ArrayDeque[CompletedMatch]()
+
+  /** Rows up to this position have been written or covered by a match. */
+  private var frontier = -1L
+  private var rowsOut = 0L
+
+  def outputRows: Long = rowsOut
+
+  def reset(): Unit = {
+    pending.clear()
+    frontier = -1L
+  }
+
+  /** Resumes after a point where the rows up to `writtenUpTo` were written or covered. */
+  def resume(writtenUpTo: Long): Unit = {
+    pending.clear()
+    frontier = writtenUpTo
+  }
+
+  /** Rows up to this position have been written or covered by a match. */
+  def writtenUpTo: Long = frontier
+
+  /** Decided matches not yet written (waiting for the rows their measures read ahead). */
+  def waiting: Int = pending.size
+
+  def add(m: CompletedMatch): Unit = pending.addLast(m)
+
+  /** The oldest row this writer may still need. */
+  def oldestNeeded: Long = {
+    val fromPending = if (pending.isEmpty) Long.MaxValue else pending.peekFirst().start
+    val fromUnmatched = if (withUnmatched) frontier + 1 else Long.MaxValue
+    math.min(fromPending, fromUnmatched)
+  }
+
+  /**
+   * Writes what can be written: matches whose look-ahead rows are available (all of them
+   * when `partitionEnd` is known), and unmatched rows below `resolvedBelow`.
+   */
+  def flush(resolvedBelow: Long, partitionEnd: Option[Long]): Unit = {
+    var more = true
+    while (more) {
+      if (!pending.isEmpty) {
+        val m = pending.peekFirst()
+        if (partitionEnd.isDefined || m.end + spec.measureLookAhead < buffer.end) {
+          pending.removeFirst()
+          if (withUnmatched) writeUnmatched(m.start)
+          write(m)
+          frontier = math.max(frontier, if (m.isEmpty) m.start else m.end)
+        } else more = false
+      } else {
+        if (withUnmatched) writeUnmatched(partitionEnd.getOrElse(resolvedBelow))
+        more = false
+      }
+    }
+  }
+
+  /**
+   * At the partition end, while the matcher is still deciding matches: writes the pending
+   * ones (every row they may read has arrived) and the unmatched rows before them, so that
+   * matches decided together are not all held at once.
+   */
+  def flushAtEnd(): Unit = {
+    while (!pending.isEmpty) {
+      val m = pending.removeFirst()
+      if (withUnmatched) writeUnmatched(m.start)
+      write(m)
+      frontier = math.max(frontier, if (m.isEmpty) m.start else m.end)
+    }
+  }
+
+  /** Unmatched rows from the frontier up to (excluding) `until`. */
+  private def writeUnmatched(until: Long): Unit = {
+    var p = frontier + 1
+    while (p < until) {
+      emit(buffer.get(p), nullMeasures)
+      p += 1
+    }
+    frontier = math.max(frontier, until - 1)
+  }
+
+  private def write(m: CompletedMatch): Unit = {
+    if (!allRows) {
+      m.setCurrent(m.end)
+      if (m.isEmpty) emit(buffer.get(m.start), measures(nullInput, slots.fill(m, m)))
+      else emitMeasured(buffer.get(m.end), slots.fill(m, m))
+    } else if (m.isEmpty) {
+      if (rowsPerMatch != RowsPerMatch.AllRowsOmitEmpty) {
+        m.setCurrent(m.start - 1)
+        emit(buffer.get(m.start), measures(nullInput, slots.fill(m, m)))
+      }
+    } else {
+      writeAllRows(m)
+    }
+  }
+
+  private def writeAllRows(m: CompletedMatch): Unit = {
+    val kinds = slots.slotKinds
+    val vars = slots.slotVars
+    val runners = slots.aggregateRunners
+    val counts = slots.slotCountsRows
+    // FINAL aggregates: one pass over the whole match.
+    var i = 0
+    while (i < kinds.length) {
+      kinds(i) match {
+        case _: AggregateSlot if counts(i) =>
+          m.setCurrent(m.end)
+          finalAggregates(i) = m.countRows(vars(i))
+          runningCounts(i) = 0L
+        case _: AggregateSlot =>
+          val r = runners(i)
+          r.reset()
+          m.setCurrent(m.end)
+          m.foreachRow(vars(i))((p, l) => r.update(slots.rowOf(p, l, m.matchNumber)))
+          finalAggregates(i) = r.result
+          r.reset() // the RUNNING pass below reuses the runner
+        case _ =>
+      }
+      i += 1
+    }
+    val whole = wholeMatch(m)
+    var off = 0
+    while (off < m.length) {
+      val pos = m.start + off
+      val label = m.labels(off)
+      m.setCurrent(pos)
+      i = 0
+      while (i < kinds.length) {
+        kinds(i) match {
+          case s: AggregateSlot =>
+            val counted = vars(i) == null || (label >= 0 && MatchView.inSet(vars(i), label))
+            runningAggregates(i) =
+              if (s.isFinal) finalAggregates(i)
+              else if (counts(i)) {
+                if (counted) runningCounts(i) += 1
+                runningCounts(i)
+              } else {
+                if (counted) runners(i).update(slots.rowOf(pos, label, m.matchNumber))
+                runners(i).result
+              }
+          case _ =>
+        }
+        i += 1
+      }
+      if (!m.excluded(off) && label >= 0) {
+        emitMeasured(buffer.get(pos), slots.fillNavigationsAndNumber(m, whole, runningAggregates))
+      }
+      off += 1
+    }
+  }
+
+  /** FINAL reads go through a second view of the same match, with the last row current. */
+  private def wholeMatch(m: CompletedMatch): MatchView = new MatchView {
+    def start: Long = m.start
+    def current: Long = m.end
+    def matchNumber: Long = m.matchNumber
+    private def atEnd[T](f: => T): T = {
+      val saved = m.current
+      m.setCurrent(m.end)
+      try f
+      finally m.setCurrent(saved)
+    }
+    def lastOf(vars: Array[Int], n: Int): Long = atEnd(m.lastOf(vars, n))
+    def firstOf(vars: Array[Int], n: Int): Long = atEnd(m.firstOf(vars, n))
+    def labelAt(pos: Long): Int = m.labelAt(pos)
+    def foreachRow(vars: Array[Int])(f: (Long, Int) => Unit): Unit = atEnd(m.foreachRow(vars)(f))
+  }
+
+  private def measures(current: InternalRow, slotRow: InternalRow): InternalRow =
+    measureProjection(joined(current, slotRow))
+
+  private def emit(input: InternalRow, measureRow: InternalRow): Unit = {
+    out.addLast(outputProjection(joinedOut(input, measureRow)).copy())
+    rowsOut += 1
+  }
+
+  /** The output row of a match's row `current`, its measures computed from `slotRow`. */
+  private def emitMeasured(current: InternalRow, slotRow: InternalRow): Unit = {
+    out.addLast(fusedProjection(joined(current, slotRow)).copy())
+    rowsOut += 1
+  }
+}

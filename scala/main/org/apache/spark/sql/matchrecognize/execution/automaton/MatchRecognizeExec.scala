@@ -1,0 +1,107 @@
+package org.apache.spark.sql.matchrecognize.execution.automaton
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.execution.{InputOrdering, TaskSort}
+import org.apache.spark.sql.matchrecognize.plans.MatchRecognizeOptions
+
+/**
+ * Executes MATCH_RECOGNIZE with the automaton: the input is clustered by the PARTITION BY
+ * keys and sorted by partition, ORDER BY and then every other column (so ties never depend
+ * on shuffle order), and each partition is matched in one pass over its rows. The sort is
+ * this operator's own ([[TaskSort]], with [[PartitionSortPrefix]] where it applies), or
+ * Spark's (required of the child) under an internal conf for benchmarks.
+ */
+case class MatchRecognizeExec(
+    partitionBy: Seq[Attribute],
+    orderBy: Seq[SortOrder],
+    measures: Seq[Expression],
+    measureOutput: Seq[Attribute],
+    defines: Seq[Expression],
+    options: MatchRecognizeOptions,
+    output: Seq[Attribute],
+    child: SparkPlan) extends UnaryExecNode {
+
+  override def producedAttributes: AttributeSet = AttributeSet(measureOutput)
+
+  override lazy val metrics: Map[String, SQLMetric] = Map(
+    "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of input rows"),
+    "numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"),
+    "numMatches" -> SQLMetrics.createMetric(sparkContext, "number of matches"),
+    "peakLivePartialMatches" ->
+      SQLMetrics.createAverageMetric(sparkContext, "peak live partial matches per task"),
+    "peakBufferedRows" -> SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"),
+    "matchingSteps" -> SQLMetrics.createMetric(sparkContext, "matching steps"),
+    "sortTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own sort time"))
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (partitionBy.isEmpty) AllTuples :: Nil else ClusteredDistribution(partitionBy) :: Nil
+
+  /** Remaining orderable columns, ascending, break ties on the ORDER BY keys. */
+  private def tieBreakers: Seq[SortOrder] =
+    // The prefilter's flag is not data: tied rows keep the order the prefilter saw.
+    InputOrdering.tieBreakers(partitionBy, orderBy, options.prefilter.flatMap(_.startFlag).toSeq,
+      child.output)
+
+  private def fullOrdering: Seq[SortOrder] =
+    partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++ tieBreakers
+
+  /**
+   * This operator's own sort, unless the child's rows already come in the order: with the
+   * packed partition-and-time prefix where it applies, else with Spark's prefix of the
+   * first key (the sort Spark's operator would do, but a small task's rows are sorted as an
+   * array, without a memory page). With its EXPLAIN note.
+   */
+  @transient private lazy val ownSort: Option[(TaskSort, String)] =
+    if (!TaskSort.wanted(conf, child, fullOrdering)) None
+    else {
+      val inMemory = TaskSort.inMemoryBytes(conf)
+      PartitionSortPrefix.forOrdering(partitionBy, orderBy, fullOrdering, child.output, inMemory)
+        .map(_ -> ", sorts its input (partition and time prefix)")
+        .orElse(Some(TaskSort(fullOrdering, child.output, inMemory) -> ", sorts its input"))
+    }
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    if (ownSort.isDefined) Seq(Nil) else Seq(fullOrdering)
+
+  override def outputPartitioning: Partitioning = child.outputPartitioning match {
+    case p: Expression if p.references.subsetOf(AttributeSet(output)) => p.asInstanceOf[Partitioning]
+    case p => UnknownPartitioning(p.numPartitions)
+  }
+
+  override def outputOrdering: Seq[SortOrder] = partitionBy.map(SortOrder(_, Ascending))
+
+  override def simpleString(maxFields: Int): String = {
+    val keys = if (partitionBy.isEmpty) "" else partitionBy.mkString("PARTITION BY ", ", ", ", ")
+    s"MatchRecognize $keys${orderBy.map(_.sql).mkString("ORDER BY ", ", ", "")}, " +
+    s"PATTERN (${options.pattern.sql}), ${options.rowsPerMatch.sql}, " +
+    options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
+    options.within.map(w => s", ${w.sql}").getOrElse("") +
+    options.prefilter.map(d => s", prefilter: ${d.note}").getOrElse("") +
+    ownSort.map(_._2).getOrElse("") +
+    s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val spec = MatcherSpec.build(child.output, orderBy, measures, measureOutput, defines, options,
+      output,
+      MatchRecognizeConf.maxLivePartialMatches(conf), MatchRecognizeConf.maxBufferedRows(conf),
+      MatchRecognizeConf.maxMatcherBytes(conf), MatchRecognizeConf.maxStepsPerRow(conf))
+    val keys = partitionBy
+    val inputSchema = child.output
+    val m = metrics
+    val sort = ownSort.map(_._1)
+    child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
+      val sorted = sort.map(_.sort(rows, m("sortTime"))).getOrElse(rows)
+      new PartitionProcessor(spec, keys, inputSchema, index, m).run(sorted)
+    }
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): MatchRecognizeExec =
+    copy(child = newChild)
+}

@@ -24,7 +24,7 @@ def test_the_product_sources_have_no_wrong_way_import():
 
 def test_a_later_stage_may_import_an_earlier_one():
     files = [
-        ("a.scala", source("execution", "plans.MatchRecognize", "compile.cep.{JoinTree, JoinLeaf}"))
+        ("a.scala", source("execution", "plans.MatchRecognize", "compile.anymatch.{JoinTree, JoinLeaf}"))
     ]
     assert layers.violations(files) == []
 
@@ -37,16 +37,16 @@ def test_an_earlier_stage_importing_a_later_one_is_reported():
 
 
 def test_a_parent_package_importing_its_sub_package_is_reported():
-    files = [("Strategy.scala", source("execution", "execution.cep._"))]
+    files = [("Strategy.scala", source("execution", "execution.joins._"))]
     assert layers.violations(files) == [
-        "Strategy.scala: 'execution' imports from 'execution.cep', which comes after it"
+        "Strategy.scala: 'execution' imports from 'execution.joins', which comes after it"
     ]
 
 
 def test_a_fully_qualified_reference_counts_like_an_import():
-    text = source("compile") + f"object Y {{ val e = {BASE}.optimizer.PlanAnyMatchPatterns }}\n"
+    text = source("compile.automaton") + f"object Y {{ val e = {BASE}.optimizer.PlanAnyMatchPatterns }}\n"
     assert layers.violations([("q.scala", text)]) == [
-        "q.scala: 'compile' imports from 'optimizer', which comes after it"
+        "q.scala: 'compile.automaton' imports from 'optimizer', which comes after it"
     ]
 
 

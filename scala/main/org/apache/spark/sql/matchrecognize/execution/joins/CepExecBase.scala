@@ -1,7 +1,8 @@
 package org.apache.spark.sql.matchrecognize.execution.joins
 
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.BinaryExecNode
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
@@ -37,14 +38,6 @@ trait CepBinaryExec extends BinaryExecNode {
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
     ownSorts.zip(inputOrderings).map { case (sort, order) => if (sort.isDefined) Nil else order }
 
-  /** A task's two inputs in order: sorted here where the sort is this operator's own. */
-  protected def sortInputs
-      : (Iterator[InternalRow], Iterator[InternalRow]) => (Iterator[InternalRow], Iterator[InternalRow]) = {
-    val Seq(leftSort, rightSort) = ownSorts
-    val time = metrics("sortTime")
-    (l, r) => (leftSort.fold(l)(_.sort(l, time)), rightSort.fold(r)(_.sort(r, time)))
-  }
-
   /** EXPLAIN's note of the inputs this operator sorts itself. */
   protected def ownSortNote: String = ownSorts.map(_.isDefined) match {
     case Seq(true, true) => ", sorts both inputs"
@@ -67,22 +60,45 @@ trait CepBinaryExec extends BinaryExecNode {
   /** Metrics of one kind of operator, besides the shared ones. */
   protected def operatorMetrics: Map[String, SQLMetric] = Map.empty
 
-  /** What an executor needs to walk the two inputs (no reference to this plan node). */
-  protected def sweepSpec: SweepSpec = SweepSpec(leftSpan.keys, left.output, rightSpan.keys,
-    right.output, left.output.indexWhere(_.exprId == leftSpan.lo.exprId),
-    right.output.indexWhere(_.exprId == rightSpan.lo.exprId), metrics("numRightRows"))
+  /** What a task needs to walk the two inputs (no reference to this plan node). */
+  protected def sweepSpec: SweepSpec = {
+    val Seq(leftSort, rightSort) = ownSorts
+    SweepSpec(leftSpan.keys, left.output, rightSpan.keys, right.output,
+      left.output.indexWhere(_.exprId == leftSpan.lo.exprId),
+      right.output.indexWhere(_.exprId == rightSpan.lo.exprId), leftSort, rightSort)
+  }
 }
 
+/**
+ * How a task walks its two inputs: each sorted by (keys, lo), by the task itself where the
+ * operator sorts it, then swept slice by slice ([[SliceSweep]]).
+ *
+ * @param leftKeys the partition key and slice columns of the left input, likewise `rightKeys`
+ * @param leftLo the ordinal of the left rows' window start, likewise `rightLo`
+ * @param leftSort the sort of the left input when the operator sorts it, likewise `rightSort`
+ */
 final case class SweepSpec(
-    leftKeys: Seq[org.apache.spark.sql.catalyst.expressions.Attribute],
-    leftSchema: Seq[org.apache.spark.sql.catalyst.expressions.Attribute],
-    rightKeys: Seq[org.apache.spark.sql.catalyst.expressions.Attribute],
-    rightSchema: Seq[org.apache.spark.sql.catalyst.expressions.Attribute],
+    leftKeys: Seq[Attribute],
+    leftSchema: Seq[Attribute],
+    rightKeys: Seq[Attribute],
+    rightSchema: Seq[Attribute],
     leftLo: Int,
     rightLo: Int,
-    rightRows: SQLMetric) {
-  def open(l: Iterator[org.apache.spark.sql.catalyst.InternalRow],
-      r: Iterator[org.apache.spark.sql.catalyst.InternalRow]): SliceSweep =
-    new SliceSweep(l, r.map { row => rightRows += 1; row }, leftKeys, leftSchema, rightKeys,
-      rightSchema, leftLo, rightLo)
+    leftSort: Option[TaskSort],
+    rightSort: Option[TaskSort]) {
+
+  /**
+   * The task's sweep over its inputs, which counts the right rows it reads, the time its
+   * sorts take and, when the task ends, its peak buffer (the operator's shared metrics).
+   */
+  def open(left: Iterator[InternalRow], right: Iterator[InternalRow], metrics: Map[String, SQLMetric]): SliceSweep = {
+    val (sortTime, rightRows, peak) = (metrics("sortTime"), metrics("numRightRows"), metrics("peakBufferedRows"))
+    val sortedLeft = leftSort.fold(left)(_.sort(left, sortTime))
+    val sortedRight = rightSort.fold(right)(_.sort(right, sortTime))
+    val sweep = new SliceSweep(sortedLeft, sortedRight.map { row => rightRows += 1; row }, leftKeys, leftSchema,
+      rightKeys, rightSchema, rightLo)
+    // Also when the consumer stops early (a parent join may stop reading before the last row).
+    TaskContext.get().addTaskCompletionListener[Unit](_ => peak.set(sweep.peakBuffered.toDouble))
+    sweep
+  }
 }

@@ -58,12 +58,11 @@ case class KleeneExec(
     val outSchema = left.output ++ outputs.map(_.attribute) ++ Seq(firstOrder, lastOrder, outLo, outHi)
     val project = (output: Seq[Attribute]).map(a => BindReferences.bindReference[Expression](a, outSchema))
     // The description reads `<partial match> + <closure>`; the keys, the partition key then the slice.
-    val closure = description.substring(description.lastIndexOf(" + ") + 3)
-    left.execute().zipPartitionsWithEvaluator(right.execute(),
-      new KleeneEvaluatorFactory(closure, lower, upper, leftOrdinal(leftSpan.lo), leftOrdinal(leftSpan.hi),
-        rightOrdinal(rightOrder), rightOrdinal(rightSpan.lo), rightOrdinal(rightSpan.hi), left.output,
-        leftSpan.keys.init, project, right.output, outputs, rowCondition, previous, min, max, window,
-        maxBindings, metrics, sweepSpec, sortInputs))
+    val task = KleeneTask(sweepSpec, closure = description.substring(description.lastIndexOf(" + ") + 3), min, max,
+      lower, upper, rowCondition, previous, outputs, partitionKeys = leftSpan.keys.init,
+      leftHi = leftOrdinal(leftSpan.hi), rightOrder = rightOrdinal(rightOrder), rightHi = rightOrdinal(rightSpan.hi),
+      projection = project, window, maxBindings)
+    left.execute().zipPartitionsWithEvaluator(right.execute(), new KleeneEvaluatorFactory(task, metrics))
   }
 
   override protected def withNewChildrenInternal(l: SparkPlan, r: SparkPlan): KleeneExec =

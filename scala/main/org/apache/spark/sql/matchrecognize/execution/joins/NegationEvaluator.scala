@@ -1,29 +1,36 @@
 package org.apache.spark.sql.matchrecognize.execution.joins
 
-import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskContext}
+import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.sql.matchrecognize.execution.anymatch.NegationBand
 
 /**
- * The per-task part of [[NegationExec]]: what a task needs to filter its partial matches by
- * the negated rows (no reference to the plan node), and the iterator of the kept ones: those
- * no right row of their band forbids ([[NegationBand]]) while passing the condition.
+ * What a task of [[NegationExec]] needs to filter its partial matches by the negated rows
+ * (no reference to the plan node).
+ *
+ * @param lower the ORDER BY position (over the left rows) after which a right row forbids
+ * @param upper the position before which it forbids, absent for a trailing negation
+ * @param rightOrder the ordinal of the right rows' ORDER BY position
+ * @param rightHi the ordinal of the right rows' window end
+ * @param condition what a forbidding right row must satisfy, over the left then the right row
  */
-class NegationEvaluatorFactory(
+final case class NegationTask(
+    inputs: SweepSpec,
     lower: Expression,
     upper: Option[Expression],
-    lLo: Int,
-    rOrder: Int,
-    rHi: Int,
-    leftSchema: Seq[Attribute],
-    rightSchema: Seq[Attribute],
-    cond: Option[Expression],
-    w: Long,
-    m: Map[String, SQLMetric],
-    spec: SweepSpec,
-    sortInputs: (Iterator[InternalRow], Iterator[InternalRow]) => (Iterator[InternalRow], Iterator[InternalRow]))
+    rightOrder: Int,
+    rightHi: Int,
+    condition: Option[Expression],
+    window: Long)
+
+/**
+ * The per-task part of [[NegationExec]]: the iterator of the kept partial matches, those no
+ * right row of their band forbids ([[NegationBand]]) while passing the condition.
+ */
+class NegationEvaluatorFactory(task: NegationTask, metrics: Map[String, SQLMetric])
   extends PartitionEvaluatorFactory[InternalRow, InternalRow] {
 
   override def createEvaluator(): PartitionEvaluator[InternalRow, InternalRow] = new NegationEvaluator
@@ -31,25 +38,22 @@ class NegationEvaluatorFactory(
   private class NegationEvaluator extends PartitionEvaluator[InternalRow, InternalRow] {
     override def eval(partitionIndex: Int, inputs: Iterator[InternalRow]*): Iterator[InternalRow] = {
       val Seq(l, r) = inputs
-      val (lIter, rIter) = sortInputs(l, r)
-      val predicate = cond.map { c =>
-        val p = PairPredicate.create(c, leftSchema, rightSchema)
-        p.initialize(TaskContext.getPartitionId())
+      val spec = task.inputs
+      val sweep = spec.open(l, r, metrics)
+      val predicate = task.condition.map { c =>
+        val p = PairPredicate.create(c, spec.leftSchema, spec.rightSchema)
+        p.initialize(TaskPredicates.partitionIndex)
         p
       }
-      val forbidden = new NegationBand(lower, upper, leftSchema, w)
-      val sweep = spec.open(lIter, rIter)
-      val (leftRows, outRows) = (m("numLeftRows"), m("numOutputRows"))
-      val kept = lIter.filter { l =>
+      val forbidden = new NegationBand(task.lower, task.upper, spec.leftSchema, task.window)
+      val (lLo, rOrder, rHi) = (spec.leftLo, task.rightOrder, task.rightHi)
+      val (leftRows, outRows) = (metrics("numLeftRows"), metrics("numOutputRows"))
+      sweep.leftRows.filter { l =>
         leftRows += 1
         !forbidden.open(l, l.getLong(lLo)) || !sweep.band(l, forbidden.probeFrom, forbidden.probeTo).iterator.exists {
           d => forbidden.forbids(d.getLong(rOrder), d.getLong(rHi)) && predicate.forall(_.eval(l, d))
         }
-      }
-      kept.map { row => outRows += 1; row } ++ {
-        m("peakBufferedRows").set(sweep.peakBuffered.toDouble)
-        Iterator.empty
-      }
+      }.map { row => outRows += 1; row }
     }
   }
 }

@@ -38,12 +38,10 @@ case class NegationExec(
       ownSortNote
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val lLo = left.output.indexWhere(_.exprId == leftSpan.lo.exprId)
-    val rOrder = right.output.indexWhere(_.exprId == rightOrder.exprId)
-    val rHi = right.output.indexWhere(_.exprId == rightSpan.hi.exprId)
-    left.execute().zipPartitionsWithEvaluator(right.execute(),
-      new NegationEvaluatorFactory(lower, upper, lLo, rOrder, rHi, left.output, right.output, condition,
-        window, metrics, sweepSpec, sortInputs))
+    def rightOrdinal(a: Attribute) = right.output.indexWhere(_.exprId == a.exprId)
+    val task = NegationTask(sweepSpec, lower, upper, rightOrder = rightOrdinal(rightOrder),
+      rightHi = rightOrdinal(rightSpan.hi), condition, window)
+    left.execute().zipPartitionsWithEvaluator(right.execute(), new NegationEvaluatorFactory(task, metrics))
   }
 
   override protected def withNewChildrenInternal(l: SparkPlan, r: SparkPlan): NegationExec =

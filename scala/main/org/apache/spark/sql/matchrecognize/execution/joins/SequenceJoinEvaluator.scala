@@ -2,28 +2,32 @@ package org.apache.spark.sql.matchrecognize.execution.joins
 
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 
 /**
- * The per-task part of [[SequenceJoinExec]]: what a task needs to join its two inputs (no
- * reference to the plan node), and the iterator of the joined partial matches.
+ * What a task of [[SequenceJoinExec]] needs to join its two inputs (no reference to the
+ * plan node).
+ *
+ * @param leftHi the ordinal of the left rows' window end, likewise `rightHi`
+ * @param condition what a pair must satisfy besides the window and the band bounds
+ * @param rightAfter ordinals of the left positions (ORDER BY) the right match must start after
+ * @param rightBefore ordinals of the left positions the right match must start before
+ * @param projection the output row, over the left then the right row
  */
-class SequenceJoinEvaluatorFactory(
-    leftSchema: Seq[Attribute],
-    rightSchema: Seq[Attribute],
-    lLo: Int,
-    lHi: Int,
-    rLo: Int,
-    rHi: Int,
-    projectionExprs: Seq[Expression],
-    w: Long,
-    m: Map[String, SQLMetric],
-    spec: SweepSpec,
-    cond: Expression,
-    after: Array[Int],
-    before: Array[Int],
-    sortInputs: (Iterator[InternalRow], Iterator[InternalRow]) => (Iterator[InternalRow], Iterator[InternalRow]))
+final case class SequenceJoinTask(
+    inputs: SweepSpec,
+    leftHi: Int,
+    rightHi: Int,
+    window: Long,
+    condition: Expression,
+    rightAfter: Seq[Int],
+    rightBefore: Seq[Int],
+    projection: Seq[Expression])
+
+/** The per-task part of [[SequenceJoinExec]]: the iterator of the joined partial matches. */
+class SequenceJoinEvaluatorFactory(task: SequenceJoinTask, metrics: Map[String, SQLMetric])
   extends PartitionEvaluatorFactory[InternalRow, InternalRow] {
 
   override def createEvaluator(): PartitionEvaluator[InternalRow, InternalRow] = new SequenceJoinEvaluator
@@ -31,19 +35,24 @@ class SequenceJoinEvaluatorFactory(
   private class SequenceJoinEvaluator extends PartitionEvaluator[InternalRow, InternalRow] {
     override def eval(partitionIndex: Int, inputs: Iterator[InternalRow]*): Iterator[InternalRow] = {
       val Seq(l, r) = inputs
-      val (lIter, rIter) = sortInputs(l, r)
+      val spec = task.inputs
+      val sweep = spec.open(l, r, metrics)
+      val lIter = sweep.leftRows
+      // Read per row: locals rather than the task's fields.
+      val (lLo, lHi, rLo, rHi, w) = (spec.leftLo, task.leftHi, spec.rightLo, task.rightHi, task.window)
+      val after = task.rightAfter.toArray
+      val before = task.rightBefore.toArray
       // Often the band bounds are the whole condition (order only, no DEFINE between them).
       val predicate =
-        if (cond == Literal.TrueLiteral) null else PairPredicate.create(cond, leftSchema, rightSchema)
-      if (predicate != null) predicate.initialize(TaskContext.getPartitionId())
-      val project = PairProjection.create(projectionExprs, leftSchema, rightSchema)
-      project.initialize(TaskContext.getPartitionId())
-      val sweep = spec.open(lIter, rIter)
+        if (task.condition == Literal.TrueLiteral) null
+        else PairPredicate.create(task.condition, spec.leftSchema, spec.rightSchema)
+      if (predicate != null) predicate.initialize(TaskPredicates.partitionIndex)
+      val project = PairProjection.create(task.projection, spec.leftSchema, spec.rightSchema)
+      project.initialize(TaskPredicates.partitionIndex)
       // Metrics are looked up once: a map lookup per row costs more than the join itself.
-      val leftRows = m("numLeftRows")
-      val outRows = m("numOutputRows")
-      val peak = m("peakBufferedRows")
-      val testedMetric = m("numCandidatesTested")
+      val leftRows = metrics("numLeftRows")
+      val outRows = metrics("numOutputRows")
+      val testedMetric = metrics("numCandidatesTested")
       // Rows come out one at a time from the band of the current left row, without copying:
       // the band only moves when the next left row is taken, after these are consumed.
       new Iterator[InternalRow] {
@@ -82,10 +91,7 @@ class SequenceJoinEvaluatorFactory(
               while (k < before.length) { to = math.min(to, l.getLong(before(k)) - 1); k += 1 }
               i = band.firstAtLeast(from)
               end = if (to < from) i else band.endAtMost(to)
-            } else {
-              finished = true
-              peak.set(sweep.peakBuffered.toDouble)
-            }
+            } else finished = true
           }
         }
 

@@ -60,12 +60,7 @@ case class SequenceJoinExec(
       ownSortNote
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val leftSchema = left.output
-    val rightSchema = right.output
-    val lLo = leftSchema.indexWhere(_.exprId == leftSpan.lo.exprId)
-    val lHi = leftSchema.indexWhere(_.exprId == leftSpan.hi.exprId)
-    val rLo = rightSchema.indexWhere(_.exprId == rightSpan.lo.exprId)
-    val rHi = rightSchema.indexWhere(_.exprId == rightSpan.hi.exprId)
+    def leftOrdinal(a: Attribute) = left.output.indexWhere(_.exprId == a.exprId)
     val span: PartialFunction[Expression, Expression] = {
       case a: Attribute if a.exprId == outLo.exprId => Least(Seq(leftSpan.lo, rightSpan.lo))
       case a: Attribute if a.exprId == outHi.exprId => Greatest(Seq(leftSpan.hi, rightSpan.hi))
@@ -73,12 +68,13 @@ case class SequenceJoinExec(
     val projectionExprs =
       if (projection.isEmpty) output.map(a => span.applyOrElse(a, identity[Expression]))
       else projection.map(_.transformUp(span))
-    val after = rightAfter.map(a => leftSchema.indexWhere(_.exprId == a.exprId)).toArray
-    val before = rightBefore.map(a => leftSchema.indexWhere(_.exprId == a.exprId)).toArray
+    val after = rightAfter.map(leftOrdinal)
+    val before = rightBefore.map(leftOrdinal)
     require(!(after ++ before).contains(-1), s"band bounds of $description not in the left input")
-    left.execute().zipPartitionsWithEvaluator(right.execute(),
-      new SequenceJoinEvaluatorFactory(leftSchema, rightSchema, lLo, lHi, rLo, rHi, projectionExprs, window,
-        metrics, sweepSpec, condition, after, before, sortInputs))
+    val task = SequenceJoinTask(sweepSpec, leftHi = leftOrdinal(leftSpan.hi),
+      rightHi = right.output.indexWhere(_.exprId == rightSpan.hi.exprId), window, condition, rightAfter = after,
+      rightBefore = before, projection = projectionExprs)
+    left.execute().zipPartitionsWithEvaluator(right.execute(), new SequenceJoinEvaluatorFactory(task, metrics))
   }
 
   override protected def withNewChildrenInternal(l: SparkPlan, r: SparkPlan): SequenceJoinExec =

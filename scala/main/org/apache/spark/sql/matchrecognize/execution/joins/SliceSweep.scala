@@ -17,7 +17,6 @@ final class SliceSweep(
     leftSchema: Seq[Attribute],
     rightKeys: Seq[Attribute],
     rightSchema: Seq[Attribute],
-    leftLo: Int,
     rightLo: Int) {
 
   private val leftKeyOf = UnsafeProjection.create(leftKeys, leftSchema)
@@ -66,6 +65,6 @@ final class SliceSweep(
     buffer
   }
 
+  /** The left input, in order. */
   def leftRows: Iterator[InternalRow] = left
-  def leftLoOf(row: InternalRow): Long = row.getLong(leftLo)
 }

@@ -5,7 +5,7 @@ import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskCont
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.matchrecognize.execution.anymatch.SliceKeyText
+import org.apache.spark.sql.matchrecognize.execution.PartitionKeyText
 import org.apache.spark.sql.matchrecognize.plans.{PartitionKeys, TreeAlternative}
 
 /**
@@ -67,7 +67,7 @@ class TreeMatchEvaluatorFactory(
       // The first row of the next key, read while the last key's held matches wait.
       var lookahead: InternalRow = null
       val outputs = alts.indices.map(evaluators.outputRow(_, keyTypes)).toArray
-      def describeKey(): String = SliceKeyText.of(keyAttrs.init, key)
+      def describeKey(): String = PartitionKeyText.inOneSlice(keyAttrs.init, key)
       val describe = () => describeKey()
       val pairOutputs = alts.indices.map(evaluators.pairOutputRow(_, keyTypes)).toArray
       def outputOf(t: Int, pm: PartialMatch): InternalRow = {

@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.aggregate.Sum
-import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
+import org.apache.spark.sql.matchrecognize.execution.{MatchRecognizeLimitException, PartitionKeyText}
 import org.apache.spark.sql.matchrecognize.plans.KleeneOutput
 import org.apache.spark.sql.types.{IntegerType, LongType}
 
@@ -114,8 +114,9 @@ class ClosureBindingsSuite extends AnyFunSuite {
       "the pattern in partition key (k=1) in one time slice; raise spark.sql.matchRecognize.maxKleeneBindings " +
       "or make the pattern or its WITHIN window more selective.")
     val keys = Seq(AttributeReference("k", IntegerType)(), AttributeReference("j", LongType)())
-    assert(SliceKeyText.of(keys, InternalRow(7, 8L, 9L)) == "partition key (k=7, j=8) in one time slice")
-    assert(SliceKeyText.of(Nil, InternalRow(9L)) == "the input (no PARTITION BY) in one time slice")
+    assert(PartitionKeyText.inOneSlice(keys, InternalRow(7, 8L, 9L)) == "partition key (k=7, j=8) in one time slice")
+    assert(PartitionKeyText.inOneSlice(Nil, InternalRow(9L)) == "the input (no PARTITION BY) in one time slice")
+    assert(PartitionKeyText.of(keys, InternalRow(7, 8L)) == "partition key (k=7, j=8)")
   }
 
   test("a negation's band: strictly between the neighbours, a trailing one within the window") {

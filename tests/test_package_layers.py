@@ -23,9 +23,8 @@ def test_the_product_sources_have_no_wrong_way_import():
 
 
 def test_a_later_stage_may_import_an_earlier_one():
-    files = [
-        ("a.scala", source("execution", "plans.MatchRecognize", "compile.anymatch.{JoinTree, JoinLeaf}"))
-    ]
+    imports = ("plans.MatchRecognize", "compile.anymatch.{JoinTree, JoinLeaf}")
+    files = [("a.scala", source("execution", *imports))]
     assert layers.violations(files) == []
 
 
@@ -44,7 +43,8 @@ def test_a_parent_package_importing_its_sub_package_is_reported():
 
 
 def test_a_fully_qualified_reference_counts_like_an_import():
-    text = source("compile.automaton") + f"object Y {{ val e = {BASE}.optimizer.PlanAnyMatchPatterns }}\n"
+    reference = f"object Y {{ val e = {BASE}.optimizer.PlanAnyMatchPatterns }}\n"
+    text = source("compile.automaton") + reference
     assert layers.violations([("q.scala", text)]) == [
         "q.scala: 'compile.automaton' imports from 'optimizer', which comes after it"
     ]

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.matchrecognize.compile.anymatch.{MatchNumbering, TreeStreamSpec}
 import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
-import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeUnits}
+import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeTask, TreeUnits}
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.{BooleanType, LongType}
 
@@ -42,7 +42,7 @@ final class StreamTreeFunction(
     orderKeys.map(IsNotNull(_): Expression).reduceOption(And).getOrElse(Literal(true)), prepared)
   // Alternatives alone, or sharing tree nodes (patterns planned together): one state per unit.
   @transient private lazy val units =
-    new TreeUnits(alternatives, prepared, order, lo, hi, window, narrowByOrder, maxBuffered)
+    new TreeUnits(TreeTask(alternatives, prepared, order, lo, hi, window, narrowByOrder, maxBuffered))
   // A match row ends with the columns of `StreamTreeFunction.statistics` (false: a match).
   @transient private lazy val writers: Array[UnsafeProjection] = alternatives.map(a =>
     UnsafeProjection.create(a.columns ++ Seq(Literal(false), Literal(0L), Literal(0L)),

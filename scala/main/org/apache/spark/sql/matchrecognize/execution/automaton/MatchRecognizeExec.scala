@@ -92,14 +92,8 @@ case class MatchRecognizeExec(
       output,
       MatchRecognizeConf.maxLivePartialMatches(conf), MatchRecognizeConf.maxBufferedRows(conf),
       MatchRecognizeConf.maxMatcherBytes(conf), MatchRecognizeConf.maxStepsPerRow(conf))
-    val keys = partitionBy
-    val inputSchema = child.output
-    val m = metrics
-    val sort = ownSort.map(_._1)
-    child.execute().mapPartitionsWithIndexInternal { (index, rows) =>
-      val sorted = sort.map(_.sort(rows, m("sortTime"))).getOrElse(rows)
-      new PartitionProcessor(spec, keys, inputSchema, index, m).run(sorted)
-    }
+    child.execute().mapPartitionsWithEvaluator(
+      new MatchRecognizeEvaluatorFactory(spec, partitionBy, child.output, ownSort.map(_._1), metrics))
   }
 
   override protected def withNewChildInternal(newChild: SparkPlan): MatchRecognizeExec =

@@ -48,10 +48,7 @@ final class PartitionProcessor(
         if (driver.endingPartition) continueEnd()
         else if (rows.hasNext) add(rows.next().asInstanceOf[UnsafeRow])
         else if (currentKey != null) beginEnd()
-        else {
-          exhausted = true
-          reportMetrics()
-        }
+        else exhausted = true
       }
       !out.isEmpty
     }
@@ -112,7 +109,8 @@ final class PartitionProcessor(
       s"${k.name} = ${if (v.length > 40) v.take(40) + "..." else v}"
     }.mkString("PARTITION BY ", ", ", "")
 
-  private def reportMetrics(): Unit = {
+  /** Adds the task's counts to `metrics`: once, when the task completes. */
+  def reportMetrics(): Unit = {
     metrics("numInputRows") += inputRows
     metrics("numOutputRows") += driver.writer.outputRows
     metrics("numMatches") += driver.matcher.matches

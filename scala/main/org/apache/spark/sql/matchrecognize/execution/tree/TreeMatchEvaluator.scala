@@ -1,33 +1,29 @@
 package org.apache.spark.sql.matchrecognize.execution.tree
 
-import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.matchrecognize.execution.PartitionKeyText
-import org.apache.spark.sql.matchrecognize.plans.{PartitionKeys, TreeAlternative}
+import org.apache.spark.sql.matchrecognize.execution.{PartitionKeyText, TaskPredicates}
+import org.apache.spark.sql.matchrecognize.plans.PartitionKeys
 
 /**
  * The per-task part of [[TreeMatchExec]]: what a task needs to run the alternatives' trees
  * over its groups (no reference to the plan node, whose subqueries the tasks cannot
- * deserialize), and the iterator of the rows their matches write. `nodeCounts(i)`: the
- * nodes of unit `i` (see [[SharedTreeGraph.units]]) that have metrics, in the order of the
- * metrics' numbers.
+ * deserialize), and the iterator of the rows their matches write.
+ *
+ * @param task the alternatives (their subqueries' values in place) and the rows' positions
+ * @param keys the columns the rows are grouped by: the partition key, then the time slice
+ * @param projections per alternative, the output row of one of its matches (over its `schema(keys)`)
+ * @param nodeCounts per unit (see [[SharedTreeGraph.units]]), its nodes that have metrics,
+ *   in the order of the metrics' numbers
  */
 class TreeMatchEvaluatorFactory(
-    input: Seq[Attribute],
-    keyAttrs: Seq[Attribute],
-    alts: Seq[TreeAlternative],
-    projectionLists: Seq[Seq[NamedExpression]],
-    o: Expression,
-    l: Expression,
-    h: Expression,
-    w: Long,
-    narrow: Boolean,
-    limit: Long,
-    m: Map[String, SQLMetric],
-    nodeCounts: Seq[Int])
+    task: TreeTask,
+    keys: Seq[Attribute],
+    projections: Seq[Seq[NamedExpression]],
+    nodeCounts: Seq[Int],
+    metrics: Map[String, SQLMetric])
   extends PartitionEvaluatorFactory[InternalRow, InternalRow] {
 
   override def createEvaluator(): PartitionEvaluator[InternalRow, InternalRow] = new TreeMatchEvaluator
@@ -35,27 +31,31 @@ class TreeMatchEvaluatorFactory(
   private class TreeMatchEvaluator extends PartitionEvaluator[InternalRow, InternalRow] {
     override def eval(partitionIndex: Int, inputs: Iterator[InternalRow]*): Iterator[InternalRow] = {
       val rows = inputs.head
-      val keyTypes = keyAttrs.map(_.dataType)
+      val input = task.input
+      val alts = task.alternatives
+      val keyTypes = keys.map(_.dataType)
       // Each unit: one alternative alone, or alternatives evaluated as one shared graph.
-      val evaluators = new TreeUnits(alts, input, o, l, h, w, narrow, limit)
+      val evaluators = new TreeUnits(task)
       val units = evaluators.units
       val offsets = nodeCounts.scanLeft(0)(_ + _)
       val n = offsets.last
-      val keyOf = UnsafeProjection.create(keyAttrs, input)
+      val keyOf = UnsafeProjection.create(keys, input)
       // Keys of a case- or accent-insensitive collation compare through their collation key.
       val sameKeyOf =
-        if (PartitionKeys.binaryStable(keyAttrs)) keyOf
-        else UnsafeProjection.create(PartitionKeys.comparable(keyAttrs), input)
+        if (PartitionKeys.binaryStable(keys)) keyOf
+        else UnsafeProjection.create(PartitionKeys.comparable(keys), input)
       val projects = alts.indices.map { i =>
-        UnsafeProjection.create(projectionLists(i), alts(i).schema(keyAttrs))
+        UnsafeProjection.create(projections(i), alts(i).schema(keys))
       }.toArray
       // Whether a match is the time slice's to keep (when a closure starts the pattern).
       val keeps = alts.indices.map { i =>
-        alts(i).keep.map(e => TaskPredicates.compile(e, alts(i).schema(keyAttrs))).orNull
+        alts(i).keep.map(e => TaskPredicates.compile(e, alts(i).schema(keys))).orNull
       }.toArray
-      val inRows = m("numInputRows")
-      val outRows = m("numOutputRows")
-      val created = (0 until n).map(i => m(s"created$i")).toArray
+      // Metrics are looked up once per task, not per row or group.
+      val inRows = metrics("numInputRows")
+      val outRows = metrics("numOutputRows")
+      val partialMatches = metrics("partialMatches")
+      val created = Array.tabulate(n)(i => metrics(s"created$i"))
       val taskPeak = new Array[Long](n)
       var taskPeakTotal = 0L
       var key: UnsafeRow = null
@@ -67,7 +67,7 @@ class TreeMatchEvaluatorFactory(
       // The first row of the next key, read while the last key's held matches wait.
       var lookahead: InternalRow = null
       val outputs = alts.indices.map(evaluators.outputRow(_, keyTypes)).toArray
-      def describeKey(): String = PartitionKeyText.inOneSlice(keyAttrs.init, key)
+      def describeKey(): String = PartitionKeyText.inOneSlice(keys.init, key)
       val describe = () => describeKey()
       val pairOutputs = alts.indices.map(evaluators.pairOutputRow(_, keyTypes)).toArray
       def outputOf(t: Int, pm: PartialMatch): InternalRow = {
@@ -99,15 +99,15 @@ class TreeMatchEvaluatorFactory(
             total += state.peak(i)
             i += 1
           }
-          m("partialMatches") += state.created.sum
+          partialMatches += state.created.sum
         }
         taskPeakTotal = math.max(taskPeakTotal, total)
         states = null
       }
       TaskContext.get().addTaskCompletionListener[Unit] { _ =>
         finishGroup()
-        m("peakBuffered").set(taskPeakTotal.toDouble)
-        (0 until n).foreach(i => m(s"peak$i").set(taskPeak(i).toDouble))
+        metrics("peakBuffered").set(taskPeakTotal.toDouble)
+        (0 until n).foreach(i => metrics(s"peak$i").set(taskPeak(i).toDouble))
       }
       new Iterator[InternalRow] {
         private def fill(): Unit = {

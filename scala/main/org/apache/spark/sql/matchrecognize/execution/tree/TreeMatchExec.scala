@@ -85,9 +85,9 @@ case class TreeMatchExec(
     }
 
   override protected def doExecute(): RDD[InternalRow] =
-    child.execute().mapPartitionsWithEvaluator(new TreeMatchEvaluatorFactory(child.output, keys,
-        withSubqueryValues(alternatives), projections, order, lo, hi, window, narrowByOrder,
-        maxBuffered, metrics, nodeNames.map(_.size)))
+    child.execute().mapPartitionsWithEvaluator(new TreeMatchEvaluatorFactory(
+        TreeTask(withSubqueryValues(alternatives), child.output, order, lo, hi, window, narrowByOrder, maxBuffered),
+        keys, projections, nodeNames.map(_.size), metrics))
 
   /** `alternatives` with each subquery replaced by its value (Spark has run them by now). */
   private def withSubqueryValues(alternatives: Seq[TreeAlternative]): Seq[TreeAlternative] = {

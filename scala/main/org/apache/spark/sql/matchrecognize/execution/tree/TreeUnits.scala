@@ -6,11 +6,21 @@ import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
 import org.apache.spark.sql.types.DataType
 
 /**
- * The alternatives one operator evaluates in one pass, as units (see
- * [[SharedTreeGraph.units]]: an alternative alone, or alternatives whose trees share
- * nodes), each run by its [[TreeGraphEvaluator]]. A group keeps one [[TreeState]] per unit.
+ * What a task needs to run the one-pass trees of SKIP TILL ANY MATCH alternatives over the
+ * rows of `input`, delivered group by group in ORDER BY order: the batch operator's tasks
+ * (see [[TreeMatchExec]]) and a stream's keys build their [[TreeUnits]] from it.
+ *
+ * @param alternatives the alternatives evaluated in one pass (their subqueries' values in place)
+ * @param input the attributes of the rows the trees read
+ * @param order a row's ORDER BY position
+ * @param lo a row's first window position
+ * @param hi a row's last window position
+ * @param window the window of the alternatives that have none of their own
+ * @param narrowByOrder whether ORDER BY positions are window positions: a join then looks for a
+ *   partner the pattern puts before a partial match only among those starting before its first row
+ * @param maxBuffered the most partial matches a group may buffer at once (past it the query fails)
  */
-final class TreeUnits(
+final case class TreeTask(
     alternatives: Seq[TreeAlternative],
     input: Seq[Attribute],
     order: Expression,
@@ -18,7 +28,15 @@ final class TreeUnits(
     hi: Expression,
     window: Long,
     narrowByOrder: Boolean,
-    maxBuffered: Long) {
+    maxBuffered: Long)
+
+/**
+ * The alternatives a task evaluates in one pass, as units (see
+ * [[SharedTreeGraph.units]]: an alternative alone, or alternatives whose trees share
+ * nodes), each run by its [[TreeGraphEvaluator]]. A group keeps one [[TreeState]] per unit.
+ */
+final class TreeUnits(task: TreeTask) {
+  import task._
 
   val units: Array[Seq[Int]] = SharedTreeGraph.units(alternatives).toArray
   private val windows = alternatives.map(_.window.getOrElse(window))

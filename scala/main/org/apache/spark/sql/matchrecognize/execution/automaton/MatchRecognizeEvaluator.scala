@@ -1,0 +1,37 @@
+package org.apache.spark.sql.matchrecognize.execution.automaton
+
+import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskContext}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.matchrecognize.execution.TaskSort
+
+/**
+ * The per-task part of [[MatchRecognizeExec]]: sorts a task's rows when the operator sorts
+ * its own input (`sort`), then matches them with a [[PartitionProcessor]], whose metrics
+ * are recorded when the task completes (also when its consumer stops early).
+ *
+ * @param spec the compiled pattern, measures and limits (see [[MatcherSpec]])
+ * @param partitionKeys the PARTITION BY columns
+ * @param inputSchema the attributes of the input rows
+ * @param sort the operator's own sort of a task's rows (none: they come sorted)
+ */
+class MatchRecognizeEvaluatorFactory(
+    spec: MatcherSpec,
+    partitionKeys: Seq[Attribute],
+    inputSchema: Seq[Attribute],
+    sort: Option[TaskSort],
+    metrics: Map[String, SQLMetric])
+  extends PartitionEvaluatorFactory[InternalRow, InternalRow] {
+
+  override def createEvaluator(): PartitionEvaluator[InternalRow, InternalRow] =
+    new PartitionEvaluator[InternalRow, InternalRow] {
+      override def eval(partitionIndex: Int, inputs: Iterator[InternalRow]*): Iterator[InternalRow] = {
+        val rows = inputs.head
+        val sorted = sort.map(_.sort(rows, metrics("sortTime"))).getOrElse(rows)
+        val processor = new PartitionProcessor(spec, partitionKeys, inputSchema, partitionIndex, metrics)
+        TaskContext.get().addTaskCompletionListener[Unit](_ => processor.reportMetrics())
+        processor.run(sorted)
+      }
+    }
+}

@@ -157,7 +157,7 @@ QUERIES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
         ("tree", "joins"),
     ),
-    # The one-pass tree does not evaluate Kleene closures: auto runs the joins, and says so.
+    # A closure and a negation in one pattern, under both executions.
     "any_negation_kleene": (
         _any_match(
             "A.ts AS a_ts, count(B.ts) AS bs, C.ts AS c_ts, D.ts AS d_ts",

@@ -4,7 +4,6 @@ import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.sql.matchrecognize.execution.anymatch.NegationBand
 
 /**
@@ -40,11 +39,7 @@ class NegationEvaluatorFactory(task: NegationTask, metrics: Map[String, SQLMetri
       val Seq(l, r) = inputs
       val spec = task.inputs
       val sweep = spec.open(l, r, metrics)
-      val predicate = task.condition.map { c =>
-        val p = PairPredicate.create(c, spec.leftSchema, spec.rightSchema)
-        p.initialize(TaskPredicates.partitionIndex)
-        p
-      }
+      val predicate = task.condition.map(PairPredicate.create(_, spec.leftSchema, spec.rightSchema))
       val forbidden = new NegationBand(task.lower, task.upper, spec.leftSchema, task.window)
       val (lLo, rOrder, rHi) = (spec.leftLo, task.rightOrder, task.rightHi)
       val (leftRows, outRows) = (metrics("numLeftRows"), metrics("numOutputRows"))

@@ -6,6 +6,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BindReferences, Expression, JoinedRow, Predicate, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.{CodeAndComment, CodeFormatter, CodeGenerator, CodegenContext, EmptyBlock, ExprCode, FalseLiteral, GenerateUnsafeProjection, JavaCode}
+import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 
 /**
  * Builds one output row from a left and a right row, as a join writes each match. The
@@ -25,13 +26,17 @@ object PairProjection extends Logging {
    * generated this way (a code-generation fallback expression needs the input as one row;
    * a very wide projection may exceed the JVM's method size).
    */
-  def create(exprs: Seq[Expression], left: Seq[Attribute], right: Seq[Attribute]): PairProjection =
-    try generate(exprs, left, right)
-    catch {
-      case NonFatal(e) =>
-        logWarning(s"could not generate the join's output projection, using a JoinedRow: $e")
-        overJoinedRow(exprs, left ++ right)
-    }
+  def create(exprs: Seq[Expression], left: Seq[Attribute], right: Seq[Attribute]): PairProjection = {
+    val projection =
+      try generate(exprs, left, right)
+      catch {
+        case NonFatal(e) =>
+          logWarning(s"could not generate the join's output projection, using a JoinedRow: $e")
+          overJoinedRow(exprs, left ++ right)
+      }
+    projection.initialize(TaskPredicates.partitionIndex) // ready for the task that creates it
+    projection
+  }
 
   private def overJoinedRow(exprs: Seq[Expression], schema: Seq[Attribute]): PairProjection = {
     val project = UnsafeProjection.create(exprs, schema)
@@ -65,6 +70,12 @@ abstract class PairPredicate {
 
 object PairPredicate extends Logging {
   def create(condition: Expression, left: Seq[Attribute], right: Seq[Attribute]): PairPredicate = {
+    val predicate = compile(condition, left, right)
+    predicate.initialize(TaskPredicates.partitionIndex) // ready for the task that creates it
+    predicate
+  }
+
+  private def compile(condition: Expression, left: Seq[Attribute], right: Seq[Attribute]): PairPredicate = {
     try {
       val ctx = new CodegenContext
       val prelude = PairColumns.declare(ctx, Seq(condition), left, right)

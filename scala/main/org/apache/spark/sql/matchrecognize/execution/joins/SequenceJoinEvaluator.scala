@@ -4,7 +4,6 @@ import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskCont
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.execution.metric.SQLMetric
-import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 
 /**
  * What a task of [[SequenceJoinExec]] needs to join its two inputs (no reference to the
@@ -46,9 +45,7 @@ class SequenceJoinEvaluatorFactory(task: SequenceJoinTask, metrics: Map[String, 
       val predicate =
         if (task.condition == Literal.TrueLiteral) null
         else PairPredicate.create(task.condition, spec.leftSchema, spec.rightSchema)
-      if (predicate != null) predicate.initialize(TaskPredicates.partitionIndex)
       val project = PairProjection.create(task.projection, spec.leftSchema, spec.rightSchema)
-      project.initialize(TaskPredicates.partitionIndex)
       // Metrics are looked up once: a map lookup per row costs more than the join itself.
       val leftRows = metrics("numLeftRows")
       val outRows = metrics("numOutputRows")

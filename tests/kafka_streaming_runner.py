@@ -28,7 +28,12 @@ so the runner starts its own SparkSession in a separate process.
 - ``watermark`` (``10 seconds``), ``output_mode`` (``append``), ``max_offsets_per_trigger``
   (records a micro-batch takes from the source, 4, so that the rows arrive in several
   batches), ``options``: keyword options of ``configure()``
-  (``spark.sql.matchRecognize.*`` settings).
+  (``spark.sql.matchRecognize.*`` settings);
+- ``real_time`` (optional, Spark 4.3): a batch duration such as ``5 minutes``. The query
+  then runs in Real-Time Mode (``trigger(realTime=...)``, update output mode, the RocksDB
+  state store, checkpoint format 2) until ``matches_topic`` holds ``expected_matches``
+  records, and is stopped; ``committed_before_output`` says whether a batch that read input
+  had ended before the last of them was written.
 
 ``result.json`` holds ``columns`` (the query's), ``streamed`` (the values read back from
 ``matches_topic``), ``batch`` (the batch query's rows), each a list of objects written by
@@ -48,20 +53,27 @@ import time
 SCHEMA = "symbol STRING, ts TIMESTAMP, price DOUBLE"
 
 
-def session(jars: list[str], options: dict):
+def session(jars: list[str], options: dict, real_time: bool = False):
     from pyspark.sql import SparkSession
 
     from spark_match_recognize import configure
 
+    # Real-Time Mode runs a task per source partition (2) and per shuffle partition at once,
+    # and keeps them running; two more slots read the output back meanwhile.
     builder = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master("local[6]" if real_time else "local[2]")
         .appName("spark-match-recognize-kafka")
         .config("spark.jars", ",".join(jars))
-        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.shuffle.partitions", "2" if real_time else "4")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.adaptive.enabled", "true")
     )
+    if real_time:
+        builder = builder.config(
+            "spark.sql.streaming.stateStore.providerClass",
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        ).config("spark.sql.streaming.stateStore.checkpointFormatVersion", "2")
     return configure(builder, **options).getOrCreate()
 
 
@@ -149,6 +161,45 @@ def run_available(spark, spec: dict) -> list[dict]:
     return query.recentProgress
 
 
+def run_real_time(spark, spec: dict) -> tuple[list[dict], bool]:
+    """Runs the streaming query in Real-Time Mode until the output topic holds
+    ``expected_matches`` records; its progress, and whether a batch that read input had
+    ended (committed) before the last of them was written."""
+    source = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", spec["bootstrap"])
+        .option("subscribe", spec["events_topic"])
+        .option("startingOffsets", "earliest")
+        .load()
+    )
+    ticks = parse_ticks(source).withWatermark("ts", spec.get("watermark", "10 seconds"))
+    ticks.createOrReplaceTempView("ticks")
+    query = (
+        as_json(spark.sql(spec["query"]))
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", spec["bootstrap"])
+        .option("topic", spec["matches_topic"])
+        .option("checkpointLocation", spec["checkpoint"])
+        .outputMode("update")
+        .trigger(realTime=spec["real_time"])
+        .start()
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            committed = any(p["numInputRows"] > 0 for p in query.recentProgress)
+            if len(read_back(spark, spec)) >= spec["expected_matches"]:
+                break
+            if query.exception() is not None:
+                raise RuntimeError(f"the streaming query failed: {query.exception()}")
+            if time.monotonic() > deadline:
+                raise TimeoutError("the real-time query wrote too few matches within 300 s")
+            time.sleep(0.2)
+        return query.recentProgress, committed
+    finally:
+        query.stop()
+
+
 def read_back(spark, spec: dict) -> list[dict]:
     records = (
         spark.read.format("kafka")
@@ -186,12 +237,17 @@ def main(source: str, target: str) -> None:
     time.tzset()
     with open(source, encoding="utf-8") as f:
         spec = json.load(f)
-    spark = session(spec["jars"], spec.get("options", {}))
+    real_time = "real_time" in spec
+    spark = session(spec["jars"], spec.get("options", {}), real_time)
     spark.sparkContext.setLogLevel("ERROR")
+    committed_before_output = None
     try:
         produce(spark, spec, spec["events"])
         ends = end_offsets(spark, spec)
-        progress = run_available(spark, spec)
+        if real_time:
+            progress, committed_before_output = run_real_time(spark, spec)
+        else:
+            progress = run_available(spark, spec)
         if spec.get("flush_events"):
             produce(spark, spec, spec["flush_events"])
             progress += run_available(spark, spec)
@@ -207,6 +263,7 @@ def main(source: str, target: str) -> None:
                 for op in p.get("stateOperators", [])
             ),
             "produced": produced(spark, spec),
+            "committed_before_output": committed_before_output,
         }
     finally:
         spark.stop()

@@ -26,6 +26,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyspark
 import pytest
 
 from kafka_broker import kafka_broker, kafka_spark_jars
@@ -162,3 +163,26 @@ def test_kafka_source_to_kafka_sink(broker, tmp_path):
     # 12 records, at most 4 a micro-batch, then the flush: the rows arrived in several batches.
     assert result["batches"] >= 4
     assert result["dropped_by_watermark"] == 0
+
+
+@pytest.mark.skipif(
+    tuple(int(p) for p in pyspark.__version__.split(".")[:2]) < (4, 3),
+    reason="Real-Time Mode exists from Spark 4.3 on",
+)
+def test_real_time_mode_from_kafka_to_kafka(broker, tmp_path):
+    """The same query in Real-Time Mode: it runs in transformWithState, matches each
+    symbol's ticks as they arrive from their partition, and writes every match to the
+    output topic while the long-running batch that read the ticks is still running, before
+    any batch has committed; the matches are the batch query's."""
+    result = run_kafka_query(
+        broker,
+        tmp_path,
+        QUERY,
+        EVENTS,
+        real_time="5 minutes",
+        expected_matches=len(EXPECTED),
+        watermark="10 seconds",
+    )
+    assert _sorted(result["batch"], EXPECTED_COLUMNS) == EXPECTED
+    assert _sorted(result["streamed"], EXPECTED_COLUMNS) == EXPECTED
+    assert result["committed_before_output"] is False

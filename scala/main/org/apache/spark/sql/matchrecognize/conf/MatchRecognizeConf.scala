@@ -256,6 +256,18 @@ object MatchRecognizeConf {
       .switch
       .createWithDefault(true)
 
+  val STREAMING_OPERATOR: ConfigEntry[String] =
+    buildConf("spark.sql.matchRecognize.streaming.operator")
+      .doc("Spark's stateful operator a streaming MATCH_RECOGNIZE runs in, chosen when the " +
+        "query starts: 'flatMapGroupsWithState' (the default; any state store provider, " +
+        "append output mode) or 'transformWithState' (the RocksDB state store provider, " +
+        "append or update output mode). A query started with a Real-Time Mode trigger " +
+        "always runs in transformWithState. A checkpoint is tied to the operator that wrote " +
+        "it: restart a query with the setting it was started with (see docs/streaming.md).")
+      .version("0.1.0")
+      .oneOf(Seq("flatmapgroupswithstate", "transformwithstate"))
+      .createWithDefault("flatmapgroupswithstate")
+
   /**
    * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
    * alternatives; or `random:<seed>` for a seeded random tree per alternative.
@@ -326,7 +338,7 @@ object MatchRecognizeConf {
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
-      PLAN_PATTERNS_TOGETHER)
+      PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

@@ -3,12 +3,15 @@ package org.apache.spark.sql.matchrecognize.streaming
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
+import org.apache.spark.sql.streaming.GroupState
 
 /**
- * What both functions of Spark's `flatMapGroupsWithState` for MATCH_RECOGNIZE share: a key's
- * new rows arrive as the struct of the input columns (`input`), of which `eventTime` is the
- * event time; `keys` are the PARTITION BY columns that name a key in errors. Each task
- * deserializes its own copy of the function, so what is compiled from it is per task.
+ * What both streaming MATCH_RECOGNIZE functions share: a key's new rows arrive as the
+ * struct of the input columns (`input`), of which `eventTime` is the event time; `keys` are
+ * the PARTITION BY columns that name a key in errors. The function is Spark's
+ * `flatMapGroupsWithState` function as it is; under `transformWithState` a
+ * [[MatchRecognizeProcessor]] calls [[process]]. Each task deserializes its own copy, so what
+ * is compiled from it is per task.
  */
 abstract class KeyedStreamFunction(
     input: Seq[Attribute],
@@ -19,6 +22,22 @@ abstract class KeyedStreamFunction(
 
   protected val timeOrdinal: Int = input.indexWhere(_.exprId == eventTime.exprId)
   require(timeOrdinal >= 0, s"event-time column $eventTime is not among the input columns")
+
+  /**
+   * Matches a key's new rows (none when called back), keeping its state in `state`; returns
+   * the output rows decided now, then one statistics row.
+   */
+  def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any]
+
+  override final def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] =
+    process(key.asInstanceOf[InternalRow], values,
+      new GroupStateAccess(group.asInstanceOf[GroupState[Array[Byte]]]))
+
+  /** The event time of an arriving row (the struct of the input columns), NULL as None. */
+  def eventTimeOf(value: Any): Option[Long] = {
+    val row = value.asInstanceOf[InternalRow]
+    if (row.isNullAt(timeOrdinal)) None else Some(row.getLong(timeOrdinal))
+  }
 
   @transient private lazy val toUnsafe = UnsafeProjection.create(
     input.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })

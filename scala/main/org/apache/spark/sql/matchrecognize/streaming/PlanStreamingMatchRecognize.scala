@@ -155,14 +155,15 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
       describe(m), QuerySignature.of(Seq(m), input))
     val statistics = StreamMatchFunction.statistics()
-    val Seq(isStatistics, matches, partial) = statistics
+    val Seq(isStatistics, matches, partial, late) = statistics
     val written = stateful(m, input, function, m.output ++ statistics, metricsName)
     Project(m.output,
       Filter(Not(isStatistics),
         observe(metricsName,
           Seq(
             metric("matches", Sum(If(isStatistics, matches, Literal(0L)))),
-            metric("peak_partial_matches_per_key", Max(If(isStatistics, partial, Literal(0L))))),
+            metric("peak_partial_matches_per_key", Max(If(isStatistics, partial, Literal(0L)))),
+            metric("late_rows", Sum(If(isStatistics, late, Literal(0L))))),
           written)))
   }
 
@@ -190,16 +191,18 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
   }
 
   /**
-   * Each micro-batch's matches written, partial matches created, and the most partial
-   * matches a key buffers, as the query progress's observed metrics `name`.
+   * Each micro-batch's matches written, partial matches created, the most partial matches a
+   * key buffers, and the rows dropped as late in arrival order, as the query progress's
+   * observed metrics `name`.
    */
   private def observeTrees(name: String, statistics: Seq[Attribute], plan: LogicalPlan): LogicalPlan = {
-    val Seq(isStatistics, created, buffered) = statistics
+    val Seq(isStatistics, created, buffered, late) = statistics
     observe(name,
       Seq(
         metric("matches", Count(Seq(If(isStatistics, Literal(null, LongType), Literal(1L))))),
         metric("partial_matches", Sum(If(isStatistics, created, Literal(0L)))),
-        metric("peak_buffered_per_key", Max(If(isStatistics, buffered, Literal(0L))))),
+        metric("peak_buffered_per_key", Max(If(isStatistics, buffered, Literal(0L)))),
+        metric("late_rows", Sum(If(isStatistics, late, Literal(0L))))),
       plan)
   }
 

@@ -2,19 +2,17 @@ package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeReference, BoundReference, Expression, GenericInternalRow, InterpretedOrdering, IsNotNull, JoinedRow, Literal, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.matchrecognize.compile.anymatch.{MatchNumbering, TreeStreamSpec}
 import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeTask, TreeUnits}
-import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.{BooleanType, LongType}
 
 /**
- * The function Spark's `flatMapGroupsWithState` operator calls for each PARTITION BY key of
- * a SKIP TILL ANY MATCH query over a stream, with the key's new rows of a micro-batch (or
- * none, when the watermark passed the time the key asked to be called back at). Rows wait
- * in the key's [[TreeKeyState]] until the watermark passes them; then, in physical order,
+ * The function Spark's stateful operator calls for each PARTITION BY key of a SKIP TILL ANY
+ * MATCH query over a stream, with the key's new rows of a micro-batch (or none, when the
+ * watermark passed the time the key asked to be called back at). Rows wait in the key's
+ * [[TreeKeyState]] until they are released (see [[EventTimeRelease]]); then, in physical order,
  * each gets its window columns ([[RunningWindowColumns]]) and enters every alternative's
  * one-pass tree (the trees of patterns planned together sharing the nodes they have alike,
  * see [[TreeUnits]]), exactly as the batch operator offers a key's rows. A match is written as
@@ -45,7 +43,7 @@ final class StreamTreeFunction(
     new TreeUnits(TreeTask(alternatives, prepared, order, lo, hi, window, narrowByOrder, maxBuffered))
   // A match row ends with the columns of `StreamTreeFunction.statistics` (false: a match).
   @transient private lazy val writers: Array[UnsafeProjection] = alternatives.map(a =>
-    UnsafeProjection.create(a.columns ++ Seq(Literal(false), Literal(0L), Literal(0L)),
+    UnsafeProjection.create(a.columns ++ Seq(Literal(false), Literal(0L), Literal(0L), Literal(0L)),
       a.schema(partitionBy))).toArray
   @transient private lazy val width = alternatives.head.columns.length
   @transient private lazy val out = new java.util.ArrayList[InternalRow]()
@@ -104,15 +102,14 @@ final class StreamTreeFunction(
   }
   @transient private lazy val describeCurrent: () => String = () => describeKey()
 
-  override def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
-    val state = group.asInstanceOf[GroupState[Array[Byte]]]
-    val saved = if (state.exists) TreeKeyState.decode(state.get, units.fits, signature)
-    else new TreeKeyState(Array.empty, windows.start(), units.newStates())
+  override def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any] = {
+    val saved = state.load().map(TreeKeyState.decode(_, units.fits, signature))
+      .getOrElse(new TreeKeyState(Array.empty, windows.start(), units.newStates()))
     val arrived = arrivals(values)
     val watermark = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =
-      EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, watermark)
-    currentKey = if (partitionBy.isEmpty) noKey else key.asInstanceOf[InternalRow]
+      EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, state)
+    currentKey = if (partitionBy.isEmpty) noKey else key
     out.clear()
     unnumbered.clear()
     unnumbered.addAll(java.util.Arrays.asList(saved.unnumbered: _*))
@@ -133,16 +130,17 @@ final class StreamTreeFunction(
     numbering.foreach(number(saved, _))
     if (idsOf != null) keepWritten(saved)
     saved.waiting = waiting.toArray
-    state.update(TreeKeyState.encode(saved, signature))
+    state.save(TreeKeyState.encode(saved, signature))
     val changes = if (rowsWindow) Iterator.empty
     else Iterator(units.nextChange(saved.trees)).filter(_ != Long.MaxValue) ++
     numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))
     EventTimeRelease.wakeAt(state, waiting.iterator.map(_.getLong(timeOrdinal)) ++ changes)
     // The call's statistics, as one more row (see `StreamTreeFunction.statistics`).
-    val statistics = new GenericInternalRow(width + 3)
+    val statistics = new GenericInternalRow(width + 4)
     statistics.setBoolean(width, true)
     statistics.setLong(width + 1, saved.trees.iterator.map(_.created.sum).sum - createdBefore)
     statistics.setLong(width + 2, saved.trees.iterator.map(_.buffered).sum)
+    statistics.setLong(width + 3, state.lateRows)
     out.add(statistics)
     val rows = new Array[InternalRow](out.size)
     out.toArray(rows).iterator
@@ -182,12 +180,14 @@ object StreamTreeFunction {
 
   /**
    * The columns after the match columns of every row the function writes: whether the row
-   * is a call's statistics instead of a match, the partial matches the call created and
-   * those its key buffers after it. Each call writes one statistics row; the plan sums
-   * them into the query progress's observed metrics and drops them.
+   * is a call's statistics instead of a match, the partial matches the call created, those
+   * its key buffers after it, and the rows dropped as late before it
+   * ([[KeyStateAccess.lateRows]]). Each call writes one statistics row; the plan sums them
+   * into the query progress's observed metrics and drops them.
    */
   def statistics(): Seq[Attribute] = Seq(
     AttributeReference("#statistics", BooleanType, nullable = false)(),
     AttributeReference("#created", LongType, nullable = false)(),
-    AttributeReference("#buffered", LongType, nullable = false)())
+    AttributeReference("#buffered", LongType, nullable = false)(),
+    AttributeReference("#late", LongType, nullable = false)())
 }

@@ -1,0 +1,116 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
+import org.apache.spark.sql.catalyst.plans.logical.{FlatMapGroupsWithState, LogicalPlan, TransformWithState}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.streaming.WriteToStreamStatement
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode, Trigger}
+
+/**
+ * Picks Spark's stateful operator for each streaming MATCH_RECOGNIZE of a query when
+ * `writeStream.start()` analyses the write, the first moment the trigger and the output
+ * mode are known. [[PlanStreamingMatchRecognize]] plans every stream in
+ * `flatMapGroupsWithState`; this rule moves the function into `transformWithState` (see
+ * [[MatchRecognizeProcessor]]) when the query runs in Real-Time Mode, which admits no other
+ * stateful operator, or when `spark.sql.matchRecognize.streaming.operator` asks for it.
+ *
+ * Each match is written once and never changed, so append mode always applies; update mode
+ * writes the same rows and is what Real-Time Mode requires, which `transformWithState`
+ * allows. The rule runs in the hint batch, before Spark's own streaming checks, which would
+ * refuse a mode by the name of the internal operator; this one names the clause and the fix.
+ */
+object ChooseStreamingOperator extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan match {
+    case write: WriteToStreamStatement if matchesIn(write.inputQuery) =>
+      val realTime = write.productIterator.exists {
+        case t: Trigger => t.getClass.getSimpleName.startsWith("RealTime")
+        case _ => false
+      }
+      val transform = realTime ||
+        conf.getConf(MatchRecognizeConf.STREAMING_OPERATOR) == "transformwithstate"
+      checkOutputMode(write.outputMode, transform)
+      if (!transform) plan
+      else {
+        checkStateStore(realTime)
+        write.copy(inputQuery = write.inputQuery.transformUp {
+          case f: FlatMapGroupsWithState if f.func.isInstanceOf[KeyedStreamFunction] =>
+            transformWithState(f, write.outputMode, realTime)
+        })
+      }
+    case _ => plan
+  }
+
+  private def checkOutputMode(mode: OutputMode, transform: Boolean): Unit = {
+    val allowed = mode == OutputMode.Append() || (transform && mode == OutputMode.Update())
+    if (!allowed) {
+      val modes =
+        if (transform) "append or update output mode"
+        else "append output mode (update mode with spark.sql.matchRecognize.streaming.operator=" +
+        "transformWithState)"
+      throw analysis("STREAMING_OUTPUT_MODE",
+        s"MATCH_RECOGNIZE over a streaming input writes each match once, when it is " +
+          s"decided, and never updates it: the query runs in $modes, not $mode. Use " +
+          "writeStream.outputMode(\"append\") (the default).")
+    }
+  }
+
+  private val rocksDb = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+  /**
+   * `transformWithState` keeps its state only in Spark's RocksDB state store (from Spark 4.2
+   * the operator checks the class name itself; before, a task fails opening the store).
+   */
+  private def checkStateStore(realTime: Boolean): Unit = {
+    val provider = conf.getConf(SQLConf.STATE_STORE_PROVIDER_CLASS)
+    if (provider != rocksDb) {
+      val why =
+        if (realTime) "A streaming MATCH_RECOGNIZE in Real-Time Mode runs in Spark's " +
+        "transformWithState operator"
+        else "spark.sql.matchRecognize.streaming.operator=transformWithState runs a streaming " +
+        "MATCH_RECOGNIZE in Spark's transformWithState operator"
+      throw analysis("STREAMING_STATE_STORE",
+        s"$why, which keeps its state in the RocksDB state store only, but " +
+          s"spark.sql.streaming.stateStore.providerClass is $provider. Set it to $rocksDb " +
+          "before the query starts.")
+    }
+  }
+
+  /**
+   * The same grouping, input and output as `f`, in `transformWithState`. Its key arrives as
+   * a `Row` (the operator needs an encoder for the key, to address its state).
+   */
+  private def transformWithState(f: FlatMapGroupsWithState, mode: OutputMode,
+      realTime: Boolean): LogicalPlan = {
+    val function = f.func.asInstanceOf[KeyedStreamFunction]
+    val keySchema = DataTypeUtils.fromAttributes(f.groupingAttributes)
+    val keyEncoder = ExpressionEncoder(RowEncoder.encoderFor(keySchema))
+    val processor = new MatchRecognizeProcessor(function, keySchema, arrivalOrder = realTime,
+      eventTimers = true)
+    TransformWithState(
+      keyEncoder.resolveAndBind(f.groupingAttributes).deserializer,
+      f.valueDeserializer,
+      f.groupingAttributes,
+      f.dataAttributes,
+      processor.asInstanceOf[StatefulProcessor[Any, Any, Any]],
+      TimeMode.EventTime(),
+      mode,
+      keyEncoder.asInstanceOf[ExpressionEncoder[Any]],
+      f.outputObjAttr,
+      f.child,
+      hasInitialState = false,
+      f.initialStateGroupAttrs,
+      f.initialStateDataAttrs,
+      f.initialStateDeserializer,
+      f.initialState)
+  }
+
+  private def matchesIn(plan: LogicalPlan): Boolean = plan.exists {
+    case m: FlatMapGroupsWithState => m.func.isInstanceOf[KeyedStreamFunction]
+    case _ => false
+  }
+}

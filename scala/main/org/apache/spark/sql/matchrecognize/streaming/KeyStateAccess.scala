@@ -1,0 +1,59 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import org.apache.spark.sql.streaming.GroupState
+
+/**
+ * Where a streaming MATCH_RECOGNIZE function finds one key's state and the event time, and
+ * asks to be called back: Spark's `flatMapGroupsWithState` ([[GroupStateAccess]]) or
+ * `transformWithState` (see [[MatchRecognizeProcessor]]). The functions see only this, so
+ * that both operators run the same matching.
+ */
+trait KeyStateAccess {
+
+  /** The key's saved state, if it has one. */
+  def load(): Option[Array[Byte]]
+
+  def save(state: Array[Byte]): Unit
+
+  /** The event-time watermark in milliseconds: no later row is at or before it. */
+  def watermarkMs: Long
+
+  /**
+   * Rows up to this event time (microseconds) are released to the matcher in ORDER BY order;
+   * later ones wait in the key's state. The watermark in micro-batches; without limit when
+   * rows are matched in arrival order (Real-Time Mode), where the function never holds a row.
+   */
+  def releaseUpToMicros: Long
+
+  /**
+   * The key's rows dropped as late before this call, by arrival order (Real-Time Mode). In
+   * micro-batches Spark drops rows behind the watermark before the operator, and counts them
+   * itself.
+   */
+  def lateRows: Long = 0L
+
+  /**
+   * Asks to be called again once the watermark reaches `micros` (an event time), replacing
+   * the previous request; `None` cancels it.
+   */
+  def wakeAt(micros: Option[Long]): Unit
+}
+
+/** A key's state in Spark's `flatMapGroupsWithState`: one value and an event-time timeout. */
+final class GroupStateAccess(state: GroupState[Array[Byte]]) extends KeyStateAccess {
+
+  override def load(): Option[Array[Byte]] = state.getOption
+
+  override def save(bytes: Array[Byte]): Unit = state.update(bytes)
+
+  override def watermarkMs: Long = state.getCurrentWatermarkMs()
+
+  override def releaseUpToMicros: Long = Math.multiplyExact(watermarkMs, 1000L)
+
+  // A timeout fires when the watermark passes its timestamp, which must not be behind the
+  // watermark; without a new one set, the key is not called back.
+  override def wakeAt(micros: Option[Long]): Unit = micros.foreach { at =>
+    val ms = Math.floorDiv(at + 999L, 1000L)
+    state.setTimeoutTimestamp(math.max(math.max(ms - 1, state.getCurrentWatermarkMs()), 1L))
+  }
+}

@@ -1,0 +1,245 @@
+"""Streaming MATCH_RECOGNIZE in Spark's ``transformWithState`` operator
+(``spark.sql.matchRecognize.streaming.operator=transformWithState``, the RocksDB state store),
+in micro-batches: the same tests as in ``flatMapGroupsWithState`` hold — a stream equals
+batch on the same rows, for standard semantics, SKIP TILL ANY MATCH trees, a trailing
+negation and WITHIN decided by event-time timers, and patterns planned together; a query
+stopped and restarted from its checkpoint loses and repeats nothing; a changed query is
+refused by name. Each test then checks that its checkpoints were written by
+``transformWithStateExec``: a test that ran in the other operator fails."""
+
+from __future__ import annotations
+
+import random
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from pyspark.errors import AnalysisException
+
+import test_streaming
+import test_streaming_any_match
+import test_streaming_changed_query
+import test_streaming_pattern_groups
+from streaming_harness import write_batches
+
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+OPERATOR = "spark.sql.matchRecognize.streaming.operator"
+PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+
+
+def _operators_of_checkpoints(root: Path) -> list[str]:
+    """The operator named by each stateful operator's metadata under ``root``."""
+    import json
+
+    names = []
+    for path in root.rglob("_metadata/v2/*"):
+        if path.name.startswith("."):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        for line in text[1:]:
+            names.append(json.loads(line)["operatorInfo"]["operatorName"])
+    return names
+
+
+@contextmanager
+def _settings(spark, pairs: dict[str, str]):
+    saved = {key: spark.conf.get(key, None) for key in pairs}
+    for key, value in pairs.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
+@pytest.fixture
+def transform_with_state(spark, tmp_path):
+    """Runs the test's streams in transformWithState, then checks they did."""
+    with _settings(spark, {OPERATOR: "transformWithState", PROVIDER: ROCKSDB}):
+        yield
+    operators = _operators_of_checkpoints(tmp_path)
+    assert operators, "no stateful operator wrote a checkpoint"
+    assert set(operators) == {"transformWithStateExec"}, operators
+
+
+@pytest.mark.smoke
+def test_standard_semantics_stream_equals_batch(spark, tmp_path, transform_with_state):
+    test_streaming.test_v_shape_stream_equals_batch_over_many_micro_batches(spark, tmp_path)
+
+
+def test_within_closes_open_matches_by_an_event_time_timer(spark, tmp_path, transform_with_state):
+    test_streaming.test_within_decides_open_matches_once_the_watermark_closes_the_window(
+        spark, tmp_path
+    )
+
+
+def test_standard_semantics_restart_loses_and_repeats_nothing(
+    spark, tmp_path, transform_with_state
+):
+    test_streaming.test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path)
+
+
+def test_random_standard_patterns_stream_equals_batch(spark, tmp_path, transform_with_state):
+    test_streaming.test_random_patterns_stream_equals_batch(spark, tmp_path, "basic")
+
+
+@pytest.mark.smoke
+def test_any_match_stream_equals_batch(spark, tmp_path, transform_with_state):
+    test_streaming_any_match.test_a_sequence_stream_equals_batch_and_reports_its_work(
+        spark, tmp_path
+    )
+
+
+def test_a_trailing_negation_is_decided_by_an_event_time_timer(
+    spark, tmp_path, transform_with_state
+):
+    test_streaming_any_match.test_a_trailing_negation_holds_a_match_until_the_watermark_closes_its_window(
+        spark, tmp_path
+    )
+
+
+def test_any_match_restart_loses_and_repeats_nothing(spark, tmp_path, transform_with_state):
+    test_streaming_any_match.test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path)
+
+
+def test_random_any_match_patterns_stream_equals_batch(spark, tmp_path, transform_with_state):
+    test_streaming_any_match.test_random_any_match_patterns_stream_equals_batch(spark, tmp_path)
+
+
+def test_patterns_planned_together_share_one_operator(spark, tmp_path, transform_with_state):
+    test_streaming_pattern_groups.test_patterns_over_one_stream_share_the_tree_nodes_they_have_alike(
+        spark, tmp_path
+    )
+
+
+def test_a_changed_query_is_refused_by_name(spark, tmp_path, transform_with_state):
+    test_streaming_changed_query.test_a_changed_query_is_refused_naming_the_change(
+        spark, tmp_path, "DEFINE"
+    )
+
+
+def test_update_output_mode_writes_the_rows_of_append(spark, tmp_path, transform_with_state):
+    """Each match is written once in either mode: update (what Real-Time Mode requires)
+    writes the rows append writes."""
+    rows = test_streaming._walk_rows(60, ["a", "b"], random.Random(3))
+    closed = rows + test_streaming._closing_rows(rows, test_streaming.V_SHAPE)[0]
+    written = {}
+    for mode in ("append", "update"):
+        source = tmp_path / f"source-{mode}"
+        write_batches(
+            source, test_streaming.COLUMNS, [closed[:30], closed[30:], [test_streaming._flush()]]
+        )
+        spark.readStream.schema(test_streaming.SCHEMA).option("maxFilesPerTrigger", 1).json(
+            str(source)
+        ).withWatermark("ts", "5 seconds").createOrReplaceTempView("events")
+        query = (
+            spark.sql(test_streaming.V_SHAPE)
+            .writeStream.format("memory")
+            .queryName(f"tws_{mode}")
+            .outputMode(mode)
+            .option("checkpointLocation", str(tmp_path / f"checkpoint-{mode}"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        query.awaitTermination()
+        assert query.exception() is None
+        written[mode] = sorted(tuple(r) for r in spark.table(f"tws_{mode}").collect())
+    assert len(written["append"]) >= 3
+    assert written["update"] == written["append"]
+
+
+def test_complete_output_mode_is_refused(spark, tmp_path):
+    stream = test_streaming._analyze_over_stream(spark, tmp_path, test_streaming.V_SHAPE)
+    with _settings(spark, {OPERATOR: "transformWithState", PROVIDER: ROCKSDB}):
+        with pytest.raises(AnalysisException) as info:
+            stream.writeStream.format("memory").queryName("tws_complete").outputMode(
+                "complete"
+            ).option("checkpointLocation", str(tmp_path / "checkpoint")).start().stop()
+    message = str(info.value)
+    assert "MATCH_RECOGNIZE.STREAMING_OUTPUT_MODE" in message, message
+    assert "append or update output mode" in message, message
+
+
+def test_without_the_rocksdb_state_store_the_error_says_what_to_set(spark, tmp_path):
+    stream = test_streaming._analyze_over_stream(spark, tmp_path, test_streaming.V_SHAPE)
+    with _settings(spark, {OPERATOR: "transformWithState"}):
+        with pytest.raises(AnalysisException) as info:
+            stream.writeStream.format("memory").queryName("tws_hdfs").option(
+                "checkpointLocation", str(tmp_path / "checkpoint")
+            ).start().stop()
+    message = str(info.value)
+    assert "MATCH_RECOGNIZE.STREAMING_STATE_STORE" in message, message
+    assert ROCKSDB in message, message
+
+
+def test_a_checkpoint_of_the_other_operator_is_refused(spark, tmp_path):
+    """A checkpoint belongs to the operator that wrote it: restarted in the other one,
+    Spark refuses it by its state metadata, before any row is matched."""
+    query = test_streaming_changed_query.query(test_streaming_changed_query.BASE)
+    with _settings(spark, {PROVIDER: ROCKSDB}):
+        _, error = test_streaming_changed_query.restarted(spark, tmp_path, query, query)
+        assert error is None, error  # the same operator goes on
+        with _settings(spark, {OPERATOR: "transformWithState"}):
+            _, error = test_streaming_changed_query.restarted(spark, tmp_path, query, query)
+    assert error is not None, "a checkpoint of flatMapGroupsWithState ran in transformWithState"
+    assert "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA" in str(error), str(error)
+
+
+def _standard_state(value: bytes) -> dict:
+    """A standard-semantics key state (format 2) read by the layout docs/streaming.md gives."""
+    import struct
+
+    at = 0
+
+    def take(fmt: str):
+        nonlocal at
+        values = struct.unpack_from(fmt, value, at)
+        at += struct.calcsize(fmt)
+        return values
+
+    (version,) = take(">i")
+    (parts,) = take(">i")
+    take(f">{parts}q")  # the query's signature: a digest per part
+    base, resume_at, matches_before, written_up_to = take(">4q")
+    rows = {}
+    for name in ("released", "waiting"):
+        (count,) = take(">i")
+        for _ in range(count):
+            (size,) = take(">i")
+            at += size  # the row, as Spark's UnsafeRow bytes
+        rows[name] = count
+    assert at == len(value), f"{len(value) - at} bytes left after the documented layout"
+    return {"format": version, "base": base, "resume_at": resume_at, **rows}
+
+
+def test_sparks_state_reader_reads_the_state_by_its_documented_layout(
+    spark, tmp_path, transform_with_state
+):
+    """``spark.read.format("statestore")`` reads the value state ``match_recognize``: a row
+    per PARTITION BY key, its bytes in the layout docs/streaming.md documents."""
+    rows = test_streaming._walk_rows(60, ["a", "b"], random.Random(7))
+    checkpoint = tmp_path / "checkpoint"
+    test_streaming.run_stream(
+        spark,
+        tmp_path,
+        test_streaming.SCHEMA,
+        test_streaming.COLUMNS,
+        [rows[:30], rows[30:]],
+        test_streaming.V_SHAPE,
+        checkpoint=checkpoint,
+    )
+    state = (
+        spark.read.format("statestore")
+        .option("stateVarName", "match_recognize")
+        .load(str(checkpoint))
+        .collect()
+    )
+    assert sorted(r.key.part for r in state) == ["a", "b"]
+    decoded = [_standard_state(bytes(r.value.value)) for r in state]
+    assert {d["format"] for d in decoded} == {2}
+    # The last rows wait for the watermark (5 s behind the last event).
+    assert sum(d["waiting"] for d in decoded) > 0, decoded

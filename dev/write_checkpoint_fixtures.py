@@ -13,11 +13,14 @@ and still to deliver, and the rows written before the stop). The queries:
 - ``standard``: the standard semantics (format 2).
 
 The source is read with ``fileNameOnly``, so a test may restart a copy of the folder
-anywhere. ``spark.sql.shuffle.partitions`` is 2 to keep the state small.
+anywhere. ``spark.sql.shuffle.partitions`` is 2 to keep the state small. With
+``--operator transformWithState`` the queries run in Spark's ``transformWithState`` (the
+RocksDB state store), and ``fixture.json`` lists the settings a restart needs.
 
 Regenerate, from the repository root:
 
-- with this build: ``.venv/bin/python dev/write_checkpoint_fixtures.py tests/checkpoints/format-5``;
+- with this build: ``.venv/bin/python dev/write_checkpoint_fixtures.py tests/checkpoints/format-5``,
+  and ``... --operator transformWithState tests/checkpoints/transform-with-state``;
 - with a previous release: build its jar in a scratch worktree (``git worktree add
   /tmp/old <commit> && (cd /tmp/old && ./dev/sbt spark43/package)``) and run
   ``SPARK_MATCH_RECOGNIZE_JAR=/tmp/old/target/spark-match-recognize-spark4.3_2.13-<version>.jar
@@ -25,7 +28,8 @@ Regenerate, from the repository root:
 
 A fixture is written once, by the build whose state format it is named after, and never
 rewritten: ``format-4`` by the jar of commit 72acdff (the last to write format 4),
-``format-5`` by the commit that introduced format 5.
+``format-5`` by the commit that introduced format 5, ``transform-with-state`` (formats 2 and
+5 in ``transformWithState``) by the commit that introduced that operator.
 """
 
 from __future__ import annotations
@@ -114,7 +118,24 @@ def main() -> None:
     parser.add_argument(
         "folder", type=Path, help="the fixture folder, e.g. tests/checkpoints/format-5"
     )
-    folder = parser.parse_args().folder
+    parser.add_argument(
+        "--operator",
+        choices=["flatMapGroupsWithState", "transformWithState"],
+        default="flatMapGroupsWithState",
+        help="Spark's stateful operator the queries run in",
+    )
+    args = parser.parse_args()
+    folder = args.folder
+    settings = (
+        {
+            "spark.sql.matchRecognize.streaming.operator": "transformWithState",
+            "spark.sql.streaming.stateStore.providerClass": (
+                "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+            ),
+        }
+        if args.operator == "transformWithState"
+        else {}
+    )
     os.environ["TZ"] = "UTC"
     time.tzset()
 
@@ -130,6 +151,8 @@ def main() -> None:
         .config("spark.ui.showConsoleProgress", "false")
     ).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    for key, value in settings.items():
+        spark.conf.set(key, value)
     before, after = rows_and_batches()
     for name, sql in QUERIES.items():
         target = folder / name
@@ -149,6 +172,7 @@ def main() -> None:
             "after": to_json(after),
             "written": sorted([list(r) for r in written], key=str),
             "spark": spark.version,
+            "settings": settings,
         }
         (target / "fixture.json").write_text(json.dumps(fixture, indent=1) + "\n")
         print(f"{target}: {len(written)} rows written before the stop", file=sys.stderr)

@@ -6,15 +6,17 @@ come, the query's output before and after the stop is the batch result on all ro
 
 ``format-4`` was written by the release whose SKIP TILL ANY MATCH state was Java-serialized
 (format 4), ``format-5`` by the explicit layout of this one; both hold a standard-semantics
-query too (format 2). A state of a format this release does not read is refused, naming
-the format. The fixtures are Spark 4.3 checkpoints, so these tests run on that line only
-(no ``smoke`` mark).
+query too (format 2). ``transform-with-state`` holds both queries run in Spark's
+``transformWithState`` operator (restarted with the settings its record lists). A state of
+a format this release does not read is refused, naming the format. The fixtures are Spark
+4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import re
 import shutil
 import struct
 from pathlib import Path
@@ -45,27 +47,50 @@ def _rows(batches: list[list[list]], ts: int) -> list[list[tuple]]:
 
 
 def _copy(fixture: Path, tmp_path: Path) -> tuple[dict, Path]:
-    """A copy of the fixture to restart (a run writes into its checkpoint) and its record."""
+    """A copy of the fixture to restart (a run writes into its checkpoint) and its record.
+
+    Spark's operator metadata (``state/<op>/_metadata/v2``, written for transformWithState)
+    names the operator's state schema files by absolute path, which a restart reads and
+    writes: in the copy they are made to name the copy's own files."""
     copy = tmp_path / fixture.name
     shutil.copytree(fixture, copy)
+    state = copy / "checkpoint" / "state"
+    for metadata in state.glob("*/_metadata/v2/[0-9]*"):
+        text = metadata.read_text(encoding="utf-8")
+        moved = re.sub(r'"file:[^"]*?/checkpoint/state/', f'"file:{state}/', text)
+        metadata.write_text(moved, encoding="utf-8")
+        metadata.with_name(f".{metadata.name}.crc").unlink(missing_ok=True)
     return json.loads((copy / "fixture.json").read_text()), copy
 
 
 def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
+    """Restarts the copy with the rows still to come, under the settings it was written
+    with (the stateful operator's); returns the rows written after the restart."""
     ts = record["columns"].index("ts")
     write_batches(copy / "source", record["columns"], _rows(record["after"], ts))
-    return run_from_checkpoint(
-        spark,
-        record["schema"],
-        record["sql"],
-        copy / "source",
-        copy / "checkpoint",
-        tmp_path / "sink",
-    )
+    settings = record.get("settings", {})
+    saved = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        return run_from_checkpoint(
+            spark,
+            record["schema"],
+            record["sql"],
+            copy / "source",
+            copy / "checkpoint",
+            tmp_path / "sink",
+        )
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 @pytest.mark.parametrize("query", ["any_match", "standard"])
-@pytest.mark.parametrize("folder", ["format-4", "format-5"])
+@pytest.mark.parametrize("folder", ["format-4", "format-5", "transform-with-state"])
 def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
     spark, tmp_path, folder, query
 ):

@@ -129,28 +129,34 @@ def end_offsets(spark, spec: dict) -> dict[int, int]:
     return {row[0]: row[1] + 1 for row in ends}
 
 
-def run_available(spark, spec: dict) -> list[dict]:
-    """Runs the streaming query until it has read what the topic holds; its progress."""
-    source = (
+def start_query(spark, spec: dict, real_time: bool):
+    """The streaming query from the events topic to the matches topic, started: until the
+    topic is read (``availableNow``, a few records a micro-batch) or in Real-Time Mode."""
+    reader = (
         spark.readStream.format("kafka")
         .option("kafka.bootstrap.servers", spec["bootstrap"])
         .option("subscribe", spec["events_topic"])
         .option("startingOffsets", "earliest")
-        .option("maxOffsetsPerTrigger", str(spec.get("max_offsets_per_trigger", 4)))
-        .load()
     )
-    ticks = parse_ticks(source).withWatermark("ts", spec.get("watermark", "10 seconds"))
+    if not real_time:
+        reader = reader.option("maxOffsetsPerTrigger", str(spec.get("max_offsets_per_trigger", 4)))
+    ticks = parse_ticks(reader.load()).withWatermark("ts", spec.get("watermark", "10 seconds"))
     ticks.createOrReplaceTempView("ticks")
-    query = (
+    writer = (
         as_json(spark.sql(spec["query"]))
         .writeStream.format("kafka")
         .option("kafka.bootstrap.servers", spec["bootstrap"])
         .option("topic", spec["matches_topic"])
         .option("checkpointLocation", spec["checkpoint"])
-        .outputMode(spec.get("output_mode", "append"))
-        .trigger(availableNow=True)
-        .start()
     )
+    if real_time:
+        return writer.outputMode("update").trigger(realTime=spec["real_time"]).start()
+    return writer.outputMode(spec.get("output_mode", "append")).trigger(availableNow=True).start()
+
+
+def run_available(spark, spec: dict) -> list[dict]:
+    """Runs the streaming query until it has read what the topic holds; its progress."""
+    query = start_query(spark, spec, real_time=False)
     try:
         if not query.awaitTermination(600):
             raise TimeoutError("the streaming query did not finish within 600 s")
@@ -165,25 +171,7 @@ def run_real_time(spark, spec: dict) -> tuple[list[dict], bool]:
     """Runs the streaming query in Real-Time Mode until the output topic holds
     ``expected_matches`` records; its progress, and whether a batch that read input had
     ended (committed) before the last of them was written."""
-    source = (
-        spark.readStream.format("kafka")
-        .option("kafka.bootstrap.servers", spec["bootstrap"])
-        .option("subscribe", spec["events_topic"])
-        .option("startingOffsets", "earliest")
-        .load()
-    )
-    ticks = parse_ticks(source).withWatermark("ts", spec.get("watermark", "10 seconds"))
-    ticks.createOrReplaceTempView("ticks")
-    query = (
-        as_json(spark.sql(spec["query"]))
-        .writeStream.format("kafka")
-        .option("kafka.bootstrap.servers", spec["bootstrap"])
-        .option("topic", spec["matches_topic"])
-        .option("checkpointLocation", spec["checkpoint"])
-        .outputMode("update")
-        .trigger(realTime=spec["real_time"])
-        .start()
-    )
+    query = start_query(spark, spec, real_time=True)
     try:
         deadline = time.monotonic() + 300
         while True:

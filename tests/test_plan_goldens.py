@@ -25,12 +25,12 @@ import os
 import random
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from project_settings import pyproject_value
+from session_settings import settings
 from spark_match_recognize import JOIN_ORDERS
 from spark_match_recognize.jars import installed_spark_line
 
@@ -232,23 +232,6 @@ def check_golden(path: Path, actual: str) -> None:
 
 # ---------------------------------------------------------------------------------------
 # Settings and the input
-
-
-@contextmanager
-def settings(spark, confs: dict[str, str]) -> Iterator[None]:
-    """`confs` set on the session, and restored afterwards. Each test sets PINNED (adaptive
-    execution off included) itself, whatever the session or another fixture chose."""
-    previous = {key: spark.conf.get(key, None) for key in confs}
-    for key, value in confs.items():
-        spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from result_compare import compare_rows
+from session_settings import settings
 from streaming_harness import FLUSH_PART, run_batch, run_from_checkpoint, write_batches
 
 FIXTURES = Path(__file__).resolve().parent / "checkpoints"
@@ -68,11 +69,7 @@ def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
     with (the stateful operator's); returns the rows written after the restart."""
     ts = record["columns"].index("ts")
     write_batches(copy / "source", record["columns"], _rows(record["after"], ts))
-    settings = record.get("settings", {})
-    saved = {key: spark.conf.get(key, None) for key in settings}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    try:
+    with settings(spark, record.get("settings", {})):
         return run_from_checkpoint(
             spark,
             record["schema"],
@@ -81,12 +78,6 @@ def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
             copy / "checkpoint",
             tmp_path / "sink",
         )
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
 
 
 @pytest.mark.parametrize("query", ["any_match", "standard"])

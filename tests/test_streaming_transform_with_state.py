@@ -10,7 +10,6 @@ refused by name. Each test then checks that its checkpoints were written by
 from __future__ import annotations
 
 import random
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ import test_streaming
 import test_streaming_any_match
 import test_streaming_changed_query
 import test_streaming_pattern_groups
+from session_settings import settings
 from streaming_harness import write_batches
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -42,26 +42,11 @@ def _operators_of_checkpoints(root: Path) -> list[str]:
     return names
 
 
-@contextmanager
-def _settings(spark, pairs: dict[str, str]):
-    saved = {key: spark.conf.get(key, None) for key in pairs}
-    for key, value in pairs.items():
-        spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
-
-
 @pytest.fixture
 def transform_with_state(spark, tmp_path):
     """Runs the test's streams in transformWithState, then checks they did. RocksDB commits
     each micro-batch as a changelog, not a new snapshot (as it is best run)."""
-    with _settings(spark, {OPERATOR: "transformWithState", PROVIDER: ROCKSDB, CHANGELOG: "true"}):
+    with settings(spark, {OPERATOR: "transformWithState", PROVIDER: ROCKSDB, CHANGELOG: "true"}):
         yield
     operators = _operators_of_checkpoints(tmp_path)
     assert operators, "no stateful operator wrote a checkpoint"
@@ -167,7 +152,7 @@ def test_update_output_mode_writes_the_rows_of_append(spark, tmp_path, transform
 
 def test_complete_output_mode_is_refused(spark, tmp_path):
     stream = test_streaming._analyze_over_stream(spark, tmp_path, test_streaming.V_SHAPE)
-    with _settings(spark, {OPERATOR: "transformWithState", PROVIDER: ROCKSDB}):
+    with settings(spark, {OPERATOR: "transformWithState", PROVIDER: ROCKSDB}):
         with pytest.raises(AnalysisException) as info:
             stream.writeStream.format("memory").queryName("tws_complete").outputMode(
                 "complete"
@@ -179,7 +164,7 @@ def test_complete_output_mode_is_refused(spark, tmp_path):
 
 def test_without_the_rocksdb_state_store_the_error_says_what_to_set(spark, tmp_path):
     stream = test_streaming._analyze_over_stream(spark, tmp_path, test_streaming.V_SHAPE)
-    with _settings(spark, {OPERATOR: "transformWithState"}):
+    with settings(spark, {OPERATOR: "transformWithState"}):
         with pytest.raises(AnalysisException) as info:
             stream.writeStream.format("memory").queryName("tws_hdfs").option(
                 "checkpointLocation", str(tmp_path / "checkpoint")
@@ -193,10 +178,10 @@ def test_a_checkpoint_of_the_other_operator_is_refused(spark, tmp_path):
     """A checkpoint belongs to the operator that wrote it: restarted in the other one,
     Spark refuses it by its state metadata, before any row is matched."""
     query = test_streaming_changed_query.query(test_streaming_changed_query.BASE)
-    with _settings(spark, {PROVIDER: ROCKSDB}):
+    with settings(spark, {PROVIDER: ROCKSDB}):
         _, error = test_streaming_changed_query.restarted(spark, tmp_path, query, query)
         assert error is None, error  # the same operator goes on
-        with _settings(spark, {OPERATOR: "transformWithState"}):
+        with settings(spark, {OPERATOR: "transformWithState"}):
             _, error = test_streaming_changed_query.restarted(spark, tmp_path, query, query)
     assert error is not None, "a checkpoint of flatMapGroupsWithState ran in transformWithState"
     assert "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA" in str(error), str(error)

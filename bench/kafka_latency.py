@@ -1,6 +1,9 @@
 """Streaming MATCH_RECOGNIZE end to end through a real Kafka broker: Spark 4.3's Real-Time
 Mode beside micro-batches (a 1-second processing-time trigger), on the same events.
 
+Over 400 lines: one experiment (broker, producer, both sides, checks, report) that reads as
+one script.
+
 A single-node KRaft broker (tests/kafka_broker.py, through dev/kafka) carries everything. A
 producer process (Kafka's console producer, fed by this script at a fixed rate,
 `linger.ms=0`) writes stock ticks into a 2-partition topic keyed by symbol, each a JSON

@@ -89,8 +89,7 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
     val function = f.func.asInstanceOf[KeyedStreamFunction]
     val keySchema = DataTypeUtils.fromAttributes(f.groupingAttributes)
     val keyEncoder = ExpressionEncoder(RowEncoder.encoderFor(keySchema))
-    val processor = new MatchRecognizeProcessor(function, keySchema, arrivalOrder = realTime,
-      eventTimers = true)
+    val processor = new MatchRecognizeProcessor(function, keySchema, arrivalOrder = realTime)
     TransformWithState(
       keyEncoder.resolveAndBind(f.groupingAttributes).deserializer,
       f.valueDeserializer,

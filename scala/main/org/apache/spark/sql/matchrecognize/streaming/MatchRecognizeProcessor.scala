@@ -21,8 +21,7 @@ import org.apache.spark.sql.types.StructType
 final class MatchRecognizeProcessor(
     function: KeyedStreamFunction,
     keySchema: StructType,
-    arrivalOrder: Boolean,
-    eventTimers: Boolean)
+    arrivalOrder: Boolean)
   extends StatefulProcessor[Row, Any, Any] {
 
   @transient private var state: ValueState[Array[Byte]] = _
@@ -82,7 +81,7 @@ final class MatchRecognizeProcessor(
     // An event-time timer at T fires once the watermark reaches T. A key keeps at most one,
     // after the current watermark: one at or before it would fire again in this batch (and
     // the timer firing now is deleted when its call returns).
-    override def wakeAt(micros: Option[Long]): Unit = if (eventTimers) {
+    override def wakeAt(micros: Option[Long]): Unit = {
       val at = micros.map(m => math.max(Math.floorDiv(m + 999L, 1000L), watermarkMs + 1))
       getHandle.listTimers().filterNot(t => at.contains(t)).toList.foreach(getHandle.deleteTimer)
       at.foreach(t => if (!getHandle.listTimers().contains(t)) getHandle.registerTimer(t))

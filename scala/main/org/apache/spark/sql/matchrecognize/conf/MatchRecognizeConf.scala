@@ -268,6 +268,19 @@ object MatchRecognizeConf {
       .oneOf(Seq("flatmapgroupswithstate", "transformwithstate"))
       .createWithDefault("flatmapgroupswithstate")
 
+  val REAL_TIME_REORDER_MS: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.streaming.realTimeReorderMs")
+      .doc("In Real-Time Mode, where a key's rows are matched in the order they arrive, how " +
+        "far (in event-time milliseconds) a row may arrive behind the latest event time of " +
+        "its key and still be matched in ORDER BY order: each row waits until its key's " +
+        "events have moved this far past it, or the watermark has passed it, so a match is " +
+        "written up to this much later in event time. A row further behind is late, dropped " +
+        "and counted in the late_rows metric. 0 (the default): no wait; every row behind its " +
+        "key's latest is late. Micro-batches order rows by the watermark and ignore it.")
+      .version("0.1.0")
+      .longFrom(0L, "must be 0 or more (milliseconds)")
+      .createWithDefault(0L)
+
   /**
    * For tests: force the join tree of each alternative, e.g. `((A C) B)`, with `;` between
    * alternatives; or `random:<seed>` for a seeded random tree per alternative.
@@ -338,7 +351,7 @@ object MatchRecognizeConf {
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
-      PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR)
+      PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR, REAL_TIME_REORDER_MS)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

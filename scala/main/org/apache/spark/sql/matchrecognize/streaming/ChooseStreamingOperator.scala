@@ -89,7 +89,10 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
     val function = f.func.asInstanceOf[KeyedStreamFunction]
     val keySchema = DataTypeUtils.fromAttributes(f.groupingAttributes)
     val keyEncoder = ExpressionEncoder(RowEncoder.encoderFor(keySchema))
-    val processor = new MatchRecognizeProcessor(function, keySchema, arrivalOrder = realTime)
+    val reorderMicros =
+      if (realTime) Math.multiplyExact(conf.getConf(MatchRecognizeConf.REAL_TIME_REORDER_MS), 1000L)
+      else 0L
+    val processor = new MatchRecognizeProcessor(function, keySchema, realTime, reorderMicros)
     TransformWithState(
       keyEncoder.resolveAndBind(f.groupingAttributes).deserializer,
       f.valueDeserializer,

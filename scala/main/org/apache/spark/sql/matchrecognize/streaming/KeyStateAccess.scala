@@ -20,8 +20,9 @@ trait KeyStateAccess {
 
   /**
    * Rows up to this event time (microseconds) are released to the matcher in ORDER BY order;
-   * later ones wait in the key's state. The watermark in micro-batches; without limit when
-   * rows are matched in arrival order (Real-Time Mode), where the function never holds a row.
+   * later ones wait in the key's state. The watermark in micro-batches; in arrival order
+   * (Real-Time Mode), the key's latest event time less the reordering wait, or the watermark
+   * if later (see [[MatchRecognizeProcessor]]).
    */
   def releaseUpToMicros: Long
 

@@ -13,15 +13,19 @@ import org.apache.spark.sql.types.StructType
  * call-backs are event-time timers.
  *
  * `arrivalOrder` (Real-Time Mode): waiting for the watermark would hold every row for
- * seconds, so a key's rows are matched as they arrive, each chunk in ORDER BY order, and a
- * match is written the moment it is decided. A row before the latest event time its key has
- * matched cannot join the matches already decided: it is late and dropped. That time is the
- * value state `arrival_horizon`.
+ * seconds, so a key's rows are matched as they arrive, and a match is written the moment it
+ * is decided. A row waits only until the key's latest event time (the value state
+ * `arrival_horizon`) is `reorderMicros` past it, or the watermark is; rows are released in
+ * ORDER BY order. A row further behind the key's latest than that may be behind rows
+ * already released: it is late and dropped. (A row behind the watermark never arrives:
+ * Spark drops it before the operator. Every row released by the watermark is therefore at
+ * or before any row still to come.)
  */
 final class MatchRecognizeProcessor(
     function: KeyedStreamFunction,
     keySchema: StructType,
-    arrivalOrder: Boolean)
+    arrivalOrder: Boolean,
+    reorderMicros: Long = 0L)
   extends StatefulProcessor[Row, Any, Any] {
 
   @transient private var state: ValueState[Array[Byte]] = _
@@ -50,18 +54,26 @@ final class MatchRecognizeProcessor(
     output
   }
 
-  /** The rows at or after the key's latest matched event time; that time moves on. */
+  /** The key's latest event time, Long.MinValue before its first row. */
+  private def latest: Long = if (horizon.exists()) horizon.get() else Long.MinValue
+
+  /** `latest` less the reordering wait: rows before it may be behind rows released. */
+  private def reorderedFrom(latest: Long): Long =
+    if (latest == Long.MinValue) latest else latest - reorderMicros
+
+  /** The rows not behind the key's latest event time by more than the wait; that time moves on. */
   private def notLate(rows: Iterator[Any]): Iterator[Any] = {
-    val before = if (horizon.exists()) horizon.get() else Long.MinValue
-    var latest = before
+    val before = latest
+    val lateBefore = reorderedFrom(before)
+    var latestNow = before
     val kept = rows.filter { row =>
       function.eventTimeOf(row) match {
-        case Some(t) if t < before => late += 1; false
-        case Some(t) => latest = math.max(latest, t); true
+        case Some(t) if t < lateBefore => late += 1; false
+        case Some(t) => latestNow = math.max(latestNow, t); true
         case None => true // dropped by the function, as in micro-batches
       }
     }.toVector
-    if (latest != before) horizon.update(latest)
+    if (latestNow != before) horizon.update(latestNow)
     kept.iterator
   }
 
@@ -75,8 +87,10 @@ final class MatchRecognizeProcessor(
 
     override def lateRows: Long = late
 
-    override def releaseUpToMicros: Long =
-      if (arrivalOrder) Long.MaxValue else Math.multiplyExact(watermarkMs, 1000L)
+    override def releaseUpToMicros: Long = {
+      val watermark = Math.multiplyExact(watermarkMs, 1000L)
+      if (arrivalOrder) math.max(watermark, reorderedFrom(latest)) else watermark
+    }
 
     // An event-time timer at T fires once the watermark reaches T. A key keeps at most one,
     // after the current watermark: one at or before it would fire again in this batch (and

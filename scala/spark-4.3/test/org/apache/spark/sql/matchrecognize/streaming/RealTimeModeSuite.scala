@@ -165,6 +165,47 @@ class RealTimeModeSuite extends AnyFunSuite with SparkSessionFixture {
     }
   }
 
+  /** `rows` (time ordered) with each symbol's rows of seconds 2k and 2k + 1 swapped. */
+  private def swapped(rows: Seq[(String, Timestamp, Int)]): Seq[(String, Timestamp, Int)] =
+    rows.grouped(4).flatMap(g => if (g.size == 4) Seq(g(2), g(3), g(0), g(1)) else g).toSeq
+
+  /** A row per symbol `seconds` after `rows` end, its x equal to the symbol's last. */
+  private def equalAfter(rows: Seq[(String, Timestamp, Int)], seconds: Int) =
+    rows.takeRight(2).map { case (sym, t, x) => (sym, new Timestamp(t.getTime + seconds * 1000L), x) }
+
+  for ((name, query) <- Seq("standard semantics" -> vShape, "SKIP TILL ANY MATCH" -> anyMatch)) {
+    test(s"$name: rows out of order within the reordering wait are matched in ORDER BY order") {
+      val rows = ticks(0, 30)
+      val arriving = swapped(rows)
+      // Each symbol's row of second 30 (equal to its last: it ends every UP+ and starts no
+      // V), then one 4 s later, which moves the key's events past the wait (3 s) and
+      // releases every row up to second 31.
+      val end = equalAfter(rows, 1)
+      val push = equalAfter(end, 4)
+      val expected = batch(rows ++ end, query)
+      val inOrderOnly = batch(arriving.zipWithIndex.filter(_._2 % 4 < 2).map(_._1) ++ end, query)
+      assert(expected.toSet != inOrderOnly.toSet, "the swapped rows must matter")
+      withConf(realTimeConf :+ ("spark.sql.matchRecognize.streaming.realTimeReorderMs" -> "3000"): _*) {
+        val source = newSource()
+        val tag = s"rtm_reorder_${name.take(3)}"
+        val running = start(source, query, checkpoint(), tag, "5 seconds")
+        try {
+          source.addData(arriving ++ end ++ push)
+          assertSameRows(awaitRows(running, tag, expected.size), expected)
+          val all = arriving.size + end.size + push.size
+          val deadline = System.nanoTime() + 60L * 1000000000L
+          while (running.recentProgress.map(_.numInputRows).sum < all && System.nanoTime() < deadline) {
+            Thread.sleep(100)
+          }
+          assertSameRows(rowsOf(tag), expected)
+          val late = running.recentProgress.toSeq
+            .flatMap(p => Option(p.observedMetrics.get("match_recognize"))).map(_.getAs[Long]("late_rows"))
+          assert(late.nonEmpty && late.sum == 0, running.recentProgress.map(_.observedMetrics).toSeq)
+        } finally running.stop()
+      }
+    }
+  }
+
   test("stopped after a batch commits and restarted from its checkpoint: no match lost or repeated") {
     val first = ticks(0, 30)
     val second = ticks(30, 60)

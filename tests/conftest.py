@@ -56,6 +56,38 @@ def spark():
     session.stop()
 
 
+def smoke_share() -> tuple[int, int] | None:
+    """SMR_SMOKE_SHARE=k/n, which dev/test gives the smoke run of each of n other Spark
+    lines (k = 0 .. n-1), so that they share out the longer smoke checks; None when unset."""
+    share = os.environ.get("SMR_SMOKE_SHARE", "").strip()
+    if not share:
+        return None
+    try:
+        k, n = (int(part) for part in share.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"SMR_SMOKE_SHARE={share!r}: want k/n") from None
+    if not 0 <= k < n:
+        raise pytest.UsageError(f"SMR_SMOKE_SHARE={share}: want k/n with 0 <= k < n")
+    return k, n
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under SMR_SMOKE_SHARE=k/n, the tests marked `shared_smoke` run every n-th from the
+    k-th (in node-id order): the other lines' smoke runs run each once between them."""
+    share = smoke_share()
+    if share is None:
+        return
+    k, n = share
+    shared = sorted(
+        (item for item in items if item.get_closest_marker("shared_smoke")),
+        key=lambda item: item.nodeid,
+    )
+    elsewhere = {id(item) for j, item in enumerate(shared) if j % n != k}
+    if elsewhere:
+        config.hook.pytest_deselected(items=[i for i in items if id(i) in elsewhere])
+        items[:] = [i for i in items if id(i) not in elsewhere]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",

@@ -485,6 +485,7 @@ def test_jar_command_prints_the_jar(tmp_path):
 
 
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_demo_in_a_new_process(spark, tmp_path):
     """The real command: every example with its description and rows, the V shapes
     exactly, and a broken script reported in one line while the others still run."""

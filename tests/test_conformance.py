@@ -4,11 +4,11 @@ conformance suite), each run through spark.sql() and compared with its expected 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
+from conftest import smoke_share
 from result_compare import compare_rows
 
 HERE = Path(__file__).parent / "conformance"
@@ -58,20 +58,18 @@ pytestmark = pytest.mark.smoke
 
 
 def _share(cases: list[dict]) -> list[dict]:
-    """This run's share of the result cases: all of them, or with
-    SMR_CONFORMANCE_SHARE=k/n every n-th from the k-th, so that the smoke runs of n other
-    Spark lines (dev/test gives each its own k) run every case once between them."""
-    share = os.environ.get("SMR_CONFORMANCE_SHARE")
-    if not share:
+    """This run's share of the result cases: all of them, or with SMR_SMOKE_SHARE=k/n every
+    n-th from the k-th, so that the smoke runs of n other Spark lines (dev/test gives each
+    its own k) run every case once between them."""
+    share = smoke_share()
+    if share is None:
         return cases
-    k, n = (int(part) for part in share.split("/"))
-    if not 0 <= k < n:
-        raise ValueError(f"SMR_CONFORMANCE_SHARE={share}: want k/n with 0 <= k < n")
+    k, n = share
     return cases[k::n]
 
 
 # Every error case runs on every line (the parser and analyzer differ between lines); the
-# result cases are shared out when SMR_CONFORMANCE_SHARE is set.
+# result cases are shared out when SMR_SMOKE_SHARE is set.
 STANDARD = _share(_load("standard.json"))
 ERRORS = _load("errors.json")
 ANY_MATCH = _share(_load("cep_any_match.json"))

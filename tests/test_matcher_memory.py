@@ -1,6 +1,6 @@
 """Patterns whose partial matches cannot merge keep one per start row until the partition
 ends: their state is quadratic in the rows. They must finish within the session's default
-driver memory at 20k rows, and past spark.sql.matchRecognize.maxMatcherBytes fail with an
+driver memory at 12k rows, and past spark.sql.matchRecognize.maxMatcherBytes fail with an
 error naming that key and the partition -- never an OutOfMemoryError, which would take the
 SparkContext down with it.
 """
@@ -11,7 +11,7 @@ import pytest
 
 KEY = "spark.sql.matchRecognize.maxMatcherBytes"
 STEPS = "spark.sql.matchRecognize.maxStepsPerRow"
-ROWS = 20000
+ROWS = 12000
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -31,7 +31,7 @@ from reference.cep_random_cases import generate
 from reference.cep_reference import NegEl, Single, flat_alternatives, parse
 from result_compare import compare_rows
 
-CASES = int(os.environ.get("SMR_ANY_MATCH_CASES", "25"))
+CASES = int(os.environ.get("SMR_ANY_MATCH_CASES", "15"))
 SEED_BASE = int(os.environ.get("SMR_PROPERTY_SEED", "20261121"))
 TREE_CONF = "spark.sql.matchRecognize.internal.joinTree"
 ORDER_CONF = "spark.sql.matchRecognize.joinOrder"
@@ -91,6 +91,7 @@ def _run(spark, sql: str, tree: str | None, execution: str = "joins"):
 
 
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spark):
     failures, checked, forms = [], 0, set()
     seed = SEED_BASE

@@ -61,6 +61,7 @@ def _collect(spark, sql: str, together: bool, algorithm: str):
 
 
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_random_pattern_groups_return_the_rows_of_each_pattern_alone(spark):
     failures, grouped = [], 0
     seed = SEED_BASE

@@ -33,7 +33,7 @@ from streaming_harness import (
     run_stream,
 )
 
-CASES = int(os.environ.get("SMR_STREAM_CASES", "10"))
+CASES = int(os.environ.get("SMR_STREAM_CASES", "6"))
 SEED_BASE = int(os.environ.get("SMR_STREAM_SEED", "20261126"))
 
 EPOCH = datetime.datetime(2024, 1, 1)
@@ -299,6 +299,7 @@ def _restartable(spark, tmp_path, sql, first, second):
 
 
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
     rows = _walk_rows(90, ["a", "b"], random.Random(5))
     closed = rows + _closing_rows(rows, V_SHAPE)[0]
@@ -436,7 +437,12 @@ def _check_random_cases(level: str, first_seed: int, query_of, check) -> None:
 
 
 @pytest.mark.parametrize(
-    "level", [pytest.param("basic", marks=pytest.mark.smoke), "full", "next_match"]
+    "level",
+    [
+        pytest.param("basic", marks=[pytest.mark.smoke, pytest.mark.shared_smoke]),
+        "full",
+        "next_match",
+    ],
 )
 def test_random_patterns_stream_equals_batch(spark, tmp_path, level):
     def query_of(spec, _seed):

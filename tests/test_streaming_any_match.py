@@ -84,6 +84,7 @@ SELECT * FROM events MATCH_RECOGNIZE (
 
 
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_a_sequence_stream_equals_batch_and_reports_its_work(spark, tmp_path):
     """Over many small micro-batches the stream writes the batch rows, and each
     micro-batch's progress carries observed metrics `match_recognize`: the matches written,
@@ -275,6 +276,7 @@ def test_a_trailing_negation_holds_a_match_until_the_watermark_closes_its_window
 
 
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
     """The query stops part-way, with partial matches buffered, matches held by the
     trailing negation and rows waiting for the watermark, and restarts from its checkpoint

@@ -241,3 +241,4 @@ def test_sparks_state_reader_reads_the_state_by_its_documented_layout(
     assert {d["format"] for d in decoded} == {2}
     # The last rows wait for the watermark (5 s behind the last event).
     assert sum(d["waiting"] for d in decoded) > 0, decoded
+

@@ -19,8 +19,9 @@ import test_streaming
 import test_streaming_any_match
 import test_streaming_changed_query
 import test_streaming_pattern_groups
+from result_compare import compare_rows
 from session_settings import settings
-from streaming_harness import write_batches
+from streaming_harness import run_batch, write_batches
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 OPERATOR = "spark.sql.matchRecognize.streaming.operator"
@@ -242,3 +243,66 @@ def test_sparks_state_reader_reads_the_state_by_its_documented_layout(
     # The last rows wait for the watermark (5 s behind the last event).
     assert sum(d["waiting"] for d in decoded) > 0, decoded
 
+
+
+TTL = "spark.sql.matchRecognize.streaming.stateTtlMs"
+
+ANY_MATCH_HELD = """
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES A.ts AS a_ts, B.ts AS b_ts
+  ONE ROW PER MATCH SKIP TILL ANY MATCH
+  PATTERN (A B !N) WITHIN 4 ROWS
+  DEFINE A AS A.x > 5, B AS B.x < A.x, N AS N.x = 0)
+"""
+
+
+@pytest.mark.parametrize(
+    "sql", [test_streaming.V_SHAPE, ANY_MATCH_HELD], ids=["standard", "any_match"]
+)
+def test_a_key_past_its_time_to_live_ends_as_a_batch_partition_ends(
+    spark, tmp_path, transform_with_state, sql
+):
+    """Once the watermark is the time to live past a key's last row, the key's partition
+    ends: the stream then holds the batch result, with what only the end of a partition
+    decides (a last V's UP+; under WITHIN 4 ROWS, the matches a trailing negation holds
+    for the rows after them), and the key's state is gone."""
+    row = test_streaming._row
+    # a: a V whose UP+ runs to a's last row; b: the same shape, 4 rows. Times are the ids.
+    keys_rows = [row(i, "a", x, 0) for i, x in zip(range(1, 6), [5, 4, 3, 4, 6], strict=True)]
+    keys_rows += [row(i, "b", x, 0) for i, x in zip(range(11, 15), [9, 7, 8, 9], strict=True)]
+    # z (no x: it starts no match) moves the watermark past a's and b's last rows plus 10 s.
+    later = [row(1000, "z", None, None), row(1001, "z", None, None)]
+    checkpoint = tmp_path / "checkpoint"
+    with settings(spark, {TTL: "10000"}):
+        stream = test_streaming.run_stream(
+            spark,
+            tmp_path,
+            test_streaming.SCHEMA,
+            test_streaming.COLUMNS,
+            [keys_rows, later[:1], later[1:]],
+            sql,
+            checkpoint=checkpoint,
+        )
+    expected = run_batch(spark, test_streaming.SCHEMA, keys_rows + later, sql)
+    assert len(expected) >= 2
+    assert compare_rows(stream.rows, expected, ordered=False) is None
+    if sql == test_streaming.V_SHAPE:
+        # Each key's one V takes all its rows: only the partition's end decides its UP+.
+        assert {(r[0], r[-1]) for r in expected} == {("a", 5), ("b", 4)}, expected
+    state = spark.read.format("statestore").option("stateVarName", "match_recognize").load(
+        str(checkpoint)
+    )
+    assert sorted(r.key.part for r in state.collect()) == ["z"]
+
+
+def test_a_time_to_live_in_flat_map_groups_with_state_is_refused(spark, tmp_path):
+    stream = test_streaming._analyze_over_stream(spark, tmp_path, test_streaming.V_SHAPE)
+    with settings(spark, {TTL: "60000"}):
+        with pytest.raises(AnalysisException) as info:
+            stream.writeStream.format("memory").queryName("ttl_fmgws").option(
+                "checkpointLocation", str(tmp_path / "checkpoint")
+            ).start().stop()
+    message = str(info.value)
+    assert "MATCH_RECOGNIZE.STREAMING_STATE_TTL" in message, message
+    assert "streaming.operator=transformWithState" in message, message

@@ -268,6 +268,20 @@ object MatchRecognizeConf {
       .oneOf(Seq("flatmapgroupswithstate", "transformwithstate"))
       .createWithDefault("flatmapgroupswithstate")
 
+  val STATE_TTL_MS: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.streaming.stateTtlMs")
+      .doc("In transformWithState (see streaming.operator; always in Real-Time Mode), once " +
+        "the watermark has passed the latest row of a key by this many milliseconds of " +
+        "event time, the key's partition ends as a batch query's does: the matches the end " +
+        "of the partition decides are written, the others dropped, and the key's state is " +
+        "removed; its next row starts afresh (MATCH_NUMBER() from 1). For patterns without " +
+        "WITHIN, whose keys otherwise keep their last open match for ever. 0 (the default): " +
+        "a key's state stays. Set it when the query first starts. flatMapGroupsWithState " +
+        "refuses it.")
+      .version("0.1.0")
+      .longFrom(0L, "must be 0 or more (milliseconds)")
+      .createWithDefault(0L)
+
   val REAL_TIME_REORDER_MS: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.streaming.realTimeReorderMs")
       .doc("In Real-Time Mode, where a key's rows are matched in the order they arrive, how " +
@@ -351,7 +365,7 @@ object MatchRecognizeConf {
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
-      PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR, REAL_TIME_REORDER_MS)
+      PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR, STATE_TTL_MS, REAL_TIME_REORDER_MS)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

@@ -34,7 +34,7 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
       val transform = realTime ||
         conf.getConf(MatchRecognizeConf.STREAMING_OPERATOR) == "transformwithstate"
       checkOutputMode(write.outputMode, transform)
-      if (!transform) plan
+      if (!transform) { checkNoStateTtl(); plan }
       else {
         checkStateStore(realTime)
         write.copy(inputQuery = write.inputQuery.transformUp {
@@ -56,6 +56,18 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
         s"MATCH_RECOGNIZE over a streaming input writes each match once, when it is " +
           s"decided, and never updates it: the query runs in $modes, not $mode. Use " +
           "writeStream.outputMode(\"append\") (the default).")
+    }
+  }
+
+  /** `flatMapGroupsWithState` keeps no time to live: a query asking for one is told where it is. */
+  private def checkNoStateTtl(): Unit = {
+    if (conf.getConf(MatchRecognizeConf.STATE_TTL_MS) > 0) {
+      throw analysis("STREAMING_STATE_TTL",
+        "spark.sql.matchRecognize.streaming.stateTtlMs ends the partition of a key its rows " +
+          "have left behind, which only the transformWithState operator can do, but this query " +
+          "runs in flatMapGroupsWithState. Set spark.sql.matchRecognize.streaming.operator=" +
+          "transformWithState (and the RocksDB state store) before it starts, or set the time " +
+          "to live to 0.")
     }
   }
 
@@ -92,7 +104,9 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
     val reorderMicros =
       if (realTime) Math.multiplyExact(conf.getConf(MatchRecognizeConf.REAL_TIME_REORDER_MS), 1000L)
       else 0L
-    val processor = new MatchRecognizeProcessor(function, keySchema, realTime, reorderMicros)
+    val ttlMicros = Math.multiplyExact(conf.getConf(MatchRecognizeConf.STATE_TTL_MS), 1000L)
+    val processor =
+      new MatchRecognizeProcessor(function, keySchema, realTime, reorderMicros, ttlMicros)
     TransformWithState(
       keyEncoder.resolveAndBind(f.groupingAttributes).deserializer,
       f.valueDeserializer,

@@ -38,6 +38,16 @@ trait KeyStateAccess {
    * the previous request; `None` cancels it.
    */
   def wakeAt(micros: Option[Long]): Unit
+
+  /**
+   * Whether this call ends the key's partition: its state's time to live (in event time,
+   * after its latest row) has passed. The function then decides what the end of a partition
+   * decides and calls [[remove]] instead of [[save]].
+   */
+  def endsPartition: Boolean = false
+
+  /** Drops the key's state and its call-back. */
+  def remove(): Unit
 }
 
 /** A key's state in Spark's `flatMapGroupsWithState`: one value and an event-time timeout. */
@@ -50,6 +60,8 @@ final class GroupStateAccess(state: GroupState[Array[Byte]]) extends KeyStateAcc
   override def watermarkMs: Long = state.getCurrentWatermarkMs()
 
   override def releaseUpToMicros: Long = Math.multiplyExact(watermarkMs, 1000L)
+
+  override def remove(): Unit = state.remove()
 
   // A timeout fires when the watermark passes its timestamp, which must not be behind the
   // watermark; without a new one set, the key is not called back.

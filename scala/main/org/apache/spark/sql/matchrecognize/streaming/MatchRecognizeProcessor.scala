@@ -20,16 +20,22 @@ import org.apache.spark.sql.types.StructType
  * already released: it is late and dropped. (A row behind the watermark never arrives:
  * Spark drops it before the operator. Every row released by the watermark is therefore at
  * or before any row still to come.)
+ *
+ * `stateTtlMicros` (when above 0): the value state `last_row_time` keeps the key's latest
+ * event time; once the watermark is that much past it, a timer ends the key's partition
+ * (see [[KeyStateAccess.endsPartition]]).
  */
 final class MatchRecognizeProcessor(
     function: KeyedStreamFunction,
     keySchema: StructType,
     arrivalOrder: Boolean,
-    reorderMicros: Long = 0L)
+    reorderMicros: Long = 0L,
+    stateTtlMicros: Long = 0L)
   extends StatefulProcessor[Row, Any, Any] {
 
   @transient private var state: ValueState[Array[Byte]] = _
   @transient private var horizon: ValueState[Long] = _
+  @transient private var lastRow: ValueState[Long] = _
   @transient private lazy val toKey = CatalystTypeConverters.createToCatalystConverter(keySchema)
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
@@ -37,10 +43,15 @@ final class MatchRecognizeProcessor(
     if (arrivalOrder) {
       horizon = getHandle.getValueState[Long]("arrival_horizon", Encoders.scalaLong, TTLConfig.NONE)
     }
+    if (stateTtlMicros > 0) {
+      lastRow = getHandle.getValueState[Long]("last_row_time", Encoders.scalaLong, TTLConfig.NONE)
+    }
   }
 
-  override def handleInputRows(key: Row, rows: Iterator[Any], timers: TimerValues): Iterator[Any] =
-    run(key, if (arrivalOrder) notLate(rows) else rows, timers)
+  override def handleInputRows(key: Row, rows: Iterator[Any], timers: TimerValues): Iterator[Any] = {
+    val kept = if (arrivalOrder) notLate(rows) else rows
+    run(key, if (stateTtlMicros > 0) keepingLastRowTime(kept) else kept, timers)
+  }
 
   override def handleExpiredTimer(key: Row, timers: TimerValues, expired: ExpiredTimerInfo): Iterator[Any] =
     run(key, Iterator.empty, timers)
@@ -53,6 +64,24 @@ final class MatchRecognizeProcessor(
     late = 0L
     output
   }
+
+  /** The rows, after recording the latest of their event times in `last_row_time`. */
+  private def keepingLastRowTime(rows: Iterator[Any]): Iterator[Any] = {
+    val all = rows.toVector
+    val times = all.iterator.flatMap(function.eventTimeOf)
+    if (times.hasNext) {
+      val latest = times.max
+      if (!lastRow.exists() || lastRow.get() < latest) lastRow.update(latest)
+    }
+    all.iterator
+  }
+
+  /** When the key's state expires: its latest row's event time plus the time to live. */
+  private def expiresAt: Option[Long] =
+    if (stateTtlMicros > 0 && lastRow.exists()) {
+      val at = lastRow.get() + stateTtlMicros
+      Some(if (at < lastRow.get()) Long.MaxValue else at)
+    } else None
 
   /** The key's latest event time, Long.MinValue before its first row. */
   private def latest: Long = if (horizon.exists()) horizon.get() else Long.MinValue
@@ -95,8 +124,19 @@ final class MatchRecognizeProcessor(
     // An event-time timer at T fires once the watermark reaches T. A key keeps at most one,
     // after the current watermark: one at or before it would fire again in this batch (and
     // the timer firing now is deleted when its call returns).
+    override def endsPartition: Boolean =
+      expiresAt.exists(at => Math.multiplyExact(watermarkMs, 1000L) >= at)
+
+    override def remove(): Unit = {
+      state.clear()
+      if (lastRow != null) lastRow.clear()
+      getHandle.listTimers().toList.foreach(getHandle.deleteTimer)
+    }
+
+    // The state's expiry is one more reason to be called back.
     override def wakeAt(micros: Option[Long]): Unit = {
-      val at = micros.map(m => math.max(Math.floorDiv(m + 999L, 1000L), watermarkMs + 1))
+      val when = (micros ++ expiresAt).reduceOption((a: Long, b: Long) => math.min(a, b))
+      val at = when.map(m => math.max(Math.floorDiv(m + 999L, 1000L), watermarkMs + 1))
       getHandle.listTimers().filterNot(t => at.contains(t)).toList.foreach(getHandle.deleteTimer)
       at.foreach(t => if (!getHandle.listTimers().contains(t)) getHandle.registerTimer(t))
     }

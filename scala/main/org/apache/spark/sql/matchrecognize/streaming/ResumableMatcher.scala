@@ -44,18 +44,23 @@ final class ResumableMatcher(spec: MatcherSpec, partitionIndex: Int, describeKey
   private val writer = driver.writer
   private val matcher = driver.matcher
 
+  /**
+   * `endPartition`: no row of the key comes after these (its state's time to live has
+   * passed): every open match is decided as the end of a partition decides it.
+   */
   def advance(state: KeyState, newRows: Iterator[UnsafeRow], timeOrdinal: Int,
-      watermarkMicros: Long): Advanced = {
+      watermarkMicros: Long, endPartition: Boolean = false): Advanced = {
     driver.resume(state.base, state.resumeAt, state.matchesBefore, state.writtenUpTo)
     // The saved rows were offered before, and no output they gave is written again: a
     // match that was decided moved `resumeAt` past its start.
     state.released.foreach(driver.add)
     newRows.foreach(driver.add)
+    if (endPartition) driver.decideAll()
 
     var resumeAt =
       math.min(math.min(matcher.firstUndecided, writer.oldestNeeded), driver.processedUpTo)
     var windowsCloseAt: Option[Long] = None
-    if (closesByTime && resumeAt < buffer.end) {
+    if (closesByTime && resumeAt < buffer.end && !endPartition) {
       val lastTime = buffer.get(buffer.end - 1).getLong(timeOrdinal)
       val closeAt = lastTime + windowMicros.get
       if (watermarkMicros >= closeAt) {

@@ -62,11 +62,14 @@ final class RunningWindowColumns(columns: Seq[Alias], input: Seq[Attribute], ord
   /**
    * Calls `f` with each of the key's rows that can be passed on now, in physical order,
    * followed by its window columns: the rows held back before, then `delivered` (the key's
-   * next rows), except the last rows whose NEXT is not delivered yet. Moves `progress`.
+   * next rows), except the last rows whose NEXT is not delivered yet, unless the key's rows
+   * have `ended` (NEXT past the last row is then NULL, as at a partition's end). Moves
+   * `progress`.
    */
-  def foreach(progress: WindowProgress, delivered: IndexedSeq[UnsafeRow])(f: InternalRow => Unit): Unit = {
+  def foreach(progress: WindowProgress, delivered: IndexedSeq[UnsafeRow], ended: Boolean = false)(
+      f: InternalRow => Unit): Unit = {
     val rows = progress.pending.toIndexedSeq ++ delivered
-    val n = math.max(0, rows.length - ahead)
+    val n = if (ended) rows.length else math.max(0, rows.length - ahead)
     val keys = rows.map(r => keyOf(r).copy())
     // The index of the last ORDER BY peer of each row.
     val lastPeer = new Array[Int](rows.length)
@@ -93,7 +96,8 @@ final class RunningWindowColumns(columns: Seq[Alias], input: Seq[Attribute], ord
           case Neighbour(value, k, dataType) =>
             val at = i + k
             val source =
-              if (at >= 0) rows(at)
+              if (at >= rows.length) null
+              else if (at >= 0) rows(at)
               else {
                 val j = progress.recent.length + at
                 if (j >= 0) progress.recent(j) else null

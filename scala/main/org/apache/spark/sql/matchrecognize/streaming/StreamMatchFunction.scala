@@ -40,13 +40,18 @@ final class StreamMatchFunction(
     val (ready, waiting) =
       EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, state)
     currentKey = key
+    // A key whose time to live has passed has no row waiting: the watermark passed them all.
+    val ending = state.endsPartition && waiting.isEmpty
     val advanced = matcher.advance(saved, ready.sorted(rowOrdering).iterator, timeOrdinal,
-      watermarkMicros)
-    state.save(KeyState.encode(advanced.state.copy(waiting = waiting), signature))
-    // Called back once the watermark reaches the earliest waiting row, or closes the WITHIN
-    // window of the open matches.
-    EventTimeRelease.wakeAt(state,
-      waiting.iterator.map(_.getLong(timeOrdinal)) ++ advanced.windowsCloseAt.iterator)
+      watermarkMicros, ending)
+    if (ending) state.remove()
+    else {
+      state.save(KeyState.encode(advanced.state.copy(waiting = waiting), signature))
+      // Called back once the watermark reaches the earliest waiting row, or closes the
+      // WITHIN window of the open matches.
+      EventTimeRelease.wakeAt(state,
+        waiting.iterator.map(_.getLong(timeOrdinal)) ++ advanced.windowsCloseAt.iterator)
+    }
     val width = spec.outputExpressions.length
     val isRow = new GenericInternalRow(Array[Any](false, 0L, 0L, 0L))
     val statistics = new GenericInternalRow(width + 4)

@@ -116,7 +116,9 @@ final class StreamTreeFunction(
     written.clear()
     saved.written.indices.foreach(i => written.put(saved.written(i), saved.writtenUntil(i)))
     val createdBefore = saved.trees.iterator.map(_.created.sum).sum
-    windows.foreach(saved.window, ready.sorted(rowOrdering)) { row =>
+    // A key whose time to live has passed has no row waiting: the watermark passed them all.
+    val ending = state.endsPartition && waiting.isEmpty
+    windows.foreach(saved.window, ready.sorted(rowOrdering), ending) { row =>
       if (keysPresent.eval(row)) units.add(saved.trees, row, emits, describeCurrent)
     }
     // Every row up to the watermark is in (but those held back for NEXT, which wait for
@@ -127,14 +129,19 @@ final class StreamTreeFunction(
       val in = if (pending.isEmpty) watermark else math.min(watermark, pending.head.getLong(timeOrdinal) - 1)
       units.close(saved.trees, in, emits, describeCurrent)
     }
-    numbering.foreach(number(saved, _))
-    if (idsOf != null) keepWritten(saved)
-    saved.waiting = waiting.toArray
-    state.save(TreeKeyState.encode(saved, signature))
-    val changes = if (rowsWindow) Iterator.empty
-    else Iterator(units.nextChange(saved.trees)).filter(_ != Long.MaxValue) ++
-    numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))
-    EventTimeRelease.wakeAt(state, waiting.iterator.map(_.getLong(timeOrdinal)) ++ changes)
+    // The end of the key's partition: what the batch query writes at a partition's end.
+    if (ending) units.finish(saved.trees, emits, describeCurrent)
+    numbering.foreach(number(saved, _, ending))
+    if (ending) state.remove()
+    else {
+      if (idsOf != null) keepWritten(saved)
+      saved.waiting = waiting.toArray
+      state.save(TreeKeyState.encode(saved, signature))
+      val changes = if (rowsWindow) Iterator.empty
+      else Iterator(units.nextChange(saved.trees)).filter(_ != Long.MaxValue) ++
+      numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))
+      EventTimeRelease.wakeAt(state, waiting.iterator.map(_.getLong(timeOrdinal)) ++ changes)
+    }
     // The call's statistics, as one more row (see `StreamTreeFunction.statistics`).
     val statistics = new GenericInternalRow(width + 4)
     statistics.setBoolean(width, true)
@@ -149,12 +156,12 @@ final class StreamTreeFunction(
   /**
    * Numbers the written matches no later match can sort before (see [[MatchNumbering]]):
    * those whose first variable's window position the key's events have passed by more than
-   * the window. The others wait in the key's state.
+   * the window, or `all` at the key's end. The others wait in the key's state.
    */
-  private def number(saved: TreeKeyState, n: MatchNumbering): Unit = {
+  private def number(saved: TreeKeyState, n: MatchNumbering, all: Boolean): Unit = {
     val reached = saved.trees(0).lastPosition
     val (ready, later) = unnumbered.toArray(new Array[UnsafeRow](0))
-      .partition(_.getLong(n.firstLo) + window < reached)
+      .partition(row => all || row.getLong(n.firstLo) + window < reached)
     ready.sorted(byPositions).foreach { row =>
       saved.numbered += 1
       row.setLong(n.number, saved.numbered)

@@ -91,6 +91,16 @@ class RealTimeModeSuite extends AnyFunSuite with SparkSessionFixture {
     rowsOf(name)
   }
 
+  /**
+   * Waits until the stopped query's long-running tasks have ended: a Real-Time batch needs a
+   * slot for every task at once, and a restart scheduled while they still hold theirs fails.
+   */
+  private def awaitTasksEnded(): Unit = {
+    val tracker = spark.sparkContext.statusTracker
+    val deadline = System.nanoTime() + 60L * 1000000000L
+    while (tracker.getActiveJobIds().nonEmpty && System.nanoTime() < deadline) Thread.sleep(100)
+  }
+
   private def rowsOf(name: String): Seq[Row] =
     written.asScala.filter(_._1 == name).map(_._2).toSeq
 
@@ -224,6 +234,7 @@ class RealTimeModeSuite extends AnyFunSuite with SparkSessionFixture {
         }
         assert(before.recentProgress.exists(_.numInputRows > 0), "no batch committed")
       } finally before.stop()
+      awaitTasksEnded()
       val after = start(source, vShape, location, "rtm_restart", "5 seconds")
       try {
         source.addData(second)

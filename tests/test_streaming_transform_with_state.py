@@ -21,6 +21,7 @@ import test_streaming_changed_query
 import test_streaming_pattern_groups
 from result_compare import compare_rows
 from session_settings import settings
+from spark_match_recognize import late_rows
 from streaming_harness import run_batch, write_batches
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -306,3 +307,84 @@ def test_a_time_to_live_in_flat_map_groups_with_state_is_refused(spark, tmp_path
     message = str(info.value)
     assert "MATCH_RECOGNIZE.STREAMING_STATE_TTL" in message, message
     assert "streaming.operator=transformWithState" in message, message
+
+
+LATE_KEPT = "spark.sql.matchRecognize.streaming.lateRowsKept"
+
+
+def test_late_rows_are_kept_for_reading_back(spark, tmp_path, transform_with_state):
+    """With late rows kept, a row behind rows of its key already matched is dropped from the
+    matching (the stream still holds the batch result without it), counted in the progress,
+    and kept in the key's state, from where the state data source reads it back. A row
+    behind the watermark whose key has matched nothing after it is not late: it is matched,
+    as in the batch query (Spark would have dropped it before the operator)."""
+    row = test_streaming._row
+    rows = test_streaming._walk_rows(40, ["a"], random.Random(4))
+    late = [row(3, "a", 1000, 0), row(4, "a", 1001, 1)]  # behind a's matched rows
+    # b's V, all behind the watermark when it arrives; b has no rows before it.
+    # (Its last row, equal to the one before, ends the V's UP+.)
+    late_key = [row(i, "b", x, 0) for i, x in zip(range(5, 11), [9, 7, 5, 8, 9, 9], strict=True)]
+    tail = [row(10_000, "a", None, None)]
+    checkpoint = tmp_path / "checkpoint"
+    with settings(spark, {LATE_KEPT: "1"}):
+        stream = test_streaming.run_stream(
+            spark,
+            tmp_path,
+            test_streaming.SCHEMA,
+            test_streaming.COLUMNS,
+            [rows[:20], rows[20:], late + late_key, tail, [test_streaming._flush()]],
+            test_streaming.V_SHAPE,
+            checkpoint=checkpoint,
+        )
+    expected = run_batch(
+        spark, test_streaming.SCHEMA, rows + late_key + tail, test_streaming.V_SHAPE
+    )
+    assert [r for r in expected if r[0] == "b"], "b's V must match"
+    assert compare_rows(stream.rows, expected, ordered=False) is None
+    metrics = [p.get("observedMetrics", {}).get("match_recognize") for p in stream.progress]
+    counted = [m["late_rows"] for m in metrics if m is not None and m["late_rows"] is not None]
+    assert sum(counted) == 2, counted
+    kept = late_rows(spark, checkpoint)
+    # One kept per key: the most recent, with the columns the query reads.
+    assert [tuple(r) for r in kept.collect()] == [("a", 1001, late[1][4])]
+    assert kept.columns == ["part", "x", "ts"]
+
+
+def test_without_the_setting_reading_late_rows_says_what_to_set(
+    spark, tmp_path, transform_with_state
+):
+    """Without the setting no late row is kept, and reading them back says why."""
+    rows = [test_streaming._row(i, "a", 50 - i, 0) for i in range(1, 9)]
+    checkpoint = tmp_path / "checkpoint"
+    test_streaming.run_stream(
+        spark,
+        tmp_path,
+        test_streaming.SCHEMA,
+        test_streaming.COLUMNS,
+        [rows, [test_streaming._flush()]],
+        test_streaming.V_SHAPE,
+        checkpoint=checkpoint,
+    )
+    with pytest.raises(ValueError, match="lateRowsKept"):
+        late_rows(spark, checkpoint).collect()
+
+
+def test_keeping_late_rows_in_flat_map_groups_with_state_is_refused(spark, tmp_path):
+    stream = test_streaming._analyze_over_stream(spark, tmp_path, test_streaming.V_SHAPE)
+    with settings(spark, {LATE_KEPT: "10"}):
+        with pytest.raises(AnalysisException) as info:
+            stream.writeStream.format("memory").queryName("late_fmgws").option(
+                "checkpointLocation", str(tmp_path / "checkpoint")
+            ).start().stop()
+    message = str(info.value)
+    assert "MATCH_RECOGNIZE.STREAMING_LATE_ROWS_KEPT" in message, message
+    assert "streaming.operator=transformWithState" in message, message
+
+
+@pytest.mark.parametrize(
+    "arguments", [{"operator_id": -1}, {"operator_id": "0"}, {"batch_id": True}, {"batch_id": 1.5}]
+)
+def test_late_rows_refuses_a_bad_argument_by_name(arguments):
+    name = next(iter(arguments))
+    with pytest.raises(ValueError, match=name):
+        late_rows(None, "/nowhere", **arguments)

@@ -49,6 +49,7 @@ from .jars import (  # noqa: E402
     jar_info,
     jar_path,
 )
+from .late_rows import late_rows  # noqa: E402
 from .metrics import OperatorMetrics, operator_metrics  # noqa: E402
 from .pattern_sets import match_patterns, match_patterns_sql  # noqa: E402
 from .transpile import DIALECTS, TranspileError, transpile  # noqa: E402
@@ -75,6 +76,7 @@ __all__ = [
     "explain_pattern",
     "jar_info",
     "jar_path",
+    "late_rows",
     "match_patterns",
     "match_patterns_sql",
     "match_recognize",

@@ -282,6 +282,22 @@ object MatchRecognizeConf {
       .longFrom(0L, "must be 0 or more (milliseconds)")
       .createWithDefault(0L)
 
+  val LATE_ROWS_KEPT: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.streaming.lateRowsKept")
+      .doc("In transformWithState (see streaming.operator; always in Real-Time Mode), how " +
+        "many of each key's late rows to keep in its state, the most recent, to read back " +
+        "with Spark's state data source (Python: late_rows(spark, checkpoint)). The " +
+        "operator then sees every row, and a row is late only when it arrives behind rows " +
+        "of its key already matched (in Real-Time Mode, behind its key's latest by more " +
+        "than the reordering wait); a row behind the watermark whose key has matched nothing " +
+        "after it is matched as in the batch query. Late rows are dropped from the matching " +
+        "and counted in the late_rows metric. 0 (the default): none is kept, and Spark drops " +
+        "rows behind the watermark before the operator. Set it when the query first starts. " +
+        "flatMapGroupsWithState refuses it.")
+      .version("0.1.0")
+      .longFrom(0L, "must be 0 or more (rows per key)")
+      .createWithDefault(0L)
+
   val REAL_TIME_REORDER_MS: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.streaming.realTimeReorderMs")
       .doc("In Real-Time Mode, where a key's rows are matched in the order they arrive, how " +
@@ -365,7 +381,8 @@ object MatchRecognizeConf {
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
-      PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR, STATE_TTL_MS, REAL_TIME_REORDER_MS)
+      PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR, STATE_TTL_MS, REAL_TIME_REORDER_MS,
+      LATE_ROWS_KEPT)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()

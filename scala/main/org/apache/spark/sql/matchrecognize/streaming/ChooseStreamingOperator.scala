@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
+import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.{FlatMapGroupsWithState, LogicalPlan, TransformWithState}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.WriteToStreamStatement
@@ -34,7 +35,7 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
       val transform = realTime ||
         conf.getConf(MatchRecognizeConf.STREAMING_OPERATOR) == "transformwithstate"
       checkOutputMode(write.outputMode, transform)
-      if (!transform) { checkNoStateTtl(); plan }
+      if (!transform) { checkOnlyInTransformWithState(); plan }
       else {
         checkStateStore(realTime)
         write.copy(inputQuery = write.inputQuery.transformUp {
@@ -59,8 +60,8 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
     }
   }
 
-  /** `flatMapGroupsWithState` keeps no time to live: a query asking for one is told where it is. */
-  private def checkNoStateTtl(): Unit = {
+  /** Settings only `transformWithState` serves: a query asking for one is told where it is. */
+  private def checkOnlyInTransformWithState(): Unit = {
     if (conf.getConf(MatchRecognizeConf.STATE_TTL_MS) > 0) {
       throw analysis("STREAMING_STATE_TTL",
         "spark.sql.matchRecognize.streaming.stateTtlMs ends the partition of a key its rows " +
@@ -68,6 +69,15 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
           "runs in flatMapGroupsWithState. Set spark.sql.matchRecognize.streaming.operator=" +
           "transformWithState (and the RocksDB state store) before it starts, or set the time " +
           "to live to 0.")
+    }
+    if (conf.getConf(MatchRecognizeConf.LATE_ROWS_KEPT) > 0) {
+      throw analysis("STREAMING_LATE_ROWS_KEPT",
+        "spark.sql.matchRecognize.streaming.lateRowsKept keeps a key's late rows in its " +
+          "state, which only the transformWithState operator can do, but this query runs in " +
+          "flatMapGroupsWithState (where Spark drops rows behind the watermark unseen; the " +
+          "progress's numRowsDroppedByWatermark counts them). Set " +
+          "spark.sql.matchRecognize.streaming.operator=transformWithState (and the RocksDB " +
+          "state store) before it starts, or set it to 0.")
     }
   }
 
@@ -105,22 +115,27 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
       if (realTime) Math.multiplyExact(conf.getConf(MatchRecognizeConf.REAL_TIME_REORDER_MS), 1000L)
       else 0L
     val ttlMicros = Math.multiplyExact(conf.getConf(MatchRecognizeConf.STATE_TTL_MS), 1000L)
-    val processor =
-      new MatchRecognizeProcessor(function, keySchema, realTime, reorderMicros, ttlMicros)
+    val lateKept = math.min(conf.getConf(MatchRecognizeConf.LATE_ROWS_KEPT), Int.MaxValue).toInt
+    val processor = new MatchRecognizeProcessor(
+      function, keySchema, realTime, reorderMicros, ttlMicros, lateKept)
+    // To keep late rows the processor must see them: the event time loses Spark's watermark
+    // mark, which would have Spark drop rows behind the watermark before the operator.
+    val (child, swap) = if (lateKept > 0) LateRowsInput.unmarked(f.child) else (f.child, identity[Attribute] _)
+    val values = f.valueDeserializer.transformUp { case a: Attribute => swap(a) }
     TransformWithState(
       keyEncoder.resolveAndBind(f.groupingAttributes).deserializer,
-      f.valueDeserializer,
+      values,
       f.groupingAttributes,
-      f.dataAttributes,
+      f.dataAttributes.map(swap),
       processor.asInstanceOf[StatefulProcessor[Any, Any, Any]],
       TimeMode.EventTime(),
       mode,
       keyEncoder.asInstanceOf[ExpressionEncoder[Any]],
       f.outputObjAttr,
-      f.child,
+      child,
       hasInitialState = false,
       f.initialStateGroupAttrs,
-      f.initialStateDataAttrs,
+      f.initialStateDataAttrs.map(swap),
       f.initialStateDeserializer,
       f.initialState)
   }

@@ -27,9 +27,9 @@ trait KeyStateAccess {
   def releaseUpToMicros: Long
 
   /**
-   * The key's rows dropped as late before this call, by arrival order (Real-Time Mode). In
-   * micro-batches Spark drops rows behind the watermark before the operator, and counts them
-   * itself.
+   * The key's rows dropped as late before this call: by arrival order (Real-Time Mode), or
+   * when late rows are kept (see [[MatchRecognizeProcessor]]). Otherwise Spark drops rows
+   * behind the watermark before the operator, and counts them itself.
    */
   def lateRows: Long = 0L
 

@@ -1,9 +1,12 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
-import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.streaming.GroupState
+import org.apache.spark.sql.types.StructType
 
 /**
  * What both streaming MATCH_RECOGNIZE functions share: a key's new rows arrive as the
@@ -33,6 +36,9 @@ abstract class KeyedStreamFunction(
     process(key.asInstanceOf[InternalRow], values,
       new GroupStateAccess(group.asInstanceOf[GroupState[Array[Byte]]]))
 
+  /** The columns of an arriving row. */
+  def inputSchema: StructType = DataTypeUtils.fromAttributes(input)
+
   /** The event time of an arriving row (the struct of the input columns), NULL as None. */
   def eventTimeOf(value: Any): Option[Long] = {
     val row = value.asInstanceOf[InternalRow]
@@ -41,6 +47,12 @@ abstract class KeyedStreamFunction(
 
   @transient private lazy val toUnsafe = UnsafeProjection.create(
     input.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) })
+
+  @transient private lazy val toExternal = CatalystTypeConverters.createToScalaConverter(inputSchema)
+
+  /** An arriving row's input columns (not the operator's tag) as a `Row`. */
+  def externalRowOf(value: Any): Row =
+    toExternal(toUnsafe(value.asInstanceOf[InternalRow])).asInstanceOf[Row]
 
   /** The key's new rows as unsafe rows; rows whose event time is NULL have no place in event time. */
   protected def arrivals(values: Iterator[Any]): Iterator[UnsafeRow] =

@@ -3,7 +3,8 @@ package org.apache.spark.sql.matchrecognize.streaming
 import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.streaming.{ExpiredTimerInfo, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
+import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
+import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -24,18 +25,28 @@ import org.apache.spark.sql.types.StructType
  * `stateTtlMicros` (when above 0): the value state `last_row_time` keeps the key's latest
  * event time; once the watermark is that much past it, a timer ends the key's partition
  * (see [[KeyStateAccess.endsPartition]]).
+ *
+ * `lateRowsKept` (when above 0): the operator sees every row (see [[LateRowsInput]]) and
+ * decides lateness itself. The value state `released_to` keeps the event time up to which
+ * the key's rows have been released to the matcher; a row before it arrives after rows it
+ * precedes were matched, so it is late: dropped, counted, and the most recent
+ * `lateRowsKept` of them kept in the list state `late_rows` (the input columns), where the
+ * state data source reads them.
  */
 final class MatchRecognizeProcessor(
     function: KeyedStreamFunction,
     keySchema: StructType,
     arrivalOrder: Boolean,
     reorderMicros: Long = 0L,
-    stateTtlMicros: Long = 0L)
+    stateTtlMicros: Long = 0L,
+    lateRowsKept: Int = 0)
   extends StatefulProcessor[Row, Any, Any] {
 
   @transient private var state: ValueState[Array[Byte]] = _
   @transient private var horizon: ValueState[Long] = _
   @transient private var lastRow: ValueState[Long] = _
+  @transient private var releasedTo: ValueState[Long] = _
+  @transient private var lateKept: ListState[Row] = _
   @transient private lazy val toKey = CatalystTypeConverters.createToCatalystConverter(keySchema)
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
@@ -46,10 +57,15 @@ final class MatchRecognizeProcessor(
     if (stateTtlMicros > 0) {
       lastRow = getHandle.getValueState[Long]("last_row_time", Encoders.scalaLong, TTLConfig.NONE)
     }
+    if (lateRowsKept > 0) {
+      releasedTo = getHandle.getValueState[Long]("released_to", Encoders.scalaLong, TTLConfig.NONE)
+      val rows = ExpressionEncoder(RowEncoder.encoderFor(function.inputSchema))
+      lateKept = getHandle.getListState[Row]("late_rows", rows, TTLConfig.NONE)
+    }
   }
 
   override def handleInputRows(key: Row, rows: Iterator[Any], timers: TimerValues): Iterator[Any] = {
-    val kept = if (arrivalOrder) notLate(rows) else rows
+    val kept = if (arrivalOrder || lateRowsKept > 0) notLate(rows) else rows
     run(key, if (stateTtlMicros > 0) keepingLastRowTime(kept) else kept, timers)
   }
 
@@ -60,7 +76,13 @@ final class MatchRecognizeProcessor(
   @transient private var late = 0L
 
   private def run(key: Row, rows: Iterator[Any], timers: TimerValues): Iterator[Any] = {
-    val output = function.process(toKey(key).asInstanceOf[InternalRow], rows, new Access(timers))
+    val access = new Access(timers)
+    if (lateRowsKept > 0) {
+      // Recorded first: the call releases rows up to here, and may remove the key's state.
+      val bound = access.releaseUpToMicros
+      if (!releasedTo.exists() || releasedTo.get() < bound) releasedTo.update(bound)
+    }
+    val output = function.process(toKey(key).asInstanceOf[InternalRow], rows, access)
     late = 0L
     output
   }
@@ -90,20 +112,36 @@ final class MatchRecognizeProcessor(
   private def reorderedFrom(latest: Long): Long =
     if (latest == Long.MinValue) latest else latest - reorderMicros
 
-  /** The rows not behind the key's latest event time by more than the wait; that time moves on. */
+  /**
+   * The rows not late: in arrival order, not behind the key's latest event time by more
+   * than the wait (and that time moves on); keeping late rows, not behind `released_to`.
+   */
   private def notLate(rows: Iterator[Any]): Iterator[Any] = {
-    val before = latest
-    val lateBefore = reorderedFrom(before)
+    val before = if (arrivalOrder) latest else Long.MinValue
+    val released = if (lateRowsKept > 0 && releasedTo.exists()) releasedTo.get() else Long.MinValue
+    val lateBefore = math.max(reorderedFrom(before), released)
     var latestNow = before
+    val lateRows = Vector.newBuilder[Row]
     val kept = rows.filter { row =>
       function.eventTimeOf(row) match {
-        case Some(t) if t < lateBefore => late += 1; false
+        case Some(t) if t < lateBefore =>
+          late += 1
+          if (lateRowsKept > 0) lateRows += function.externalRowOf(row)
+          false
         case Some(t) => latestNow = math.max(latestNow, t); true
         case None => true // dropped by the function, as in micro-batches
       }
     }.toVector
-    if (latestNow != before) horizon.update(latestNow)
+    if (arrivalOrder && latestNow != before) horizon.update(latestNow)
+    keep(lateRows.result())
     kept.iterator
+  }
+
+  /** Appends `rows` to `late_rows`, which keeps the most recent `lateRowsKept`. */
+  private def keep(rows: Vector[Row]): Unit = if (rows.nonEmpty) {
+    lateKept.appendList(rows.takeRight(lateRowsKept).toArray)
+    val all = lateKept.get().toVector
+    if (all.size > lateRowsKept) lateKept.put(all.takeRight(lateRowsKept).toArray)
   }
 
   private final class Access(timers: TimerValues) extends KeyStateAccess {
@@ -130,6 +168,7 @@ final class MatchRecognizeProcessor(
     override def remove(): Unit = {
       state.clear()
       if (lastRow != null) lastRow.clear()
+      if (releasedTo != null) { releasedTo.clear(); lateKept.clear() }
       getHandle.listTimers().toList.foreach(getHandle.deleteTimer)
     }
 

@@ -142,15 +142,16 @@ class RealTimeModeSuite extends AnyFunSuite with SparkSessionFixture {
     runOnce(anyMatch, "rtm_any_match", rows, expected)
   }
 
-  test("a row behind its key's matched rows is late: dropped, not matched") {
+  test("a row behind its key's matched rows is late: dropped, not matched, kept to read back") {
     val rows = ticks(0, 40)
     // b's row between 5 s and 6 s arrives after b's rows up to 39 s were matched.
     val late = ("b", new Timestamp(at(5).getTime + 500), -100)
     assert(batch(rows :+ late, vShape).toSet != batch(rows, vShape).toSet, "the late row must matter")
-    withConf(realTimeConf: _*) {
+    withConf(realTimeConf :+ ("spark.sql.matchRecognize.streaming.lateRowsKept" -> "3"): _*) {
       val source = newSource()
+      val location = checkpoint()
       // Batches of 5 s: their progress reports the late row.
-      val running = start(source, vShape, checkpoint(), "rtm_late", "5 seconds")
+      val running = start(source, vShape, location, "rtm_late", "5 seconds")
       try {
         // One partition delivers in order: b's rows up to 39 s are matched before the late row.
         source.addData(rows)
@@ -171,6 +172,9 @@ class RealTimeModeSuite extends AnyFunSuite with SparkSessionFixture {
         val dropped = running.recentProgress.toSeq.flatMap(p => Option(p.observedMetrics.get("match_recognize")))
           .map(_.getAs[Long]("late_rows")).sum
         assert(dropped == 1, running.recentProgress.map(_.observedMetrics).toSeq)
+        val kept = spark.read.format("statestore").option("stateVarName", "late_rows")
+          .load(location).select("list_element.*").collect().toSeq
+        assert(kept == Seq(Row(late._1, late._2, late._3)), kept)
       } finally running.stop()
     }
   }

@@ -33,7 +33,7 @@ from streaming_harness import (
     run_stream,
 )
 
-CASES = int(os.environ.get("SMR_STREAM_CASES", "6"))
+CASES = int(os.environ.get("SMR_STREAM_CASES", "5"))
 SEED_BASE = int(os.environ.get("SMR_STREAM_SEED", "20261126"))
 
 EPOCH = datetime.datetime(2024, 1, 1)
@@ -145,6 +145,7 @@ def _walk_rows(n: int, parts: list[str], rng: random.Random) -> list[tuple]:
 
 
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_v_shape_stream_equals_batch_over_many_micro_batches(spark, tmp_path):
     rows = _walk_rows(120, ["a", "b", "c"], random.Random(1))
     stream, expected = _assert_stream_equals_batch(spark, tmp_path, rows, V_SHAPE, seed=1)
@@ -325,9 +326,9 @@ def test_a_killed_driver_restarts_from_its_checkpoint_without_loss_or_repeat(spa
 
     from streaming_harness import write_batches
 
-    rows = _walk_rows(150, ["a", "b", "c"], random.Random(7))
+    rows = _walk_rows(90, ["a", "b", "c"], random.Random(7))
     closed = rows + _closing_rows(rows, V_SHAPE)[0]
-    batches = arrival_batches(closed, lambda r: r[0], 5, random.Random(7), max_batch=4)
+    batches = arrival_batches(closed, lambda r: r[0], 5, random.Random(7), max_batch=8)
     source, sink, checkpoint = tmp_path / "src", tmp_path / "sink", tmp_path / "chk"
     write_batches(source, COLUMNS, batches + [[_flush()]])
     spec = tmp_path / "spec.json"

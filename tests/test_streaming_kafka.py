@@ -138,6 +138,7 @@ def _sorted(rows: list[dict], columns: list[str]) -> list[dict]:
 
 
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_kafka_source_to_kafka_sink(broker, tmp_path):
     result = run_kafka_query(
         broker,

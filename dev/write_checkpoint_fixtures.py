@@ -15,12 +15,17 @@ and still to deliver, and the rows written before the stop). The queries:
 The source is read with ``fileNameOnly``, so a test may restart a copy of the folder
 anywhere. ``spark.sql.shuffle.partitions`` is 2 to keep the state small. With
 ``--operator transformWithState`` the queries run in Spark's ``transformWithState`` (the
-RocksDB state store), and ``fixture.json`` lists the settings a restart needs.
+RocksDB state store), and ``fixture.json`` lists the settings a restart needs. With
+``--late-rows`` as well they keep late rows (``streaming.lateRowsKept``) under a time to live
+(``streaming.stateTtlMs``, too long to end a key here), and one row delivered before the stop
+is late: ``fixture.json`` lists it under ``late``.
 
 Regenerate, from the repository root:
 
 - with this build: ``.venv/bin/python dev/write_checkpoint_fixtures.py tests/checkpoints/format-5``,
-  and ``... --operator transformWithState tests/checkpoints/transform-with-state``;
+  ``... --operator transformWithState tests/checkpoints/transform-with-state`` and
+  ``... --operator transformWithState --late-rows
+  tests/checkpoints/transform-with-state-late-rows``;
 - with a previous release: build its jar in a scratch worktree (``git worktree add
   /tmp/old <commit> && (cd /tmp/old && ./dev/sbt spark43/package)``) and run
   ``SPARK_MATCH_RECOGNIZE_JAR=/tmp/old/target/spark-match-recognize-spark4.3_2.13-<version>.jar
@@ -29,7 +34,8 @@ Regenerate, from the repository root:
 A fixture is written once, by the build whose state format it is named after, and never
 rewritten: ``format-4`` by the jar of commit 72acdff (the last to write format 4),
 ``format-5`` by the commit that introduced format 5, ``transform-with-state`` (formats 2 and
-5 in ``transformWithState``) by the commit that introduced that operator.
+5 in ``transformWithState``) by the commit that introduced that operator,
+``transform-with-state-late-rows`` by the commit that introduced kept late rows.
 """
 
 from __future__ import annotations
@@ -81,6 +87,11 @@ SELECT * FROM events MATCH_RECOGNIZE (
 }
 
 
+# A row of key p from the data's first seconds, delivered with the last batch before the
+# stop: by then p's rows are matched well past it.
+LATE_ROW = (61, "p", 9, 9, EPOCH + datetime.timedelta(seconds=1))
+
+
 def rows_and_batches() -> tuple[list[list[tuple]], list[list[tuple]]]:
     """60 rows of two keys, one to three seconds apart, in micro-batches up to 5 s out of
     order: the first half of the batches before the stop, the rest and a flush row after."""
@@ -124,6 +135,11 @@ def main() -> None:
         default="flatMapGroupsWithState",
         help="Spark's stateful operator the queries run in",
     )
+    parser.add_argument(
+        "--late-rows",
+        action="store_true",
+        help="keep late rows under a time to live (transformWithState), one row being late",
+    )
     args = parser.parse_args()
     folder = args.folder
     settings = (
@@ -136,6 +152,9 @@ def main() -> None:
         if args.operator == "transformWithState"
         else {}
     )
+    if args.late_rows:
+        settings["spark.sql.matchRecognize.streaming.lateRowsKept"] = "5"
+        settings["spark.sql.matchRecognize.streaming.stateTtlMs"] = str(10**9)
     os.environ["TZ"] = "UTC"
     time.tzset()
 
@@ -154,6 +173,8 @@ def main() -> None:
     for key, value in settings.items():
         spark.conf.set(key, value)
     before, after = rows_and_batches()
+    late = [LATE_ROW] if args.late_rows else []
+    before[-1] = before[-1] + late
     for name, sql in QUERIES.items():
         target = folder / name
         if target.exists():
@@ -173,6 +194,7 @@ def main() -> None:
             "written": sorted([list(r) for r in written], key=str),
             "spark": spark.version,
             "settings": settings,
+            "late": to_json([late])[0],
         }
         (target / "fixture.json").write_text(json.dumps(fixture, indent=1) + "\n")
         print(f"{target}: {len(written)} rows written before the stop", file=sys.stderr)

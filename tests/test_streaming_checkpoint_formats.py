@@ -7,7 +7,9 @@ come, the query's output before and after the stop is the batch result on all ro
 ``format-4`` was written by the release whose SKIP TILL ANY MATCH state was Java-serialized
 (format 4), ``format-5`` by the explicit layout of this one; both hold a standard-semantics
 query too (format 2). ``transform-with-state`` holds both queries run in Spark's
-``transformWithState`` operator (restarted with the settings its record lists). A state of
+``transformWithState`` operator (restarted with the settings its record lists), and
+``transform-with-state-late-rows`` the same with late rows kept under a time to live, one
+row already late: it stays out of the matches and reads back after the restart. A state of
 a format this release does not read is refused, naming the format. The fixtures are Spark
 4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
@@ -25,6 +27,7 @@ import pytest
 
 from result_compare import compare_rows
 from session_settings import settings
+from spark_match_recognize import late_rows
 from streaming_harness import FLUSH_PART, run_batch, run_from_checkpoint, write_batches
 
 FIXTURES = Path(__file__).resolve().parent / "checkpoints"
@@ -81,7 +84,9 @@ def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
 
 
 @pytest.mark.parametrize("query", ["any_match", "standard"])
-@pytest.mark.parametrize("folder", ["format-4", "format-5", "transform-with-state"])
+@pytest.mark.parametrize(
+    "folder", ["format-4", "format-5", "transform-with-state", "transform-with-state-late-rows"]
+)
 def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
     spark, tmp_path, folder, query
 ):
@@ -90,11 +95,12 @@ def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
     before = [tuple(r) for r in record["written"]]
     ts = record["columns"].index("ts")
     part = record["columns"].index("part")
+    late = _rows([record.get("late", [])], ts)[0]
     rows = [
         r
         for batch in _rows(record["before"] + record["after"], ts)
         for r in batch
-        if r[part] != FLUSH_PART
+        if r[part] != FLUSH_PART and r not in late
     ]
     expected = run_batch(spark, record["schema"], rows, record["sql"])
     diff = compare_rows(before + after, expected, ordered=False)
@@ -103,6 +109,9 @@ def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
     # with a row delivered before the stop (the first measure is the first row's id).
     ids_before = {r[0] for batch in record["before"] for r in batch}
     assert any(r[1] in ids_before for r in after), after
+    if late:
+        kept = late_rows(spark, copy / "checkpoint").select("id", "ts").collect()
+        assert [tuple(r) for r in kept] == [(r[0], r[ts]) for r in late]
 
 
 def _set_state_format(spark, checkpoint: Path, old: int, new: int) -> int:

@@ -33,7 +33,10 @@ so the runner starts its own SparkSession in a separate process.
   then runs in Real-Time Mode (``trigger(realTime=...)``, update output mode, the RocksDB
   state store, checkpoint format 2) until ``matches_topic`` holds ``expected_matches``
   records, and is stopped; ``committed_before_output`` says whether a batch that read input
-  had ended before the last of them was written.
+  had ended before the last of them was written;
+- ``connect`` (optional): run everything from a Spark Connect client
+  (``SparkSession.builder.remote``), against a local Connect server started with the
+  session's settings.
 
 ``result.json`` holds ``columns`` (the query's), ``streamed`` (the values read back from
 ``matches_topic``), ``batch`` (the batch query's rows), each a list of objects written by
@@ -53,16 +56,19 @@ import time
 SCHEMA = "symbol STRING, ts TIMESTAMP, price DOUBLE"
 
 
-def session(jars: list[str], options: dict, real_time: bool = False):
+def session(jars: list[str], options: dict, real_time: bool = False, connect: bool = False):
     from pyspark.sql import SparkSession
 
     from spark_match_recognize import configure
 
     # Real-Time Mode runs a task per source partition (2) and per shuffle partition at once,
     # and keeps them running; two more slots read the output back meanwhile.
+    master = "local[6]" if real_time else "local[2]"
     builder = (
-        SparkSession.builder.master("local[6]" if real_time else "local[2]")
-        .appName("spark-match-recognize-kafka")
+        SparkSession.builder.remote(master) if connect else SparkSession.builder.master(master)
+    )
+    builder = (
+        builder.appName("spark-match-recognize-kafka")
         .config("spark.jars", ",".join(jars))
         .config("spark.sql.shuffle.partitions", "2" if real_time else "4")
         .config("spark.sql.session.timeZone", "UTC")
@@ -226,8 +232,13 @@ def main(source: str, target: str) -> None:
     with open(source, encoding="utf-8") as f:
         spec = json.load(f)
     real_time = "real_time" in spec
-    spark = session(spec["jars"], spec.get("options", {}), real_time)
-    spark.sparkContext.setLogLevel("ERROR")
+    connect = bool(spec.get("connect"))
+    if connect:
+        # A local Connect server for this process alone, on a free port.
+        os.environ["SPARK_TESTING"] = "1"
+    spark = session(spec["jars"], spec.get("options", {}), real_time, connect)
+    if not connect:
+        spark.sparkContext.setLogLevel("ERROR")
     committed_before_output = None
     try:
         produce(spark, spec, spec["events"])
@@ -252,6 +263,7 @@ def main(source: str, target: str) -> None:
             ),
             "produced": produced(spark, spec),
             "committed_before_output": committed_before_output,
+            "session": type(spark).__module__,
         }
     finally:
         spark.stop()

@@ -170,11 +170,12 @@ def test_kafka_source_to_kafka_sink(broker, tmp_path):
     tuple(int(p) for p in pyspark.__version__.split(".")[:2]) < (4, 3),
     reason="Real-Time Mode exists from Spark 4.3 on",
 )
-def test_real_time_mode_from_kafka_to_kafka(broker, tmp_path):
-    """The same query in Real-Time Mode: it runs in transformWithState, matches each
-    symbol's ticks as they arrive from their partition, and writes every match to the
-    output topic while the long-running batch that read the ticks is still running, before
-    any batch has committed; the matches are the batch query's."""
+def test_real_time_mode_from_kafka_to_kafka_through_spark_connect(broker, tmp_path):
+    """The same query in Real-Time Mode, started from a Spark Connect client: it runs in
+    transformWithState, matches each symbol's ticks as they arrive from their partition,
+    and writes every match to the output topic while the long-running batch that read the
+    ticks is still running, before any batch has committed; the matches are the batch
+    query's. (RealTimeModeSuite runs the mode in a classic session.)"""
     result = run_kafka_query(
         broker,
         tmp_path,
@@ -183,7 +184,9 @@ def test_real_time_mode_from_kafka_to_kafka(broker, tmp_path):
         real_time="5 minutes",
         expected_matches=len(EXPECTED),
         watermark="10 seconds",
+        connect=True,
     )
+    assert result["session"].startswith("pyspark.sql.connect"), result["session"]
     assert _sorted(result["batch"], EXPECTED_COLUMNS) == EXPECTED
     assert _sorted(result["streamed"], EXPECTED_COLUMNS) == EXPECTED
     assert result["committed_before_output"] is False

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
 import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.catalyst.plans.logical.{FlatMapGroupsWithState, LogicalPlan, TransformWithState}
+import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, FlatMapGroupsWithState, LogicalPlan, TransformWithState}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.WriteToStreamStatement
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
@@ -38,9 +38,13 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
       if (!transform) { checkOnlyInTransformWithState(); plan }
       else {
         checkStateStore(realTime)
-        write.copy(inputQuery = write.inputQuery.transformUp {
-          case f: FlatMapGroupsWithState if f.func.isInstanceOf[KeyedStreamFunction] =>
-            transformWithState(f, write.outputMode, realTime)
+        // The input query was analyzed before the write wrapped it, and its operator is
+        // replaced all the same: a transform the analyzer allows explicitly.
+        write.copy(inputQuery = AnalysisHelper.allowInvokingTransformsInAnalyzer {
+          write.inputQuery.transformUp {
+            case f: FlatMapGroupsWithState if f.func.isInstanceOf[KeyedStreamFunction] =>
+              transformWithState(f, write.outputMode, realTime)
+          }
         })
       }
     case _ => plan

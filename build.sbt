@@ -98,7 +98,9 @@ def lineProject(line: String): Project = {
       Test / fork := true,
       Test / parallelExecution := false,
       Test / baseDirectory := (ThisBuild / baseDirectory).value,
-      Test / javaOptions ++= Seq("-Xmx3g", "-Xss4m", "-Dspark.ui.enabled=false",
+      // spark.testing turns on Spark's own checks of its test mode: each rule's plan is
+      // validated, and a transform of an analyzed plan inside the analyzer fails.
+      Test / javaOptions ++= Seq("-Xmx3g", "-Xss4m", "-Dspark.ui.enabled=false", "-Dspark.testing=true",
         "-Duser.timezone=UTC") ++ javaModuleOpens,
       Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"))
 }

@@ -312,6 +312,8 @@ def test_a_time_to_live_in_flat_map_groups_with_state_is_refused(spark, tmp_path
 LATE_KEPT = "spark.sql.matchRecognize.streaming.lateRowsKept"
 
 
+@pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_late_rows_are_kept_for_reading_back(spark, tmp_path, transform_with_state):
     """With late rows kept, a row behind rows of its key already matched is dropped from the
     matching (the stream still holds the batch result without it), counted in the progress,

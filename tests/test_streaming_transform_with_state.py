@@ -245,7 +245,6 @@ def test_sparks_state_reader_reads_the_state_by_its_documented_layout(
     assert sum(d["waiting"] for d in decoded) > 0, decoded
 
 
-
 TTL = "spark.sql.matchRecognize.streaming.stateTtlMs"
 
 ANY_MATCH_HELD = """
@@ -291,22 +290,12 @@ def test_a_key_past_its_time_to_live_ends_as_a_batch_partition_ends(
     if sql == test_streaming.V_SHAPE:
         # Each key's one V takes all its rows: only the partition's end decides its UP+.
         assert {(r[0], r[-1]) for r in expected} == {("a", 5), ("b", 4)}, expected
-    state = spark.read.format("statestore").option("stateVarName", "match_recognize").load(
-        str(checkpoint)
+    state = (
+        spark.read.format("statestore")
+        .option("stateVarName", "match_recognize")
+        .load(str(checkpoint))
     )
     assert sorted(r.key.part for r in state.collect()) == ["z"]
-
-
-def test_a_time_to_live_in_flat_map_groups_with_state_is_refused(spark, tmp_path):
-    stream = test_streaming._analyze_over_stream(spark, tmp_path, test_streaming.V_SHAPE)
-    with settings(spark, {TTL: "60000"}):
-        with pytest.raises(AnalysisException) as info:
-            stream.writeStream.format("memory").queryName("ttl_fmgws").option(
-                "checkpointLocation", str(tmp_path / "checkpoint")
-            ).start().stop()
-    message = str(info.value)
-    assert "MATCH_RECOGNIZE.STREAMING_STATE_TTL" in message, message
-    assert "streaming.operator=transformWithState" in message, message
 
 
 LATE_KEPT = "spark.sql.matchRecognize.streaming.lateRowsKept"
@@ -371,15 +360,22 @@ def test_without_the_setting_reading_late_rows_says_what_to_set(
         late_rows(spark, checkpoint).collect()
 
 
-def test_keeping_late_rows_in_flat_map_groups_with_state_is_refused(spark, tmp_path):
+@pytest.mark.parametrize(
+    "setting, value, code",
+    [(TTL, "60000", "STREAMING_STATE_TTL"), (LATE_KEPT, "10", "STREAMING_LATE_ROWS_KEPT")],
+    ids=["time_to_live", "late_rows_kept"],
+)
+def test_a_setting_only_transform_with_state_serves_is_refused_in_the_other(
+    spark, tmp_path, setting, value, code
+):
     stream = test_streaming._analyze_over_stream(spark, tmp_path, test_streaming.V_SHAPE)
-    with settings(spark, {LATE_KEPT: "10"}):
+    with settings(spark, {setting: value}):
         with pytest.raises(AnalysisException) as info:
-            stream.writeStream.format("memory").queryName("late_fmgws").option(
+            stream.writeStream.format("memory").queryName("fmgws_refused").option(
                 "checkpointLocation", str(tmp_path / "checkpoint")
             ).start().stop()
     message = str(info.value)
-    assert "MATCH_RECOGNIZE.STREAMING_LATE_ROWS_KEPT" in message, message
+    assert f"MATCH_RECOGNIZE.{code}" in message, message
     assert "streaming.operator=transformWithState" in message, message
 
 

@@ -63,14 +63,15 @@ private[anymatch] final class CepMatchOutput(pattern: CepVariables) {
    */
   def withMatchNumbers(matches: LogicalPlan): LogicalPlan = {
     val order = numberingOrder.map(SortOrder(_, Ascending, NullsLast, Seq.empty))
+    // ROW_NUMBER() is an INT of its own column; MATCH_NUMBER() (a BIGINT) is its cast. One
+    // id for both would name two types.
     val number = Alias(WindowExpression(RowNumber(),
         WindowSpecDefinition(partitionBy, order,
           SpecifiedWindowFrame(RowFrame, UnboundedPreceding, CurrentRow))),
-      rewriter.matchNumber.name)(rewriter.matchNumber.exprId)
+      "#row_number")()
     val windowed = Window(Seq(number), partitionBy, order, matches)
-    Project(
-      windowed.output.filterNot(_.exprId == rewriter.matchNumber.exprId) :+
-        Alias(Cast(rewriter.matchNumber, LongType), rewriter.matchNumber.name)(rewriter.matchNumber.exprId),
+    Project(matches.output :+
+        Alias(Cast(number.toAttribute, LongType), rewriter.matchNumber.name)(rewriter.matchNumber.exprId),
       windowed)
   }
 

@@ -20,7 +20,8 @@ import org.apache.spark.sql.types.StructType
  * ORDER BY order. A row further behind the key's latest than that may be behind rows
  * already released: it is late and dropped. (A row behind the watermark never arrives:
  * Spark drops it before the operator. Every row released by the watermark is therefore at
- * or before any row still to come.)
+ * or before any row still to come. With late rows kept, such a row does arrive, and
+ * `released_to` below makes it late.)
  *
  * `stateTtlMicros` (when above 0): the value state `last_row_time` keeps the key's latest
  * event time; once the watermark is that much past it, a timer ends the key's partition

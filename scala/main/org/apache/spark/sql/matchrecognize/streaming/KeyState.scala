@@ -1,6 +1,6 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream}
+import java.io.{DataInputStream, DataOutputStream}
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 
@@ -36,8 +36,7 @@ object KeyState {
   val empty: KeyState = KeyState(0L, 0L, 0L, -1L, IndexedSeq.empty, IndexedSeq.empty)
 
   def encode(s: KeyState, signature: QuerySignature): Array[Byte] = {
-    val bytes = new ByteArrayOutputStream(64 + 64 * s.rowCount)
-    val out = new DataOutputStream(bytes)
+    val (out, written) = StateBytes.writer()
     out.writeInt(StateFormats.Standard)
     signature.write(out)
     out.writeLong(s.base)
@@ -47,11 +46,11 @@ object KeyState {
     writeRows(out, s.released)
     writeRows(out, s.waiting)
     out.flush()
-    bytes.toByteArray
+    written()
   }
 
   def decode(data: Array[Byte], fieldCount: Int, signature: QuerySignature): KeyState = {
-    val in = new DataInputStream(new ByteArrayInputStream(data))
+    val in = StateBytes.reader(data)
     StateFormats.read(in.readInt(), StateFormats.Standard) match {
       case StateFormats.Standard => signature.check(in)
       case _ => // written before states carried the query's signature

@@ -10,10 +10,29 @@ import org.apache.spark.sql.streaming.GroupState
  */
 trait KeyStateAccess {
 
+  /** The key, which names its entry among the states kept decoded ([[DecodedStates]]). */
+  def key: Any
+
   /** The key's saved state, if it has one. */
   def load(): Option[Array[Byte]]
 
   def save(state: Array[Byte]): Unit
+
+  /**
+   * The key's saved state as `decode` reads it, or, when these are the very bytes last
+   * saved with `save(bytes, decoded, query)` by the same `query`, that object, kept decoded
+   * ([[DecodedStates]]). `query` names what decoding checks the bytes against (the query's
+   * signature and plan), so that a changed query still has its state checked. The caller
+   * owns what it gets either way.
+   */
+  final def loadDecoded[T <: AnyRef](query: AnyRef, decode: Array[Byte] => T): Option[T] =
+    load().map(bytes => DecodedStates.shared.take[T](key, query, bytes).getOrElse(decode(bytes)))
+
+  /** Saves `bytes`, the encoding of `decoded`, which the caller leaves as it is from now on. */
+  final def save(bytes: Array[Byte], decoded: AnyRef, query: AnyRef): Unit = {
+    save(bytes)
+    DecodedStates.shared.put(key, query, bytes, decoded)
+  }
 
   /** The event-time watermark in milliseconds: no later row is at or before it. */
   def watermarkMs: Long
@@ -51,7 +70,7 @@ trait KeyStateAccess {
 }
 
 /** A key's state in Spark's `flatMapGroupsWithState`: one value and an event-time timeout. */
-final class GroupStateAccess(state: GroupState[Array[Byte]]) extends KeyStateAccess {
+final class GroupStateAccess(state: GroupState[Array[Byte]], override val key: Any) extends KeyStateAccess {
 
   override def load(): Option[Array[Byte]] = state.getOption
 
@@ -61,7 +80,10 @@ final class GroupStateAccess(state: GroupState[Array[Byte]]) extends KeyStateAcc
 
   override def releaseUpToMicros: Long = Math.multiplyExact(watermarkMs, 1000L)
 
-  override def remove(): Unit = state.remove()
+  override def remove(): Unit = {
+    state.remove()
+    DecodedStates.shared.remove(key)
+  }
 
   // A timeout fires when the watermark passes its timestamp, which must not be behind the
   // watermark; without a new one set, the key is not called back.

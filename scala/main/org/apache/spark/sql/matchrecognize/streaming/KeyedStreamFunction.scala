@@ -32,9 +32,11 @@ abstract class KeyedStreamFunction(
    */
   def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any]
 
-  override final def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] =
-    process(key.asInstanceOf[InternalRow], values,
-      new GroupStateAccess(group.asInstanceOf[GroupState[Array[Byte]]]))
+  override final def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
+    // A copy: the operator may reuse the key's row, which names the key's decoded state.
+    val row = key.asInstanceOf[InternalRow].copy()
+    process(row, values, new GroupStateAccess(group.asInstanceOf[GroupState[Array[Byte]]], row))
+  }
 
   /** The columns of an arriving row. */
   def inputSchema: StructType = DataTypeUtils.fromAttributes(input)

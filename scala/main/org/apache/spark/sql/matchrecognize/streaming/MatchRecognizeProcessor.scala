@@ -77,7 +77,7 @@ final class MatchRecognizeProcessor(
   @transient private var late = 0L
 
   private def run(key: Row, rows: Iterator[Any], timers: TimerValues): Iterator[Any] = {
-    val access = new Access(timers)
+    val access = new Access(key, timers)
     if (lateRowsKept > 0) {
       // Recorded first: the call releases rows up to here, and may remove the key's state.
       val bound = access.releaseUpToMicros
@@ -145,7 +145,7 @@ final class MatchRecognizeProcessor(
     if (all.size > lateRowsKept) lateKept.put(all.takeRight(lateRowsKept).toArray)
   }
 
-  private final class Access(timers: TimerValues) extends KeyStateAccess {
+  private final class Access(override val key: Row, timers: TimerValues) extends KeyStateAccess {
 
     override def load(): Option[Array[Byte]] = if (state.exists()) Some(state.get()) else None
 
@@ -168,6 +168,7 @@ final class MatchRecognizeProcessor(
 
     override def remove(): Unit = {
       state.clear()
+      DecodedStates.shared.remove(key)
       if (lastRow != null) lastRow.clear()
       if (releasedTo != null) { releasedTo.clear(); lateKept.clear() }
       getHandle.listTimers().toList.foreach(getHandle.deleteTimer)
@@ -177,8 +178,9 @@ final class MatchRecognizeProcessor(
     override def wakeAt(micros: Option[Long]): Unit = {
       val when = (micros ++ expiresAt).reduceOption((a: Long, b: Long) => math.min(a, b))
       val at = when.map(m => math.max(Math.floorDiv(m + 999L, 1000L), watermarkMs + 1))
-      getHandle.listTimers().filterNot(t => at.contains(t)).toList.foreach(getHandle.deleteTimer)
-      at.foreach(t => if (!getHandle.listTimers().contains(t)) getHandle.registerTimer(t))
+      val registered = getHandle.listTimers().toList
+      registered.filterNot(t => at.contains(t)).foreach(getHandle.deleteTimer)
+      at.foreach(t => if (!registered.contains(t)) getHandle.registerTimer(t))
     }
   }
 }

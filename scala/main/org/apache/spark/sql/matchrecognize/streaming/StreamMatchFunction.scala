@@ -30,11 +30,14 @@ final class StreamMatchFunction(
   // One matcher per task (each task deserializes its own copy of this function), reset for
   // each key; `currentKey` names the key in its errors.
   @transient private var currentKey: InternalRow = _
+  // What decoding checks a state against: the signature, and the input's width.
+  @transient private lazy val query = (signature, input.length)
   @transient private lazy val matcher =
     new ResumableMatcher(spec, TaskContext.getPartitionId(), () => describe(currentKey))
 
   override def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any] = {
-    val saved = state.load().map(KeyState.decode(_, input.length, signature)).getOrElse(KeyState.empty)
+    val saved =
+      state.loadDecoded(query, KeyState.decode(_, input.length, signature)).getOrElse(KeyState.empty)
     val arrived = arrivals(values)
     val watermarkMicros = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =
@@ -46,7 +49,8 @@ final class StreamMatchFunction(
       watermarkMicros, ending)
     if (ending) state.remove()
     else {
-      state.save(KeyState.encode(advanced.state.copy(waiting = waiting), signature))
+      val next = advanced.state.copy(waiting = waiting)
+      state.save(KeyState.encode(next, signature), next, query)
       // Called back once the watermark reaches the earliest waiting row, or closes the
       // WITHIN window of the open matches.
       EventTimeRelease.wakeAt(state,

@@ -101,9 +101,11 @@ final class StreamTreeFunction(
     }
   }
   @transient private lazy val describeCurrent: () => String = () => describeKey()
+  // What decoding checks a state against: the signature, and the trees (in the description).
+  @transient private lazy val query = (signature, description)
 
   override def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any] = {
-    val saved = state.load().map(TreeKeyState.decode(_, units.fits, signature))
+    val saved = state.loadDecoded(query, TreeKeyState.decode(_, units.fits, signature))
       .getOrElse(new TreeKeyState(Array.empty, windows.start(), units.newStates()))
     val arrived = arrivals(values)
     val watermark = EventTimeRelease.watermarkMicros(state)
@@ -136,7 +138,7 @@ final class StreamTreeFunction(
     else {
       if (idsOf != null) keepWritten(saved)
       saved.waiting = waiting.toArray
-      state.save(TreeKeyState.encode(saved, signature))
+      state.save(TreeKeyState.encode(saved, signature), saved, query)
       val changes = if (rowsWindow) Iterator.empty
       else Iterator(units.nextChange(saved.trees)).filter(_ != Long.MaxValue) ++
       numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))

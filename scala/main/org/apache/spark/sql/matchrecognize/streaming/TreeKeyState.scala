@@ -1,6 +1,5 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream}
 import java.nio.ByteBuffer
 
 import org.apache.spark.SparkConf
@@ -43,19 +42,18 @@ object TreeKeyState {
    * signature, then the layout of [[TreeKeyStateCodec]].
    */
   def encode(state: TreeKeyState, signature: QuerySignature): Array[Byte] = {
-    val bytes = new ByteArrayOutputStream(256)
-    val out = new DataOutputStream(bytes)
+    val (out, written) = StateBytes.writer()
     out.writeInt(StateFormats.Tree)
     signature.write(out)
     TreeKeyStateCodec.write(state, out)
     out.flush()
-    bytes.toByteArray
+    written()
   }
 
   /** The state in `data`; `fits` tells whether its trees' states are those the query runs. */
   def decode(data: Array[Byte], fits: Array[TreeState] => Boolean,
       signature: QuerySignature): TreeKeyState = {
-    val in = new DataInputStream(new ByteArrayInputStream(data))
+    val in = StateBytes.reader(data)
     val format = StateFormats.read(in.readInt(), StateFormats.Tree)
     if (format != StateFormats.TreeUnsigned) signature.check(in)
     val state =

@@ -46,12 +46,15 @@ private[streaming] object TreeKeyStateCodec {
     (24 to 0 by -8).map(s => ((t >>> s) & 0xff).toChar).map(c => if (c >= ' ' && c < 127) c else '?').mkString
 
   def write(state: TreeKeyState, out: DataOutputStream): Unit = {
-    val matches = new IdentityIndex[PartialMatch]
+    // Sized up front: a state can hold thousands of matches, and growing the index by
+    // doubling rehashes it each time.
+    val matchCount = state.trees.iterator.map(t => t.buffers.iterator.map(_.size).sum + t.held.size).sum
+    val matches = new IdentityIndex[PartialMatch](matchCount.toInt)
     state.trees.foreach { t =>
       t.buffers.foreach(_.iterator.foreach(matches.add))
       t.held.forEach(m => matches.add(m))
     }
-    val rows = new IdentityIndex[UnsafeRow]
+    val rows = new IdentityIndex[UnsafeRow](matchCount.toInt + state.waiting.length)
     val window = state.window
     (state.waiting.iterator ++ Iterator(window.lastKey) ++ window.recent ++ window.pending ++
       state.unnumbered ++ state.written ++ matches.items.flatMap(_.rows)).foreach(rows.add)
@@ -162,8 +165,16 @@ private[streaming] object TreeKeyStateCodec {
     values.foreach(out.writeLong)
   }
 
-  private def readRows(in: DataInputStream, rows: Array[UnsafeRow]): Array[UnsafeRow] =
-    Array.fill(count(in))(row(in, rows))
+  // Called per partial match: a loop, where `Array.fill` would look up a ClassTag each time.
+  private def readRows(in: DataInputStream, rows: Array[UnsafeRow]): Array[UnsafeRow] = {
+    val read = new Array[UnsafeRow](count(in))
+    var i = 0
+    while (i < read.length) {
+      read(i) = row(in, rows)
+      i += 1
+    }
+    read
+  }
 
   private def row(in: DataInputStream, rows: Array[UnsafeRow]): UnsafeRow = {
     val i = in.readInt()
@@ -199,9 +210,9 @@ private[streaming] object TreeKeyStateCodec {
         "under the same number. Restart the query with a new checkpoint location.")
 
   /** Distinct objects by identity, in the order first added; null is never added. */
-  private final class IdentityIndex[T <: AnyRef] {
-    private val indices = new java.util.IdentityHashMap[T, Integer]()
-    private val list = new java.util.ArrayList[T]()
+  private final class IdentityIndex[T <: AnyRef](expected: Int) {
+    private val indices = new java.util.IdentityHashMap[T, Integer](expected)
+    private val list = new java.util.ArrayList[T](expected)
 
     def add(x: T): Unit =
       if (x != null && !indices.containsKey(x)) {

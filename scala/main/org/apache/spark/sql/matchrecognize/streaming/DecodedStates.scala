@@ -1,0 +1,65 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+/**
+ * Key states as their functions last saved them, kept decoded, so that the next call of the
+ * same key does not decode what the previous one encoded: in Real-Time Mode a key's function
+ * is called for each of its rows, and decoding took most of each call; in micro-batches,
+ * Spark runs a state partition's next task where its state store already is, so a key's
+ * next micro-batch finds its state here too.
+ *
+ * An entry is the object a function saved with the bytes it saved, and is handed back only
+ * for those very bytes and the same query (what decoding checks the bytes against: the
+ * query's signature and plan): a state written by another task or restored from a
+ * checkpoint is decoded as always, and a changed query's state is checked as always. Decoding
+ * is a function of the bytes and the query alone, so an entry is what decoding would give. A
+ * call takes its key's entry out, so that a call that fails half-way leaves nothing behind. The least
+ * recently used entries go once the states held pass `maxBytes` (in encoded size).
+ */
+private[streaming] final class DecodedStates(maxBytes: Long) {
+
+  private final class Entry(val bytes: Array[Byte], val query: AnyRef, val decoded: AnyRef)
+
+  private val entries = new java.util.LinkedHashMap[Any, Entry](16, 0.75f, true)
+  private var held = 0L
+
+  /** The object `query` saved for `key` with the bytes `stored`, taken out; or none. */
+  def take[T <: AnyRef](key: Any, query: AnyRef, stored: Array[Byte]): Option[T] = {
+    val entry = synchronized {
+      val e = entries.remove(key)
+      if (e != null) held -= e.bytes.length
+      e
+    }
+    if (entry != null && entry.query == query && java.util.Arrays.equals(entry.bytes, stored)) {
+      Some(entry.decoded.asInstanceOf[T])
+    } else None
+  }
+
+  /** Keeps `decoded`, saved by `query` for `key` as `stored`. */
+  def put(key: Any, query: AnyRef, stored: Array[Byte], decoded: AnyRef): Unit = synchronized {
+    if (stored.length <= maxBytes) {
+      remove(key)
+      entries.put(key, new Entry(stored, query, decoded))
+      held += stored.length
+      val oldest = entries.values().iterator()
+      while (held > maxBytes && oldest.hasNext) {
+        held -= oldest.next().bytes.length
+        oldest.remove()
+      }
+    }
+  }
+
+  def remove(key: Any): Unit = synchronized {
+    val entry = entries.remove(key)
+    if (entry != null) held -= entry.bytes.length
+  }
+}
+
+private[streaming] object DecodedStates {
+
+  /**
+   * The states of every query in this JVM: up to a 64th of its heap in encoded bytes (their
+   * objects take a few times that), 128 MiB at most.
+   */
+  lazy val shared: DecodedStates =
+    new DecodedStates(math.min(Runtime.getRuntime.maxMemory / 64, 128L * 1024 * 1024))
+}

@@ -1,7 +1,7 @@
 """Streaming MATCH_RECOGNIZE end to end through a real Kafka broker: Spark 4.3's Real-Time
 Mode beside micro-batches (a 1-second processing-time trigger), on the same events.
 
-Over 400 lines: one experiment (broker, producer, both sides, checks, report) that reads as
+Over 400 lines: one experiment (broker, producer, the sides, checks, report) that reads as
 one script.
 
 A single-node KRaft broker (tests/kafka_broker.py, through dev/kafka) carries everything. A
@@ -45,9 +45,18 @@ both sides must find that many. p50/p99/max are over the matches whose last row 
 of the measured seconds; the JSON also has the p50 of each measured second, which shows a
 side falling behind.
 
+With `--flink`, `standard` also runs on Flink SQL, twice more, after the Spark sides and
+measured alike: `flink-rowtime` (ORDER BY the event time, watermark 1 ms behind) and
+`flink-proctime` (ORDER BY `PROCTIME()`), each a job of bench/flink_kafka.py, which runs
+Flink's form of the V (`PATTERN (STRT DOWN+ UP+ N)`: Flink refuses the standard one) in
+one process (PyFlink in bench/.flink-venv) for the whole run, a job at a time, so that its
+JVM is warm after the warm-up runs as Spark's is. Its matches are the batch query's: the
+closing ticks are the N rows of the Vs still rising at the end.
+
     .venv/bin/python bench/kafka_latency.py                       # 1,000 events/s, 30 s
     .venv/bin/python bench/kafka_latency.py --rates 1000,10000 --seconds 30
     .venv/bin/python bench/kafka_latency.py --rates 200 --seconds 15 --queries standard
+    .venv/bin/python bench/kafka_latency.py --rates 1000,10000 --queries standard --flink
 
 Prints one JSON line per side and one comparison line per rate and query; writes all of it
 to `--json` (by default bench/results/kafka_latency.json when bench/results exists).
@@ -56,6 +65,7 @@ to `--json` (by default bench/results/kafka_latency.json when bench/results exis
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -67,6 +77,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from common import DATA, ROOT, session
+from flink_kafka import VARIANTS, FlinkJobs
 from streaming_events import generate, symbol_names
 
 sys.path.insert(0, str(ROOT / "tests"))
@@ -100,6 +111,8 @@ SELECT * FROM ticks MATCH_RECOGNIZE (
 }
 
 SIDES = ("real-time", "micro-batch")
+FLINK_SIDES = tuple(f"flink-{variant}" for variant in VARIANTS)  # with --flink, `standard` only
+flink_jobs = functools.cache(FlinkJobs)  # one Flink process (JVM) for the run's Flink jobs
 Tick = tuple[str, float]
 
 
@@ -321,9 +334,16 @@ def run_side(spark, broker: KafkaBroker, work: Path, side: str, name: str, rate:
     measured = range(args.warmup * rate, (args.warmup + args.seconds) * rate)
     producer = start_producer(broker, topics[0], work / f"producer-{tag}.log")
     assert producer.stdin is not None
-    query = start_query(spark, broker, side, QUERIES[name], topics, work / f"checkpoint-{tag}")
+    flink = side in FLINK_SIDES
+    if flink:
+        query = flink_jobs(broker, work / "flink.log").start(side.removeprefix("flink-"), topics)
+    else:
+        query = start_query(spark, broker, side, QUERIES[name], topics, work / f"checkpoint-{tag}")
     try:
-        wait_started(spark, query, side)
+        if flink:
+            query.wait_started()
+        else:
+            wait_started(spark, query, side)
         produce(producer.stdin, rows, rate)
         producer.stdin.close()
         if producer.wait(timeout=120) != 0:
@@ -343,6 +363,7 @@ def run_side(spark, broker: KafkaBroker, work: Path, side: str, name: str, rate:
         "rate": rate,
         "query": name,
         "side": side,
+        **({"flink": query.info} if flink else {}),
         "symbols": args.symbols,
         "seconds": args.seconds,
         "events": len(rows),
@@ -359,17 +380,17 @@ def run_side(spark, broker: KafkaBroker, work: Path, side: str, name: str, rate:
     }
 
 
-def compare(rt: dict, mb: dict) -> str:
+def compare(rt: dict, mb: dict, *others: dict) -> str:
     def side(row: dict) -> str:
         return (
-            f"p50 {row['latency_p50_ms']} ms p99 {row['latency_p99_ms']} ms "
+            f"{row['side']} p50 {row['latency_p50_ms']} ms p99 {row['latency_p99_ms']} ms "
             f"max {row['latency_max_ms']} ms (matches {row['matches']})"
         )
 
-    line = f"{rt['rate']} events/s {rt['query']}: real-time {side(rt)} | micro-batch {side(mb)}"
+    line = f"{rt['rate']} events/s {rt['query']}: {side(rt)} | {side(mb)}"
     if rt["latency_p50_ms"] and mb["latency_p50_ms"] is not None:
         line += f" | ratio p50 {mb['latency_p50_ms'] / rt['latency_p50_ms']:.3g}x"
-    return line
+    return "".join([line, *(f" | {side(row)}" for row in others)])
 
 
 def warm_up(spark, broker: KafkaBroker, work: Path, names: list[str], rate: int, args) -> None:
@@ -377,7 +398,7 @@ def warm_up(spark, broker: KafkaBroker, work: Path, names: list[str], rate: int,
     first queries run seconds behind while classes load and code compiles."""
     short = argparse.Namespace(**{**vars(args), "seconds": 5})
     for name in names:
-        for side in SIDES:
+        for side in SIDES + (FLINK_SIDES if args.flink and name == "standard" else ()):
             row = run_side(spark, broker, work, side, name, rate, short)
             print(f"[warm-up] {side} {name}: p50 {row['latency_p50_ms']} ms", file=sys.stderr)
 
@@ -392,6 +413,11 @@ def main() -> None:
         "--no-warmup-run", action="store_true", help="skip the untimed run of each side first"
     )
     parser.add_argument("--queries", default=",".join(QUERIES), help="of: " + ", ".join(QUERIES))
+    parser.add_argument(
+        "--flink",
+        action="store_true",
+        help="also run Flink SQL (bench/flink_kafka.py) on `standard`",
+    )
     results = ROOT / "bench" / "results"
     default_json = results / "kafka_latency.json" if results.is_dir() else None
     parser.add_argument("--json", type=Path, default=default_json, help="write results here")
@@ -424,11 +450,14 @@ def main() -> None:
                 warm_up(spark, broker, work, names, rates[0], args)
             for rate in rates:
                 for name in names:
-                    rt, mb = [run_side(spark, broker, work, s, name, rate, args) for s in SIDES]
-                    for row in (rt, mb):
+                    sides = SIDES + (FLINK_SIDES if args.flink and name == "standard" else ())
+                    rt, mb, *flink = [
+                        run_side(spark, broker, work, s, name, rate, args) for s in sides
+                    ]
+                    for row in (rt, mb, *flink):
                         out["sides"].append(row)
                         print(json.dumps(row), flush=True)
-                    line = compare(rt, mb)
+                    line = compare(rt, mb, *flink)
                     out["comparisons"].append(line)
                     print(line, flush=True)
                     if (
@@ -443,6 +472,13 @@ def main() -> None:
                             f"{rt['batch_matches']}",
                             flush=True,
                         )
+                    for row in flink:  # Flink's form may differ at the ends: reported, no more
+                        if row["matches"] != row["batch_matches"]:
+                            print(
+                                f"NOTE: {rate} events/s {row['side']} wrote {row['matches']}"
+                                f" matches, the batch query finds {row['batch_matches']}",
+                                flush=True,
+                            )
         finally:
             spark.stop()
     if args.json:

@@ -10,10 +10,11 @@ package org.apache.spark.sql.matchrecognize.streaming
  * An entry is the object a function saved with the bytes it saved, and is handed back only
  * for those very bytes and the same query (what decoding checks the bytes against: the
  * query's signature and plan): a state written by another task or restored from a
- * checkpoint is decoded as always, and a changed query's state is checked as always. Decoding
- * is a function of the bytes and the query alone, so an entry is what decoding would give. A
- * call takes its key's entry out, so that a call that fails half-way leaves nothing behind. The least
- * recently used entries go once the states held pass `maxBytes` (in encoded size).
+ * checkpoint is decoded as always, and a changed query's state is checked as always.
+ * Decoding is a function of the bytes and the query alone, so an entry is what decoding
+ * would give. A call takes its key's entry out, so that a call that fails half-way leaves
+ * nothing behind. The least recently used entries go once the states held pass `maxBytes`
+ * (in encoded size).
  */
 private[streaming] final class DecodedStates(maxBytes: Long) {
 

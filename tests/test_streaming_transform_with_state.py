@@ -189,62 +189,6 @@ def test_a_checkpoint_of_the_other_operator_is_refused(spark, tmp_path):
     assert "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA" in str(error), str(error)
 
 
-def _standard_state(value: bytes) -> dict:
-    """A standard-semantics key state (format 2) read by the layout docs/streaming.md gives."""
-    import struct
-
-    at = 0
-
-    def take(fmt: str):
-        nonlocal at
-        values = struct.unpack_from(fmt, value, at)
-        at += struct.calcsize(fmt)
-        return values
-
-    (version,) = take(">i")
-    (parts,) = take(">i")
-    take(f">{parts}q")  # the query's signature: a digest per part
-    base, resume_at, matches_before, written_up_to = take(">4q")
-    rows = {}
-    for name in ("released", "waiting"):
-        (count,) = take(">i")
-        for _ in range(count):
-            (size,) = take(">i")
-            at += size  # the row, as Spark's UnsafeRow bytes
-        rows[name] = count
-    assert at == len(value), f"{len(value) - at} bytes left after the documented layout"
-    return {"format": version, "base": base, "resume_at": resume_at, **rows}
-
-
-def test_sparks_state_reader_reads_the_state_by_its_documented_layout(
-    spark, tmp_path, transform_with_state
-):
-    """``spark.read.format("statestore")`` reads the value state ``match_recognize``: a row
-    per PARTITION BY key, its bytes in the layout docs/streaming.md documents."""
-    rows = test_streaming._walk_rows(60, ["a", "b"], random.Random(7))
-    checkpoint = tmp_path / "checkpoint"
-    test_streaming.run_stream(
-        spark,
-        tmp_path,
-        test_streaming.SCHEMA,
-        test_streaming.COLUMNS,
-        [rows[:30], rows[30:]],
-        test_streaming.V_SHAPE,
-        checkpoint=checkpoint,
-    )
-    state = (
-        spark.read.format("statestore")
-        .option("stateVarName", "match_recognize")
-        .load(str(checkpoint))
-        .collect()
-    )
-    assert sorted(r.key.part for r in state) == ["a", "b"]
-    decoded = [_standard_state(bytes(r.value.value)) for r in state]
-    assert {d["format"] for d in decoded} == {2}
-    # The last rows wait for the watermark (5 s behind the last event).
-    assert sum(d["waiting"] for d in decoded) > 0, decoded
-
-
 TTL = "spark.sql.matchRecognize.streaming.stateTtlMs"
 
 ANY_MATCH_HELD = """

@@ -18,7 +18,7 @@ package org.apache.spark.sql.matchrecognize.streaming
  */
 private[streaming] final class DecodedStates(maxBytes: Long) {
 
-  private final class Entry(val bytes: Array[Byte], val query: AnyRef, val decoded: AnyRef)
+  private final class Entry(val bytes: Array[Byte], val query: AnyRef, val decoded: AnyRef, val weight: Long)
 
   private val entries = new java.util.LinkedHashMap[Any, Entry](16, 0.75f, true)
   private var held = 0L
@@ -27,7 +27,7 @@ private[streaming] final class DecodedStates(maxBytes: Long) {
   def take[T <: AnyRef](key: Any, query: AnyRef, stored: Array[Byte]): Option[T] = {
     val entry = synchronized {
       val e = entries.remove(key)
-      if (e != null) held -= e.bytes.length
+      if (e != null) held -= e.weight
       e
     }
     if (entry != null && entry.query == query && java.util.Arrays.equals(entry.bytes, stored)) {
@@ -35,15 +35,19 @@ private[streaming] final class DecodedStates(maxBytes: Long) {
     } else None
   }
 
-  /** Keeps `decoded`, saved by `query` for `key` as `stored`. */
-  def put(key: Any, query: AnyRef, stored: Array[Byte], decoded: AnyRef): Unit = synchronized {
-    if (stored.length <= maxBytes) {
-      remove(key)
-      entries.put(key, new Entry(stored, query, decoded))
-      held += stored.length
+  /**
+   * Keeps `decoded`, saved by `query` for `key` as `stored`; `weight` is the encoded size of
+   * all it holds (more than `stored` when the key keeps entries beside it, see [[KeyEntries]]).
+   */
+  def put(key: Any, query: AnyRef, stored: Array[Byte], decoded: AnyRef,
+      weight: Long): Unit = synchronized {
+    remove(key)
+    if (weight <= maxBytes) {
+      entries.put(key, new Entry(stored, query, decoded, weight))
+      held += weight
       val oldest = entries.values().iterator()
       while (held > maxBytes && oldest.hasNext) {
-        held -= oldest.next().bytes.length
+        held -= oldest.next().weight
         oldest.remove()
       }
     }
@@ -51,7 +55,7 @@ private[streaming] final class DecodedStates(maxBytes: Long) {
 
   def remove(key: Any): Unit = synchronized {
     val entry = entries.remove(key)
-    if (entry != null) held -= entry.bytes.length
+    if (entry != null) held -= entry.weight
   }
 }
 

@@ -19,6 +19,12 @@ trait KeyStateAccess {
   def save(state: Array[Byte]): Unit
 
   /**
+   * Where the key's state can keep entries beside its value ([[KeyEntries]]), if the
+   * operator has them (`transformWithState`); [[remove]] drops them too.
+   */
+  def entries: Option[KeyEntries] = None
+
+  /**
    * The key's saved state as `decode` reads it, or, when these are the very bytes last
    * saved with `save(bytes, decoded, query)` by the same `query`, that object, kept decoded
    * ([[DecodedStates]]). `query` names what decoding checks the bytes against (the query's
@@ -28,10 +34,13 @@ trait KeyStateAccess {
   final def loadDecoded[T <: AnyRef](query: AnyRef, decode: Array[Byte] => T): Option[T] =
     load().map(bytes => DecodedStates.shared.take[T](key, query, bytes).getOrElse(decode(bytes)))
 
-  /** Saves `bytes`, the encoding of `decoded`, which the caller leaves as it is from now on. */
-  final def save(bytes: Array[Byte], decoded: AnyRef, query: AnyRef): Unit = {
+  /**
+   * Saves `bytes`, the encoding of `decoded` (with the key's [[entries]], if any), which the
+   * caller leaves as it is from now on. `weight` is the encoded size of all the key holds.
+   */
+  final def save(bytes: Array[Byte], decoded: AnyRef, query: AnyRef, weight: Long): Unit = {
     save(bytes)
-    DecodedStates.shared.put(key, query, bytes, decoded)
+    DecodedStates.shared.put(key, query, bytes, decoded, weight)
   }
 
   /** The event-time watermark in milliseconds: no later row is at or before it. */

@@ -38,6 +38,12 @@ abstract class KeyedStreamFunction(
     process(row, values, new GroupStateAccess(group.asInstanceOf[GroupState[Array[Byte]]], row))
   }
 
+  /**
+   * Whether the function keeps a key's state per entry where the operator can
+   * ([[KeyStateAccess.entries]]): the operator then gives it [[KeyEntries]].
+   */
+  def keepsEntries: Boolean = false
+
   /** The columns of an arriving row. */
   def inputSchema: StructType = DataTypeUtils.fromAttributes(input)
 

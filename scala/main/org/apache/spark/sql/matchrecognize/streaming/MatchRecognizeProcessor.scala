@@ -4,14 +4,16 @@ import org.apache.spark.sql.{Encoders, Row}
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
-import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
+import org.apache.spark.sql.streaming.{ExpiredTimerInfo, ListState, MapState, OutputMode, StatefulProcessor, TimeMode, TimerValues, TTLConfig, ValueState}
 import org.apache.spark.sql.types.StructType
 
 /**
  * A streaming MATCH_RECOGNIZE function run by Spark's `transformWithState` operator, the
  * stateful operator Real-Time Mode admits. The key's state is the function's own (the same
  * bytes `flatMapGroupsWithState` keeps) in the value state `match_recognize`; the function's
- * call-backs are event-time timers.
+ * call-backs are event-time timers. A function that keeps its state per entry
+ * ([[KeyedStreamFunction.keepsEntries]]) has the map states `held_rows` and `partial_matches`
+ * beside it ([[KeyEntries]]).
  *
  * `arrivalOrder` (Real-Time Mode): waiting for the watermark would hold every row for
  * seconds, so a key's rows are matched as they arrive, and a match is written the moment it
@@ -48,10 +50,17 @@ final class MatchRecognizeProcessor(
   @transient private var lastRow: ValueState[Long] = _
   @transient private var releasedTo: ValueState[Long] = _
   @transient private var lateKept: ListState[Row] = _
+  @transient private var entries: KeyEntries = _
   @transient private lazy val toKey = CatalystTypeConverters.createToCatalystConverter(keySchema)
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
     state = getHandle.getValueState[Array[Byte]]("match_recognize", Encoders.BINARY, TTLConfig.NONE)
+    if (function.keepsEntries) {
+      entries = new MapEntries(
+        getHandle.getMapState[Long, Array[Byte]]("held_rows", Encoders.scalaLong, Encoders.BINARY, TTLConfig.NONE),
+        getHandle.getMapState[Long, Array[Byte]]("partial_matches", Encoders.scalaLong, Encoders.BINARY,
+          TTLConfig.NONE))
+    }
     if (arrivalOrder) {
       horizon = getHandle.getValueState[Long]("arrival_horizon", Encoders.scalaLong, TTLConfig.NONE)
     }
@@ -151,6 +160,8 @@ final class MatchRecognizeProcessor(
 
     override def save(bytes: Array[Byte]): Unit = state.update(bytes)
 
+    override def entries: Option[KeyEntries] = Option(MatchRecognizeProcessor.this.entries)
+
     override def watermarkMs: Long = math.max(timers.getCurrentWatermarkInMs(), 0L)
 
     override def lateRows: Long = late
@@ -169,6 +180,7 @@ final class MatchRecognizeProcessor(
     override def remove(): Unit = {
       state.clear()
       DecodedStates.shared.remove(key)
+      entries.foreach { e => e.rows.clear(); e.matches.clear() }
       if (lastRow != null) lastRow.clear()
       if (releasedTo != null) { releasedTo.clear(); lateKept.clear() }
       getHandle.listTimers().toList.foreach(getHandle.deleteTimer)
@@ -182,5 +194,20 @@ final class MatchRecognizeProcessor(
       registered.filterNot(t => at.contains(t)).foreach(getHandle.deleteTimer)
       at.foreach(t => if (!registered.contains(t)) getHandle.registerTimer(t))
     }
+  }
+}
+
+/** A key's [[KeyEntries]] in two of `transformWithState`'s map states. */
+private final class MapEntries(rowState: MapState[Long, Array[Byte]], matchState: MapState[Long, Array[Byte]])
+  extends KeyEntries {
+
+  override val rows: KeyEntries.Map = new Entries(rowState)
+  override val matches: KeyEntries.Map = new Entries(matchState)
+
+  private final class Entries(map: MapState[Long, Array[Byte]]) extends KeyEntries.Map {
+    override def put(id: Long, bytes: Array[Byte]): Unit = map.updateValue(id, bytes)
+    override def remove(id: Long): Unit = map.removeKey(id)
+    override def iterator: Iterator[(Long, Array[Byte])] = map.iterator()
+    override def clear(): Unit = map.clear()
   }
 }

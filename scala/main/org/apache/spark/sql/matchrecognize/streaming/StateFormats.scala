@@ -4,8 +4,8 @@ package org.apache.spark.sql.matchrecognize.streaming
  * The first number of every key's state: the layout that follows. The states of standard
  * semantics and of SKIP TILL ANY MATCH never share a number, so that a query restarted with
  * the other semantics is told so, not that a format is unknown. A layout change takes a new
- * number; the numbers a build still reads are listed here: 1 and 2 (standard semantics), 3, 4
- * and 5 (SKIP TILL ANY MATCH). Any other number is refused, asking for a new checkpoint
+ * number; the numbers a build still reads are listed here: 1 and 2 (standard semantics), 3, 4,
+ * 5 and 6 (SKIP TILL ANY MATCH). Any other number is refused, asking for a new checkpoint
  * location.
  */
 private[streaming] object StateFormats {
@@ -15,10 +15,17 @@ private[streaming] object StateFormats {
   private val StandardUnsigned = 1
 
   /**
-   * SKIP TILL ANY MATCH ([[TreeKeyState]]), the only number written: the query's signature,
-   * then the explicit layout of [[TreeKeyStateCodec]].
+   * SKIP TILL ANY MATCH ([[TreeKeyState]]) in one value, as `flatMapGroupsWithState` keeps
+   * it: the query's signature, then the explicit layout of [[TreeKeyStateCodec]].
    */
   val Tree = 5
+
+  /**
+   * SKIP TILL ANY MATCH kept per entry, as `transformWithState` keeps it: in the value, the
+   * signature and the layout of [[TreeEntryCodec]]; its rows and partial matches in
+   * [[KeyEntries]]. Format 5 states there are read and rewritten as this.
+   */
+  val TreeEntries = 6
 
   /** The previous release's: the signature, then the state Java-serialized; still read. */
   val TreeJavaSerialized = 4
@@ -27,7 +34,7 @@ private[streaming] object StateFormats {
   val TreeUnsigned = 3
 
   private def standard(v: Int) = v == Standard || v == StandardUnsigned
-  private def tree(v: Int) = v == Tree || v == TreeJavaSerialized || v == TreeUnsigned
+  private def tree(v: Int) = v == TreeEntries || v == Tree || v == TreeJavaSerialized || v == TreeUnsigned
 
   /** `version` when this build reads it as the kind of `expected`; otherwise an error. */
   def read(version: Int, expected: Int): Int = {

@@ -50,7 +50,8 @@ final class StreamMatchFunction(
     if (ending) state.remove()
     else {
       val next = advanced.state.copy(waiting = waiting)
-      state.save(KeyState.encode(next, signature), next, query)
+      val bytes = KeyState.encode(next, signature)
+      state.save(bytes, next, query, bytes.length)
       // Called back once the watermark reaches the earliest waiting row, or closes the
       // WITHIN window of the open matches.
       EventTimeRelease.wakeAt(state,

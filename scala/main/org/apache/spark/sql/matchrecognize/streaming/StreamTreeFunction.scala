@@ -104,8 +104,11 @@ final class StreamTreeFunction(
   // What decoding checks a state against: the signature, and the trees (in the description).
   @transient private lazy val query = (signature, description)
 
+  // Each alternative's (or shared) tree state names its partial matches' entries.
+  override def keepsEntries: Boolean = TreeEntryCodec.fits(units.newStates())
+
   override def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any] = {
-    val saved = state.loadDecoded(query, TreeKeyState.decode(_, units.fits, signature))
+    val saved = TreeKeyState.load(state, query, units.fits, signature)
       .getOrElse(new TreeKeyState(Array.empty, windows.start(), units.newStates()))
     val arrived = arrivals(values)
     val watermark = EventTimeRelease.watermarkMicros(state)
@@ -138,7 +141,7 @@ final class StreamTreeFunction(
     else {
       if (idsOf != null) keepWritten(saved)
       saved.waiting = waiting.toArray
-      state.save(TreeKeyState.encode(saved, signature), saved, query)
+      TreeKeyState.save(state, saved, query, signature)
       val changes = if (rowsWindow) Iterator.empty
       else Iterator(units.nextChange(saved.trees)).filter(_ != Long.MaxValue) ++
       numbering.iterator.flatMap(n => saved.unnumbered.iterator.map(_.getLong(n.firstLo) + window + 1))

@@ -30,7 +30,11 @@ final class TreeKeyState(
     var unnumbered: Array[UnsafeRow] = Array.empty,
     var numbered: Long = 0L,
     var written: Array[UnsafeRow] = Array.empty,
-    var writtenUntil: Array[Long] = Array.empty) extends Serializable
+    var writtenUntil: Array[Long] = Array.empty) extends Serializable {
+
+  /** What its entries hold as last saved, when kept per entry ([[TreeEntryCodec]]). */
+  @transient var journal: TreeEntryJournal = _
+}
 
 object TreeKeyState {
 
@@ -50,11 +54,46 @@ object TreeKeyState {
     written()
   }
 
+  /**
+   * The key's saved state, kept per entry where the operator can ([[KeyStateAccess.entries]],
+   * see [[TreeEntryCodec]]) and in one value otherwise; `query` scopes the states kept
+   * decoded ([[DecodedStates]]).
+   */
+  def load(access: KeyStateAccess, query: AnyRef, fits: Array[TreeState] => Boolean,
+      signature: QuerySignature): Option[TreeKeyState] =
+    access.loadDecoded(query,
+      bytes =>
+        access.entries match {
+          case Some(entries) if formatOf(bytes) == StateFormats.TreeEntries =>
+            TreeEntryCodec.read(bytes, entries, fits, signature)
+          case _ => decode(bytes, fits, signature)
+        })
+
+  /** Saves `state` as [[load]] reads it. */
+  def save(access: KeyStateAccess, state: TreeKeyState, query: AnyRef, signature: QuerySignature): Unit =
+    access.entries match {
+      case Some(entries) =>
+        val (head, weight) = TreeEntryCodec.save(state, entries, signature)
+        access.save(head, state, query, weight)
+      case None =>
+        val bytes = encode(state, signature)
+        access.save(bytes, state, query, bytes.length)
+    }
+
+  private def formatOf(data: Array[Byte]): Int = if (data.length < 4) -1 else StateBytes.reader(data).readInt()
+
   /** The state in `data`; `fits` tells whether its trees' states are those the query runs. */
   def decode(data: Array[Byte], fits: Array[TreeState] => Boolean,
       signature: QuerySignature): TreeKeyState = {
     val in = StateBytes.reader(data)
     val format = StateFormats.read(in.readInt(), StateFormats.Tree)
+    if (format == StateFormats.TreeEntries) {
+      throw new IllegalStateException(
+        "The checkpoint holds SKIP TILL ANY MATCH state kept per entry by the transformWithState " +
+          "operator, but this query runs flatMapGroupsWithState. Set " +
+          "spark.sql.matchRecognize.streaming.operator back to transformWithState, or restart the " +
+          "query with a new checkpoint location.")
+    }
     if (format != StateFormats.TreeUnsigned) signature.check(in)
     val state =
       if (format == StateFormats.Tree) TreeKeyStateCodec.read(in)
@@ -63,12 +102,16 @@ object TreeKeyState {
         javaSerializer.newInstance().deserialize[TreeKeyState](body.slice(),
           Thread.currentThread().getContextClassLoader)
       }
-    if (!fits(state.trees)) {
+    checkTrees(state.trees, fits)
+    state
+  }
+
+  /** Refuses a state whose trees' states are not those the query runs. */
+  def checkTrees(trees: Array[TreeState], fits: Array[TreeState] => Boolean): Unit =
+    if (!fits(trees)) {
       throw new IllegalStateException(
         "The checkpoint holds SKIP TILL ANY MATCH state of other trees than this query's (its " +
           "patterns, or the nodes they share, changed). Restart the query with a new " +
           "checkpoint location.")
     }
-    state
-  }
 }

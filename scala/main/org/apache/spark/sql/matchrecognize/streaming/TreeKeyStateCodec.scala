@@ -37,10 +37,10 @@ private[streaming] object TreeKeyStateCodec {
   private val RowsTag = tag("ROWS")
   private val MatchesTag = tag("MTCH")
   private val KeyTag = tag("KEYS")
-  private val TreesTag = tag("TREE")
+  val TreesTag: Int = tag("TREE")
   private val EndTag = tag("END.")
 
-  private def tag(name: String): Int = name.foldLeft(0)((t, c) => (t << 8) | (c & 0xff))
+  def tag(name: String): Int = name.foldLeft(0)((t, c) => (t << 8) | (c & 0xff))
 
   private def tagName(t: Int): String =
     (24 to 0 by -8).map(s => ((t >>> s) & 0xff).toChar).map(c => if (c >= ' ' && c < 127) c else '?').mkString
@@ -55,39 +55,15 @@ private[streaming] object TreeKeyStateCodec {
       t.held.forEach(m => matches.add(m))
     }
     val rows = new IdentityIndex[UnsafeRow](matchCount.toInt + state.waiting.length)
-    val window = state.window
-    (state.waiting.iterator ++ Iterator(window.lastKey) ++ window.recent ++ window.pending ++
-      state.unnumbered ++ state.written ++ matches.items.flatMap(_.rows)).foreach(rows.add)
-
-    out.writeInt(RowsTag)
-    out.writeInt(rows.size)
-    rows.items.foreach { r =>
-      out.writeInt(r.numFields)
-      out.writeInt(r.getSizeInBytes)
-      out.write(r.getBytes)
-    }
+    keyRows(state).foreach(rows.add)
+    matches.items.flatMap(_.rows).foreach(rows.add)
+    writeRowSection(out, rows)
 
     out.writeInt(MatchesTag)
     out.writeInt(matches.size)
-    matches.items.foreach { m =>
-      writeRows(out, rows, m.rows)
-      out.writeLong(m.lo)
-      out.writeLong(m.hi)
-      out.writeLong(m.firstOrder)
-      out.writeLong(m.lastOrder)
-    }
+    matches.items.foreach(m => writeMatch(out, m)(r => out.writeInt(rows.indexOf(r))))
 
-    out.writeInt(KeyTag)
-    writeRows(out, rows, state.waiting)
-    out.writeLong(window.rows)
-    out.writeInt(rows.indexOf(window.lastKey))
-    out.writeLong(window.lastRank)
-    writeRows(out, rows, window.recent)
-    writeRows(out, rows, window.pending)
-    writeRows(out, rows, state.unnumbered)
-    out.writeLong(state.numbered)
-    writeRows(out, rows, state.written)
-    writeLongs(out, state.writtenUntil)
+    writeKeySection(out, state, rows)
 
     out.writeInt(TreesTag)
     out.writeInt(state.trees.length)
@@ -99,60 +75,146 @@ private[streaming] object TreeKeyStateCodec {
       }
       out.writeInt(t.held.size)
       t.held.forEach(m => out.writeInt(matches.indexOf(m)))
-      out.writeLong(t.heldUntil)
-      out.writeLong(t.lastPosition)
-      out.writeLong(t.buffered)
-      out.writeLong(t.matches)
-      t.created.foreach(out.writeLong)
-      t.peak.foreach(out.writeLong)
+      writeCounters(out, t)
     }
-    out.writeInt(EndTag)
+    writeEnd(out)
   }
 
   /** The state written by [[write]], read from `in`, which must hold nothing after it. */
   def read(in: DataInputStream): TreeKeyState =
-    try {
-      expect(in, RowsTag)
-      val rows = Array.fill(count(in)) {
-        val row = new UnsafeRow(count(in))
-        val bytes = new Array[Byte](count(in))
-        in.readFully(bytes)
-        row.pointTo(bytes, bytes.length)
-        row
-      }
+    readingFormat(StateFormats.Tree) {
+      val rows = readRowSection(in)
 
       expect(in, MatchesTag)
-      val matches = Array.fill(count(in)) {
-        new PartialMatch(readRows(in, rows), in.readLong(), in.readLong(), in.readLong(), in.readLong())
-      }
+      val matches = Array.fill(count(in))(readMatch(in)(() => row(rows, in.readInt())))
 
-      expect(in, KeyTag)
-      val waiting = readRows(in, rows)
-      val window = new WindowProgress(in.readLong(), row(in, rows), in.readLong(), readRows(in, rows),
-        readRows(in, rows))
-      val unnumbered = readRows(in, rows)
-      val numbered = in.readLong()
-      val written = readRows(in, rows)
-      val writtenUntil = Array.fill(count(in))(in.readLong())
+      val key = readKeySection(in, rows)
 
       expect(in, TreesTag)
       val trees = Array.fill(count(in)) {
         val state = new TreeState(count(in))
         state.buffers.foreach(b => (0 until count(in)).foreach(_ => b.add(partialMatch(in, matches))))
         (0 until count(in)).foreach(_ => state.held.add(partialMatch(in, matches)))
-        state.heldUntil = in.readLong()
-        state.lastPosition = in.readLong()
-        state.buffered = in.readLong()
-        state.matches = in.readLong()
-        state.created.indices.foreach(i => state.created(i) = in.readLong())
-        state.peak.indices.foreach(i => state.peak(i) = in.readLong())
+        readCounters(in, state)
         state
       }
-      expect(in, EndTag)
-      if (in.available() > 0) throw damaged(s"${in.available()} bytes follow its end")
-      new TreeKeyState(waiting, window, trees, unnumbered, numbered, written, writtenUntil)
-    } catch {
-      case _: EOFException => throw damaged("it ends before its last section")
+      expectEnd(in)
+      key(trees)
+    }
+
+  // Shared with the per-entry layout of format 6 (TreeEntryCodec).
+
+  /** The rows of the key's own fields (not of its partial matches). */
+  def keyRows(state: TreeKeyState): Iterator[UnsafeRow] = {
+    val window = state.window
+    state.waiting.iterator ++ Iterator(window.lastKey) ++ window.recent ++ window.pending ++
+    state.unnumbered ++ state.written
+  }
+
+  def writeRowSection(out: DataOutputStream, rows: IdentityIndex[UnsafeRow]): Unit = {
+    out.writeInt(RowsTag)
+    out.writeInt(rows.size)
+    rows.items.foreach(r => writeRow(out, r))
+  }
+
+  def writeRow(out: DataOutputStream, r: UnsafeRow): Unit = {
+    out.writeInt(r.numFields)
+    out.writeInt(r.getSizeInBytes)
+    out.write(r.getBytes)
+  }
+
+  def readRowSection(in: DataInputStream): Array[UnsafeRow] = {
+    expect(in, RowsTag)
+    Array.fill(count(in))(readRow(in))
+  }
+
+  def readRow(in: DataInputStream): UnsafeRow = {
+    val row = new UnsafeRow(count(in))
+    val bytes = new Array[Byte](count(in))
+    in.readFully(bytes)
+    row.pointTo(bytes, bytes.length)
+    row
+  }
+
+  /** A partial match: its width, its rows (`writeRow` writes -1 for none), its span and positions. */
+  def writeMatch(out: DataOutputStream, m: PartialMatch)(writeRow: UnsafeRow => Unit): Unit = {
+    out.writeInt(m.rows.length)
+    m.rows.foreach(writeRow)
+    out.writeLong(m.lo)
+    out.writeLong(m.hi)
+    out.writeLong(m.firstOrder)
+    out.writeLong(m.lastOrder)
+  }
+
+  /** A match written by [[writeMatch]]; `readRow` reads what `writeRow` wrote. */
+  def readMatch(in: DataInputStream)(readRow: () => UnsafeRow): PartialMatch = {
+    val rows = new Array[UnsafeRow](count(in))
+    var i = 0
+    while (i < rows.length) {
+      rows(i) = readRow()
+      i += 1
+    }
+    new PartialMatch(rows, in.readLong(), in.readLong(), in.readLong(), in.readLong())
+  }
+
+  def writeKeySection(out: DataOutputStream, state: TreeKeyState, rows: IdentityIndex[UnsafeRow]): Unit = {
+    val window = state.window
+    out.writeInt(KeyTag)
+    writeRows(out, rows, state.waiting)
+    out.writeLong(window.rows)
+    out.writeInt(rows.indexOf(window.lastKey))
+    out.writeLong(window.lastRank)
+    writeRows(out, rows, window.recent)
+    writeRows(out, rows, window.pending)
+    writeRows(out, rows, state.unnumbered)
+    out.writeLong(state.numbered)
+    writeRows(out, rows, state.written)
+    writeLongs(out, state.writtenUntil)
+  }
+
+  /** The key's fields, waiting for its trees' states. */
+  def readKeySection(in: DataInputStream, rows: Array[UnsafeRow]): Array[TreeState] => TreeKeyState = {
+    expect(in, KeyTag)
+    val waiting = readRows(in, rows)
+    val window = new WindowProgress(in.readLong(), row(rows, in.readInt()), in.readLong(),
+      readRows(in, rows), readRows(in, rows))
+    val unnumbered = readRows(in, rows)
+    val numbered = in.readLong()
+    val written = readRows(in, rows)
+    val writtenUntil = Array.fill(count(in))(in.readLong())
+    trees => new TreeKeyState(waiting, window, trees, unnumbered, numbered, written, writtenUntil)
+  }
+
+  def writeCounters(out: DataOutputStream, t: TreeState): Unit = {
+    out.writeLong(t.heldUntil)
+    out.writeLong(t.lastPosition)
+    out.writeLong(t.buffered)
+    out.writeLong(t.matches)
+    t.created.foreach(out.writeLong)
+    t.peak.foreach(out.writeLong)
+  }
+
+  def readCounters(in: DataInputStream, state: TreeState): Unit = {
+    state.heldUntil = in.readLong()
+    state.lastPosition = in.readLong()
+    state.buffered = in.readLong()
+    state.matches = in.readLong()
+    state.created.indices.foreach(i => state.created(i) = in.readLong())
+    state.peak.indices.foreach(i => state.peak(i) = in.readLong())
+  }
+
+  def writeEnd(out: DataOutputStream): Unit = out.writeInt(EndTag)
+
+  def expectEnd(in: DataInputStream): Unit = {
+    expect(in, EndTag)
+    if (in.available() > 0) throw damaged(s"${in.available()} bytes follow its end")
+  }
+
+  /** `body`, with a state cut short reported as damaged (in `format`). */
+  def readingFormat[T](format: Int)(body: => T): T =
+    try body
+    catch {
+      case _: EOFException => throw damaged("it ends before its last section", format)
     }
 
   private def writeRows(out: DataOutputStream, index: IdentityIndex[UnsafeRow], rows: Array[UnsafeRow]): Unit = {
@@ -170,14 +232,13 @@ private[streaming] object TreeKeyStateCodec {
     val read = new Array[UnsafeRow](count(in))
     var i = 0
     while (i < read.length) {
-      read(i) = row(in, rows)
+      read(i) = row(rows, in.readInt())
       i += 1
     }
     read
   }
 
-  private def row(in: DataInputStream, rows: Array[UnsafeRow]): UnsafeRow = {
-    val i = in.readInt()
+  private def row(rows: Array[UnsafeRow], i: Int): UnsafeRow = {
     if (i == -1) null
     else if (i >= 0 && i < rows.length) rows(i)
     else throw damaged(s"it refers to row $i of ${rows.length}")
@@ -190,27 +251,27 @@ private[streaming] object TreeKeyStateCodec {
   }
 
   /** A count or a size: never negative, never more than the bytes left could hold. */
-  private def count(in: DataInputStream): Int = {
+  def count(in: DataInputStream): Int = {
     val n = in.readInt()
     if (n < 0 || n > in.available()) throw damaged(s"it counts $n items with ${in.available()} bytes left")
     n
   }
 
-  private def expect(in: DataInputStream, section: Int): Unit = {
+  def expect(in: DataInputStream, section: Int): Unit = {
     val found = in.readInt()
     if (found != section) {
       throw damaged(s"section ${tagName(section)} expected, ${tagName(found)} found")
     }
   }
 
-  private def damaged(why: String): IllegalStateException =
+  def damaged(why: String, format: Int = StateFormats.Tree): IllegalStateException =
     new IllegalStateException(
-      s"The checkpoint holds SKIP TILL ANY MATCH state of format ${StateFormats.Tree} that does " +
+      s"The checkpoint holds SKIP TILL ANY MATCH state of format $format that does " +
         s"not read as that layout ($why): it is damaged, or was written by another layout " +
         "under the same number. Restart the query with a new checkpoint location.")
 
   /** Distinct objects by identity, in the order first added; null is never added. */
-  private final class IdentityIndex[T <: AnyRef](expected: Int) {
+  final class IdentityIndex[T <: AnyRef](expected: Int) {
     private val indices = new java.util.IdentityHashMap[T, Integer](expected)
     private val list = new java.util.ArrayList[T](expected)
 

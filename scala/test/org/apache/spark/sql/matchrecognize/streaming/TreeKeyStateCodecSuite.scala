@@ -2,16 +2,11 @@ package org.apache.spark.sql.matchrecognize.streaming
 
 import java.io.{ByteArrayOutputStream, DataOutputStream, ObjectStreamClass}
 
-import scala.jdk.CollectionConverters._
-
 import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.SparkConf
 import org.apache.spark.serializer.JavaSerializer
-import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.matchrecognize.execution.tree.{NodeBuffer, PartialMatch, TreeState}
-import org.apache.spark.sql.types.LongType
 
 /**
  * A SKIP TILL ANY MATCH key's state through its binary layout (format 5): everything comes
@@ -21,51 +16,13 @@ import org.apache.spark.sql.types.LongType
  */
 class TreeKeyStateCodecSuite extends AnyFunSuite {
 
+  import TreeKeyStateSamples._
+
   private val signature = QuerySignature(Seq("PATTERN" -> 42L))
   private val anyTrees: Array[TreeState] => Boolean = _ => true
 
-  private def row(values: Long*): UnsafeRow =
-    UnsafeProjection.create(values.indices.map(i => BoundReference(i, LongType, nullable = true)))(
-      InternalRow(values: _*)).copy()
-
-  private def longs(r: UnsafeRow): Seq[Long] = (0 until r.numFields).map(r.getLong)
-
-  /** Three rows, the second shared by two partial matches, one of them also held. */
-  private def sample(): TreeKeyState = {
-    val (r1, r2, r3) = (row(1, 10), row(2, 20), row(3, 30))
-    val m1 = new PartialMatch(Array(r1, null), 1, 1, 1, 1)
-    val m2 = new PartialMatch(Array(r1, r2), 1, 2, 1, 2)
-    val m3 = new PartialMatch(Array(null, r2), 2, 2, 2, 2)
-    val tree = new TreeState(2)
-    tree.buffers(0).add(m1)
-    tree.buffers(1).add(m2)
-    tree.buffers(1).add(m3)
-    tree.held.add(m2)
-    tree.heldUntil = 21
-    tree.lastPosition = 2
-    tree.buffered = 4
-    tree.matches = 7
-    tree.created(0) = 5
-    tree.peak(1) = 3
-    val window = new WindowProgress(2, row(2), 2, Array(r2), Array(row(4, 40)))
-    new TreeKeyState(Array(row(5, 50)), window, Array(tree, new TreeState(1)),
-      Array(row(9)), 3, Array(row(1, 2)), Array(30L))
-  }
-
   private def roundTrip(state: TreeKeyState): TreeKeyState =
     TreeKeyState.decode(TreeKeyState.encode(state, signature), anyTrees, signature)
-
-  private def contents(s: TreeKeyState): Seq[Any] = {
-    def rows(a: Array[UnsafeRow]) = a.toSeq.map(r => if (r == null) null else longs(r))
-    def matches(it: Iterator[PartialMatch]) =
-      it.map(m => (rows(m.rows), m.lo, m.hi, m.firstOrder, m.lastOrder)).toSeq
-    Seq(rows(s.waiting), s.window.rows, longs(s.window.lastKey), s.window.lastRank,
-      rows(s.window.recent), rows(s.window.pending), rows(s.unnumbered), s.numbered,
-      rows(s.written), s.writtenUntil.toSeq) ++ s.trees.toSeq.map { t =>
-      (t.buffers.toSeq.map(b => matches(b.iterator)), matches(t.held.asScala.iterator),
-        t.heldUntil, t.lastPosition, t.buffered, t.matches, t.created.toSeq, t.peak.toSeq)
-    }
-  }
 
   test("every field comes back") {
     val state = sample()

@@ -16,13 +16,33 @@ final class NodeBuffer extends Serializable {
   private var start = 0
   private var end = 0
 
+  /**
+   * Matches added so far: the buffered ones are the last `size` of them, so the match at
+   * `iterator` position i was the (`appended` - `size` + i)-th added. A streaming state kept
+   * per entry names each match by that number (see `streaming.TreeEntryCodec`).
+   */
+  private var appended = 0L
+
+  /**
+   * When set, every match a purge drops is appended here, in creation order: a streaming
+   * state kept per entry deletes them from its store when it next saves.
+   */
+  @transient var purged: java.util.ArrayList[PartialMatch] = _
+
   def size: Long = (end - start).toLong
+
+  /** How many matches were added so far. */
+  def added: Long = appended
+
+  /** Numbers the buffered matches from `first` on (a state restored from its entries). */
+  def numberFrom(first: Long): Unit = appended = first + size
 
   /** Appends `m`, whose `hi` is not below any buffered match's. */
   def add(m: PartialMatch): Unit = {
     if (end == items.length) makeRoom()
     items(end) = m
     end += 1
+    appended += 1
   }
 
   private def makeRoom(): Unit = {
@@ -80,6 +100,7 @@ final class NodeBuffer extends Serializable {
   def purgeBefore(position: Long): Long = {
     val cut = firstWithHiAtLeast(position)
     val removed = cut - start
+    if (purged != null) { var i = start; while (i < cut) { purged.add(items(i)); i += 1 } }
     java.util.Arrays.fill(items.asInstanceOf[Array[AnyRef]], start, cut, null)
     start = cut
     if (start == end) { start = 0; end = 0 }
@@ -88,6 +109,12 @@ final class NodeBuffer extends Serializable {
 
   /** The last window position of the oldest buffered match (Long.MaxValue when empty). */
   def oldestHi: Long = if (end > start) items(start).hi else Long.MaxValue
+
+  /** The buffered matches added after the first `count`, in creation order. */
+  def addedAfter(count: Long): Iterator[PartialMatch] = {
+    val skip = count - (appended - size)
+    items.iterator.slice(if (skip <= 0) start else start + skip.toInt, end)
+  }
 
   /** Every buffered match, in creation order. */
   def iterator: Iterator[PartialMatch] = items.iterator.slice(start, end)

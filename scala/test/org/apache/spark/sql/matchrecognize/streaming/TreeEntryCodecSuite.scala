@@ -1,0 +1,152 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import scala.jdk.CollectionConverters._
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeState}
+
+/**
+ * A SKIP TILL ANY MATCH key's state kept per entry (format 6): read back from its value and
+ * entries it is the state saved, a save writes and deletes only the entries that changed,
+ * no entry outlives the matches holding it, and damaged entries are refused.
+ */
+class TreeEntryCodecSuite extends AnyFunSuite {
+
+  import TreeKeyStateSamples._
+
+  private val signature = QuerySignature(Seq("PATTERN" -> 42L))
+  private val anyTrees: Array[TreeState] => Boolean = _ => true
+
+  /** Entries in memory, counting what each save writes and deletes. */
+  private final class MemoryEntries extends KeyEntries {
+    var puts = 0
+    var removes = 0
+    override val rows = new Entries
+    override val matches = new Entries
+    def reset(): Unit = { puts = 0; removes = 0 }
+
+    final class Entries extends KeyEntries.Map {
+      val map = new java.util.HashMap[Long, Array[Byte]]()
+      override def put(id: Long, bytes: Array[Byte]): Unit = { puts += 1; map.put(id, bytes) }
+      override def remove(id: Long): Unit = { removes += 1; map.remove(id) }
+      override def iterator: Iterator[(Long, Array[Byte])] = {
+        val all = Seq.newBuilder[(Long, Array[Byte])]
+        map.forEach((k, v) => all += (k -> v))
+        all.result().iterator
+      }
+      override def clear(): Unit = map.clear()
+    }
+  }
+
+  private def save(state: TreeKeyState, entries: KeyEntries): Array[Byte] =
+    TreeEntryCodec.save(state, entries, signature)._1
+
+  private def read(head: Array[Byte], entries: KeyEntries): TreeKeyState =
+    TreeEntryCodec.read(head, entries, anyTrees, signature)
+
+  test("a state read back from its value and entries is the state saved, sharing as it did") {
+    val state = sample()
+    val entries = new MemoryEntries
+    val back = read(save(state, entries), entries)
+    assert(contents(back) == contents(state))
+    val tree = back.trees(0)
+    val Seq(m2, m3) = tree.buffers(1).iterator.toSeq
+    assert(m2.rows(1) eq m3.rows(1))
+    assert(tree.held.get(0).rows(0) eq m2.rows(0))
+    // Two rows held by matches (the waiting and window rows are in the value), three matches.
+    assert(entries.rows.map.size == 2 && entries.matches.map.size == 3)
+  }
+
+  test("a save writes the matches added and deletes those dropped, nothing else") {
+    val state = sample()
+    val entries = new MemoryEntries
+    save(state, entries)
+    entries.reset()
+    save(state, entries)
+    assert((entries.puts, entries.removes) == ((0, 0)), "an unchanged state writes nothing")
+
+    val tree = state.trees(0)
+    val r4 = row(4, 40)
+    tree.buffers(1).add(new PartialMatch(Array(null, r4), 4, 4, 4, 4))
+    tree.buffers(0).purgeBefore(2) // drops m1; its row r1 is still held by m2
+    save(state, entries)
+    // Added: the match and its new row; dropped: m1 alone.
+    assert((entries.puts, entries.removes) == ((2, 1)))
+    assert(contents(read(save(state, entries), entries)) == contents(state))
+  }
+
+  test("a read-back state saves only its own changes after") {
+    val entries = new MemoryEntries
+    val back = read(save(sample(), entries), entries)
+    entries.reset()
+    back.trees(0).buffers(1).purgeBefore(3) // drops m2 and m3; m2 is still held
+    val head = save(back, entries)
+    assert(entries.puts == 0 && entries.removes == 2, "two matches deleted, the rows still held")
+    back.trees(0).held.clear()
+    back.trees(0).buffers(0).purgeBefore(3)
+    save(back, entries)
+    assert(entries.rows.map.isEmpty && entries.matches.map.isEmpty)
+    assert(contents(read(save(back, entries), entries)) == contents(back))
+    assert(head.nonEmpty)
+  }
+
+  test("random adds, drops and held matches: entries always read back as the state") {
+    val random = new Random(7)
+    (1 to 20).foreach { round =>
+      var state = new TreeKeyState(Array.empty, new WindowProgress(0, null, 0, Array.empty, Array.empty),
+        Array(new TreeState(3), new TreeState(2)))
+      val entries = new MemoryEntries
+      var position = 0L
+      val recent = scala.collection.mutable.ArrayBuffer[UnsafeRow]()
+      (1 to 60).foreach { _ =>
+        position += 1
+        recent += row(position, round)
+        if (recent.size > 5) recent.remove(0)
+        val trees = state.trees
+        (0 until random.nextInt(4)).foreach { _ =>
+          val t = random.nextInt(trees.length)
+          val n = random.nextInt(trees(t).buffers.length)
+          val rows = Array.fill(3)(if (random.nextBoolean()) recent(random.nextInt(recent.size)) else null)
+          val m = new PartialMatch(rows, position - random.nextInt(3), position, position, position)
+          trees(t).buffers(n).add(m)
+          if (random.nextInt(5) == 0) trees(t).held.add(m)
+        }
+        if (random.nextInt(3) == 0) {
+          trees.foreach(t => t.buffers.foreach(_.purgeBefore(position - random.nextInt(6))))
+        }
+        if (random.nextInt(4) == 0 && !trees(0).held.isEmpty) trees(0).held.remove(0)
+        if (random.nextInt(3) == 0) {
+          val head = save(state, entries)
+          if (random.nextBoolean()) {
+            val back = read(head, entries) // as after a restart, or in another task
+            assert(contents(back) == contents(state), s"round $round at $position")
+            state = back
+          }
+        }
+      }
+      val head = save(state, entries)
+      val held = state.trees.flatMap(t => t.buffers.flatMap(_.iterator) ++ t.held.asScala)
+      // Distinct by identity: a row the matches share is one entry.
+      val liveRows = new java.util.IdentityHashMap[UnsafeRow, Unit]()
+      held.flatMap(_.rows).filter(_ != null).foreach(liveRows.put(_, ()))
+      assert(entries.rows.map.size == liveRows.size, s"round $round: a row no match holds is kept")
+      assert(entries.matches.map.size == state.trees.map(_.buffers.map(_.size).sum).sum)
+      assert(contents(read(head, entries)) == contents(state))
+    }
+  }
+
+  test("a missing entry or one of another node is refused as damaged") {
+    val entries = new MemoryEntries
+    val head = save(sample(), entries)
+    val (id, bytes) = entries.matches.iterator.next()
+    entries.matches.map.remove(id)
+    val missing = intercept[IllegalStateException](read(head, entries))
+    assert(missing.getMessage.contains("state of format 6 that does not read as that layout"), missing.getMessage)
+    entries.matches.map.put(TreeEntryCodec.matchId(0, 7, 0), bytes)
+    val stray = intercept[IllegalStateException](read(head, entries))
+    assert(stray.getMessage.contains("node 7 of tree state 0"), stray.getMessage)
+  }
+}

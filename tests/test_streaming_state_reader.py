@@ -106,18 +106,17 @@ def _any_match_state(value: bytes) -> dict:
     (written_until,) = take(">i")
     take(f">{written_until}q")
     tag("TREE")
-    buffered, held = 0, 0
+    spans, held_rows = {}, set()
     (trees,) = take(">i")
-    for _ in range(trees):
+    for tree in range(trees):
         (nodes,) = take(">i")
-        for _ in range(nodes):
-            first, following = take(">2q")
-            buffered += following - first
-        (held_here,) = take(">i")
-        for _ in range(held_here):
+        for node in range(nodes):
+            spans[(tree, node)] = take(">2q")  # the first buffered match's number, the next's
+        (held,) = take(">i")
+        for _ in range(held):
             (width,) = take(">i")
-            take(f">{width}q4q")  # row ids (-1: none); lo, hi, first and last order
-        held += held_here
+            held_rows |= {i for i in take(f">{width}q") if i != -1}
+            take(">4q")  # lo, hi, first and last order
         take(f">4q{2 * nodes}q")  # counters; created and peak per node
     tag("END.")
     assert at == len(value), f"{len(value) - at} bytes left after the documented layout"
@@ -126,16 +125,39 @@ def _any_match_state(value: bytes) -> dict:
         "saves": saves,
         "next_row_id": next_row_id,
         "waiting": waiting,
-        "buffered": buffered,
-        "held": held,
+        "spans": spans,
+        "held_rows": held_rows,
     }
 
 
+def _segment_matches(data: bytes) -> list[list[int]]:
+    """A ``partial_matches`` value: each match's row ids."""
+    (count,) = struct.unpack_from(">i", data, 0)
+    at, matches = 4, []
+    for _ in range(count):
+        (width,) = struct.unpack_from(">i", data, at)
+        matches.append(list(struct.unpack_from(f">{width}q", data, at + 4)))
+        at += 4 + 8 * width + 32
+    assert at == len(data)
+    return matches
+
+
+def _segment_rows(data: bytes) -> int:
+    """A ``held_rows`` value: how many rows it holds."""
+    (count,) = struct.unpack_from(">i", data, 0)
+    at = 4
+    for _ in range(count):
+        _fields, size = struct.unpack_from(">2i", data, at)
+        at += 8 + size
+    assert at == len(data)
+    return count
+
+
 def test_sparks_state_reader_reads_any_match_state_entry_by_entry(spark, tmp_path):
-    """A SKIP TILL ANY MATCH key keeps its partial matches and their rows as entries of
-    the map states ``partial_matches`` and ``held_rows``, beside its value state: the
-    reader finds per key as many partial-match entries as the value's buffers count, each
-    row a match holds once, and nothing a match no longer holds."""
+    """A SKIP TILL ANY MATCH key keeps its partial matches and their rows in segments, the
+    entries of the map states ``partial_matches`` and ``held_rows`` beside its value state:
+    the segments hold every match the value's buffers count, and every row those matches
+    hold; no segment is kept whose matches are all dropped, or none of whose rows is held."""
     rows = test_streaming._walk_rows(80, ["a", "b"], random.Random(11))
     checkpoint = tmp_path / "checkpoint"
     test_streaming.run_stream(
@@ -155,17 +177,26 @@ def test_sparks_state_reader_reads_any_match_state_entry_by_entry(spark, tmp_pat
     values = {r.key.part: _any_match_state(bytes(r.value.value)) for r in read("match_recognize")}
     assert sorted(values) == ["a", "b"]
     assert {v["format"] for v in values.values()} == {6}
-    matches, held_rows = read("partial_matches"), read("held_rows")
+    segments, row_segments = read("partial_matches"), read("held_rows")
+    buffered_total = 0
     for part, value in values.items():
-        entries = [r for r in matches if r.key.part == part]
-        assert len(entries) == value["buffered"], (part, value)
-        row_ids = {r.user_map_key.value for r in held_rows if r.key.part == part}
-        assert row_ids and max(row_ids) < value["next_row_id"], (part, value)
-        # Every row a partial match holds is there, and no other.
-        held = set()
-        for entry in entries:
-            data = bytes(entry.user_map_value.value)
-            (width,) = struct.unpack_from(">i", data, 0)
-            held |= {i for i in struct.unpack_from(f">{width}q", data, 4) if i != -1}
-        assert held <= row_ids and (value["held"] > 0 or held == row_ids), (part, held, row_ids)
-    assert sum(v["buffered"] for v in values.values()) > 0, values
+        held, buffered = set(value["held_rows"]), 0
+        for entry in (r for r in segments if r.key.part == part):
+            key = entry.user_map_key.value
+            tree, node, start = key >> 54, (key >> 44) & 1023, key & ((1 << 44) - 1)
+            first, following = value["spans"][(tree, node)]
+            matches = _segment_matches(bytes(entry.user_map_value.value))
+            live = [m for i, m in enumerate(matches) if first <= start + i < following]
+            assert live, f"{part}: a segment whose matches were all dropped is kept"
+            buffered += len(live)
+            held |= {i for m in live for i in m if i != -1}
+        assert buffered == sum(b - a for a, b in value["spans"].values()), (part, value)
+        buffered_total += buffered
+        ids = set()
+        for entry in (r for r in row_segments if r.key.part == part):
+            start = entry.user_map_key.value
+            segment = set(range(start, start + _segment_rows(bytes(entry.user_map_value.value))))
+            assert segment & held, f"{part}: a segment of rows no match holds is kept"
+            ids |= segment
+        assert held <= ids and max(ids) < value["next_row_id"], (part, value)
+    assert buffered_total > 0, values

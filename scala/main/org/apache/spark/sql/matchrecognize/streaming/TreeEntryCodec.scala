@@ -9,14 +9,17 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeSta
  * A SKIP TILL ANY MATCH key's state kept per entry (format 6, `transformWithState`): a
  * call writes what it changed, not all the key holds.
  *
- *  - Each partial match a node buffers is an entry of [[KeyEntries.matches]], named by its
- *    tree state, its node and its number in the node's buffer ([[matchId]]): the match as
+ *  - The partial matches a node added between two saves are one entry of
+ *    [[KeyEntries.matches]] (a segment), named by its tree state, its node and the number
+ *    of its first match in the node's buffer ([[matchId]]): a count, then each match as
  *    [[TreeKeyStateCodec.writeMatch]] writes it, its rows by their ids (8 bytes each, -1
- *    for none). A buffer only appends and drops a prefix, so a save writes the matches
- *    added since the last one and deletes those dropped.
- *  - Each row a partial match holds is an entry of [[KeyEntries.rows]], written once however
- *    many matches share it: its field count, size and bytes, under an id the key gives it.
- *    The state counts the matches holding each row and deletes a row nobody holds.
+ *    for none). A buffer only appends and drops a prefix, so a save writes one segment per
+ *    node it added to, and deletes the segments whose matches have all been dropped.
+ *  - The rows those matches hold that no saved match held are one entry of
+ *    [[KeyEntries.rows]], named by the id of its first row (the others follow): a count,
+ *    then each row's field count, size and bytes. A row is written once however many
+ *    matches share it; the state counts the matches holding each row and deletes a segment
+ *    once none of its rows is held.
  *  - The value holds the rest, small and rewritten by each call: the format number and the
  *    query's signature; `ENTS` (saves so far, next row id); the `ROWS` and `KEYS` sections of
  *    [[TreeKeyStateCodec]] (the waiting rows, the window's progress, matches to number, ids of
@@ -101,13 +104,13 @@ private[streaming] object TreeEntryCodec {
       val keyRows = TreeKeyStateCodec.readRowSection(in)
       val key = TreeKeyStateCodec.readKeySection(in, keyRows)
 
-      val rowIds = new java.util.IdentityHashMap[UnsafeRow, java.lang.Long]()
+      // Row segments: a count, then the rows, numbered from the segment's id on.
+      val rowSegments = entries.rows.iterator.map { case (start, bytes) =>
+        val segment = StateBytes.reader(bytes)
+        (start, bytes.length, Array.fill(count(segment))(TreeKeyStateCodec.readRow(segment)))
+      }.toVector
       val rowsById = new java.util.HashMap[java.lang.Long, UnsafeRow]()
-      entries.rows.iterator.foreach { case (id, bytes) =>
-        val row = readingFormat(StateFormats.TreeEntries)(TreeKeyStateCodec.readRow(StateBytes.reader(bytes)))
-        rowsById.put(id, row)
-        rowIds.put(row, id)
-      }
+      rowSegments.foreach { case (start, _, rows) => rows.indices.foreach(i => rowsById.put(start + i, rows(i))) }
       def rowById(in: DataInputStream)(): UnsafeRow = {
         val id = in.readLong()
         if (id == -1L) null
@@ -130,23 +133,38 @@ private[streaming] object TreeEntryCodec {
       TreeKeyStateCodec.expectEnd(in)
       TreeKeyState.checkTrees(trees, fits)
 
-      // Each buffer's matches, placed by number, must be exactly those from its first to its next.
+      // Each buffer's matches, placed by number, must be exactly those from its first to its
+      // next; a segment's matches before the first were dropped.
       val slots = spans.map(_.map { case (first, next) =>
         if (first < 0 || next < first || next - first > Int.MaxValue) {
           throw entriesDamaged(s"a buffer spans matches $first to $next")
         }
         new Array[PartialMatch]((next - first).toInt)
       })
-      entries.matches.iterator.foreach { case (id, bytes) =>
-        val (t, node, number) = unpack(id)
-        if (t >= trees.length || node >= slots(t).length)
-          throw entriesDamaged(s"it has a match of node $node of tree state $t")
+      val segments = spans.map(_.map(_ => new java.util.ArrayDeque[TreeEntryJournal.MatchSegment]()))
+      val found = entries.matches.iterator.map { case (id, bytes) =>
+        val (t, node, start) = unpack(id)
+        if (t >= trees.length || node >= slots(t).length) {
+          throw entriesDamaged(s"it has matches of node $node of tree state $t")
+        }
         val (first, next) = spans(t)(node)
-        if (number < first || number >= next)
-          throw entriesDamaged(s"it has match $number of a node holding $first to ${next - 1}")
-        val entry = StateBytes.reader(bytes)
-        slots(t)(node)((number - first).toInt) = TreeKeyStateCodec.readMatch(entry)(rowById(entry))
-      }
+        val segment = StateBytes.reader(bytes)
+        val matches = count(segment)
+        if (start + matches > next || start + matches <= first) {
+          throw entriesDamaged(
+            s"it has matches $start to ${start + matches - 1} of a node holding $first to ${next - 1}")
+        }
+        (0 until matches).foreach { i =>
+          if (start + i >= first) {
+            slots(t)(node)((start + i - first).toInt) = TreeKeyStateCodec.readMatch(segment)(rowById(segment))
+          } else {
+            // Dropped: its rows may be gone with it.
+            TreeKeyStateCodec.readMatch(segment) { () => segment.readLong(); null }
+          }
+        }
+        (t, node, new TreeEntryJournal.MatchSegment(start, start + matches, bytes.length))
+      }.toVector
+      found.sortBy(_._3.start).foreach { case (t, node, segment) => segments(t)(node).addLast(segment) }
       trees.indices.foreach { t =>
         trees(t).buffers.indices.foreach { n =>
           val buffer = trees(t).buffers(n)
@@ -158,12 +176,12 @@ private[streaming] object TreeEntryCodec {
         }
       }
       val state = key(trees)
-      state.journal = TreeEntryJournal.restored(trees, rowIds, entries, saves, nextRowId)
+      state.journal = TreeEntryJournal.restored(trees, rowSegments.iterator, segments, entries, saves, nextRowId)
       state
     }
   }
 
-  private def unpack(id: Long): (Int, Int, Long) =
+  def unpack(id: Long): (Int, Int, Long) =
     ((id >>> (NodeBits + NumberBits)).toInt, ((id >>> NumberBits) & ((1L << NodeBits) - 1)).toInt,
       id & ((1L << NumberBits) - 1))
 

@@ -10,8 +10,9 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeSta
 
 /**
  * A SKIP TILL ANY MATCH key's state kept per entry (format 6): read back from its value and
- * entries it is the state saved, a save writes and deletes only the entries that changed,
- * no entry outlives the matches holding it, and damaged entries are refused.
+ * entries it is the state saved, a save writes and deletes only the segments that changed,
+ * no segment outlives the matches in it or the matches holding its rows, and damaged
+ * entries are refused.
  */
 class TreeEntryCodecSuite extends AnyFunSuite {
 
@@ -56,8 +57,9 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     val Seq(m2, m3) = tree.buffers(1).iterator.toSeq
     assert(m2.rows(1) eq m3.rows(1))
     assert(tree.held.get(0).rows(0) eq m2.rows(0))
-    // Two rows held by matches (the waiting and window rows are in the value), three matches.
-    assert(entries.rows.map.size == 2 && entries.matches.map.size == 3)
+    // One segment of rows (the waiting and window rows are in the value); a segment of
+    // matches per node.
+    assert(entries.rows.map.size == 1 && entries.matches.map.size == 2)
   }
 
   test("a save writes the matches added and deletes those dropped, nothing else") {
@@ -73,7 +75,7 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     tree.buffers(1).add(new PartialMatch(Array(null, r4), 4, 4, 4, 4))
     tree.buffers(0).purgeBefore(2) // drops m1; its row r1 is still held by m2
     save(state, entries)
-    // Added: the match and its new row; dropped: m1 alone.
+    // Added: the match and its new row; dropped: m1's segment.
     assert((entries.puts, entries.removes) == ((2, 1)))
     assert(contents(read(save(state, entries), entries)) == contents(state))
   }
@@ -84,7 +86,7 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     entries.reset()
     back.trees(0).buffers(1).purgeBefore(3) // drops m2 and m3; m2 is still held
     val head = save(back, entries)
-    assert(entries.puts == 0 && entries.removes == 2, "two matches deleted, the rows still held")
+    assert(entries.puts == 0 && entries.removes == 1, "one segment deleted, the rows still held")
     back.trees(0).held.clear()
     back.trees(0).buffers(0).purgeBefore(3)
     save(back, entries)
@@ -95,7 +97,7 @@ class TreeEntryCodecSuite extends AnyFunSuite {
 
   test("random adds, drops and held matches: entries always read back as the state") {
     val random = new Random(7)
-    (1 to 20).foreach { round =>
+    (1 to 40).foreach { round =>
       var state = new TreeKeyState(Array.empty, new WindowProgress(0, null, 0, Array.empty, Array.empty),
         Array(new TreeState(3), new TreeState(2)))
       val entries = new MemoryEntries
@@ -129,11 +131,19 @@ class TreeEntryCodecSuite extends AnyFunSuite {
       }
       val head = save(state, entries)
       val held = state.trees.flatMap(t => t.buffers.flatMap(_.iterator) ++ t.held.asScala)
-      // Distinct by identity: a row the matches share is one entry.
-      val liveRows = new java.util.IdentityHashMap[UnsafeRow, Unit]()
-      held.flatMap(_.rows).filter(_ != null).foreach(liveRows.put(_, ()))
-      assert(entries.rows.map.size == liveRows.size, s"round $round: a row no match holds is kept")
-      assert(entries.matches.map.size == state.trees.map(_.buffers.map(_.size).sum).sum)
+      // No segment of rows of which no match holds any, none of matches all dropped.
+      val liveRows = held.flatMap(_.rows).filter(_ != null).map(longs).toSet
+      entries.rows.map.values().forEach { bytes =>
+        val in = StateBytes.reader(bytes)
+        val rows = Seq.fill(in.readInt())(TreeKeyStateCodec.readRow(in))
+        assert(rows.exists(r => liveRows(longs(r))), s"round $round: a segment of unheld rows is kept")
+      }
+      entries.matches.map.forEach { (id, bytes) =>
+        val (t, n, start) = TreeEntryCodec.unpack(id)
+        val buffer = state.trees(t).buffers(n)
+        val matches = StateBytes.reader(bytes).readInt()
+        assert(start + matches > buffer.added - buffer.size, s"round $round: a dropped segment is kept")
+      }
       assert(contents(read(head, entries)) == contents(state))
     }
   }
@@ -148,5 +158,10 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     entries.matches.map.put(TreeEntryCodec.matchId(0, 7, 0), bytes)
     val stray = intercept[IllegalStateException](read(head, entries))
     assert(stray.getMessage.contains("node 7 of tree state 0"), stray.getMessage)
+    entries.matches.map.remove(TreeEntryCodec.matchId(0, 7, 0))
+    entries.matches.map.put(id, bytes)
+    entries.rows.clear()
+    val rowless = intercept[IllegalStateException](read(head, entries))
+    assert(rowless.getMessage.contains("which it does not have"), rowless.getMessage)
   }
 }

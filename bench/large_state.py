@@ -16,7 +16,10 @@ Each runs in both of Spark's stateful operators (`flatMapGroupsWithState` and
 files (`maxFilesPerTrigger=1`, a 5-second watermark). For each micro-batch it prints the
 rows held per key and the micro-batch's time (Spark's `triggerExecution`), then the time
 of the last micro-batches over that of the first: 1.0 when a micro-batch costs what
-arrives, growing with the state when it costs what is held.
+arrives, growing with the state when it costs what is held. It also prints the state each
+micro-batch wrote (the RocksDB changelog files of its version, compressed as Spark writes
+them): a state written whole grows with what is held, one written as changes with what
+arrives.
 
     .venv/bin/python bench/large_state.py                         # 100 keys, 20 micro-batches
     .venv/bin/python bench/large_state.py --keys 10 --rows-per-key 2000 --within-minutes 120
@@ -92,6 +95,12 @@ def run(spark, source: Path, work: Path, name: str, sql: str) -> list[dict]:
         .start()
     )
     query.awaitTermination()
+
+    def written(batch: int) -> int:
+        """Bytes of the state changelogs the micro-batch wrote (version = batch + 1)."""
+        files = (checkpoint / "state").rglob(f"{batch + 1}.changelog")
+        return sum(f.stat().st_size for f in files)
+
     records = []
     for p in query.recentProgress:
         if not p.get("numInputRows"):
@@ -107,6 +116,7 @@ def run(spark, source: Path, work: Path, name: str, sql: str) -> list[dict]:
                 "ms": p["durationMs"]["triggerExecution"],
                 "state": state.get("customMetrics", {}),
                 "held_per_key": held,
+                "state_written": written(p["batchId"]),
             }
         )
     return records
@@ -151,12 +161,16 @@ def main() -> None:
             seconds = time.perf_counter() - t0
             results[f"{query} / {operator}"] = records
             print(f"\n{query} in {operator} ({seconds:.1f} s)")
-            print("| micro-batch | rows | window rows per key | held per key | ms |")
-            print("| --- | --- | --- | --- | --- |")
+            print(
+                "| micro-batch | rows | window rows per key | held per key | ms "
+                "| state written (KB) |"
+            )
+            print("| --- | --- | --- | --- | --- | --- |")
             for i, r in enumerate(records):
                 window = min((i + 1) * args.rows_per_key, args.within_minutes * 60)
                 held = "" if r["held_per_key"] is None else r["held_per_key"]
-                print(f"| {r['batch']} | {r['rows']} | {window} | {held} | {r['ms']} |")
+                kb = r["state_written"] / 1024
+                print(f"| {r['batch']} | {r['rows']} | {window} | {held} | {r['ms']} | {kb:,.0f} |")
             if len(records) >= 6:
                 # The first micro-batch pays the query's start; the next three against the
                 # last three.

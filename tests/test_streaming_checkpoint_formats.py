@@ -9,7 +9,10 @@ come, the query's output before and after the stop is the batch result on all ro
 query too (format 2). ``transform-with-state`` holds both queries run in Spark's
 ``transformWithState`` operator (restarted with the settings its record lists), and
 ``transform-with-state-late-rows`` the same with late rows kept under a time to live, one
-row already late: it stays out of the matches and reads back after the restart. A state of
+row already late: it stays out of the matches and reads back after the restart. Both were
+written before format 6, so their SKIP TILL ANY MATCH states (format 5) are rewritten as
+format 6 by the restart; ``format-6`` holds the queries in ``transformWithState`` written
+by the release that keeps that state entry by entry. A state of
 a format this release does not read is refused, naming the format. The fixtures are Spark
 4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
@@ -85,7 +88,14 @@ def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
 
 @pytest.mark.parametrize("query", ["any_match", "standard"])
 @pytest.mark.parametrize(
-    "folder", ["format-4", "format-5", "transform-with-state", "transform-with-state-late-rows"]
+    "folder",
+    [
+        "format-4",
+        "format-5",
+        "transform-with-state",
+        "transform-with-state-late-rows",
+        "format-6",
+    ],
 )
 def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
     spark, tmp_path, folder, query

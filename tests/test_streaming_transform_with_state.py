@@ -84,6 +84,7 @@ def test_random_standard_patterns_stream_equals_batch(
     test_streaming.test_random_patterns_stream_equals_batch(spark, tmp_path, "basic")
 
 
+@pytest.mark.smoke
 def test_any_match_stream_equals_batch(spark, tmp_path, transform_with_state):
     test_streaming_any_match.test_a_sequence_stream_equals_batch_and_reports_its_work(
         spark, tmp_path

@@ -54,6 +54,7 @@ final class MatchRecognizeProcessor(
   @transient private lazy val toKey = CatalystTypeConverters.createToCatalystConverter(keySchema)
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
+    knownTimers.clear()
     state = getHandle.getValueState[Array[Byte]]("match_recognize", Encoders.BINARY, TTLConfig.NONE)
     if (function.keepsEntries) {
       entries = new MapEntries(
@@ -79,8 +80,34 @@ final class MatchRecognizeProcessor(
     run(key, if (stateTtlMicros > 0) keepingLastRowTime(kept) else kept, timers)
   }
 
-  override def handleExpiredTimer(key: Row, timers: TimerValues, expired: ExpiredTimerInfo): Iterator[Any] =
+  override def handleExpiredTimer(key: Row, timers: TimerValues, expired: ExpiredTimerInfo): Iterator[Any] = {
+    // Spark deletes the timer firing now once this call returns.
+    val known = knownTimers.get(key)
+    if (known != null) knownTimers.put(key, known.filterNot(_ == expired.getExpiryTimeInMs()))
     run(key, Iterator.empty, timers)
+  }
+
+  /**
+   * The timers of keys this task has seen, as it last left them, so that a call does not
+   * scan the timer state for its key's (in Real-Time Mode a call is a row). Only this task
+   * changes its keys' timers while it runs; the first call of a key lists them.
+   */
+  @transient private lazy val knownTimers = new java.util.HashMap[Row, List[Long]]()
+
+  private def timersOf(key: Row): List[Long] = {
+    val known = knownTimers.get(key)
+    if (known != null) known
+    else {
+      val listed = getHandle.listTimers().toList
+      remember(key, listed)
+      listed
+    }
+  }
+
+  private def remember(key: Row, timers: List[Long]): Unit = {
+    if (knownTimers.size >= MatchRecognizeProcessor.KnownTimerKeys) knownTimers.clear()
+    knownTimers.put(key, timers)
+  }
 
   // Rows of the current call dropped as late (set before the function runs).
   @transient private var late = 0L
@@ -183,18 +210,28 @@ final class MatchRecognizeProcessor(
       entries.foreach { e => e.rows.clear(); e.matches.clear() }
       if (lastRow != null) lastRow.clear()
       if (releasedTo != null) { releasedTo.clear(); lateKept.clear() }
-      getHandle.listTimers().toList.foreach(getHandle.deleteTimer)
+      timersOf(key).foreach(getHandle.deleteTimer)
+      remember(key, Nil)
     }
 
     // The state's expiry is one more reason to be called back.
     override def wakeAt(micros: Option[Long]): Unit = {
       val when = (micros ++ expiresAt).reduceOption((a: Long, b: Long) => math.min(a, b))
       val at = when.map(m => math.max(Math.floorDiv(m + 999L, 1000L), watermarkMs + 1))
-      val registered = getHandle.listTimers().toList
-      registered.filterNot(t => at.contains(t)).foreach(getHandle.deleteTimer)
-      at.foreach(t => if (!registered.contains(t)) getHandle.registerTimer(t))
+      val registered = timersOf(key)
+      if (registered != at.toList) {
+        registered.filterNot(t => at.contains(t)).foreach(getHandle.deleteTimer)
+        at.foreach(t => if (!registered.contains(t)) getHandle.registerTimer(t))
+        remember(key, at.toList)
+      }
     }
   }
+}
+
+private object MatchRecognizeProcessor {
+
+  /** The most keys whose timers a task keeps in memory; past it, it forgets them all. */
+  val KnownTimerKeys = 100000
 }
 
 /** A key's [[KeyEntries]] in two of `transformWithState`'s map states. */

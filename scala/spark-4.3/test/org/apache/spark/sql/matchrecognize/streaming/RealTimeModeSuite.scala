@@ -95,10 +95,13 @@ class RealTimeModeSuite extends AnyFunSuite with SparkSessionFixture {
    * Waits until the stopped query's long-running tasks have ended: a Real-Time batch needs a
    * slot for every task at once, and a restart scheduled while they still hold theirs fails.
    */
+  // A restarted Real-Time query needs all its task slots free at once: the stopped one's jobs
+  // must have ended and its tasks have left the executor.
   private def awaitTasksEnded(): Unit = {
     val tracker = spark.sparkContext.statusTracker
     val deadline = System.nanoTime() + 60L * 1000000000L
-    while (tracker.getActiveJobIds().nonEmpty && System.nanoTime() < deadline) Thread.sleep(100)
+    def busy = tracker.getActiveJobIds().nonEmpty || tracker.getExecutorInfos.exists(_.numRunningTasks > 0)
+    while (busy && System.nanoTime() < deadline) Thread.sleep(100)
   }
 
   private def rowsOf(name: String): Seq[Row] =

@@ -16,16 +16,37 @@ from test_streaming_transform_with_state import transform_with_state  # noqa: F4
 pytestmark = pytest.mark.usefixtures("transform_with_state")
 
 
-def _standard_state(value: bytes) -> dict:
-    """A standard-semantics key state (format 2) read by the layout docs/streaming.md gives."""
-    at = 0
+class _Bytes:
+    """Reads big-endian fields off a state's bytes, in order."""
 
-    def take(fmt: str):
-        nonlocal at
-        values = struct.unpack_from(fmt, value, at)
-        at += struct.calcsize(fmt)
+    def __init__(self, value: bytes):
+        self.value, self.at = value, 0
+
+    def take(self, fmt: str) -> tuple:
+        values = struct.unpack_from(fmt, self.value, self.at)
+        self.at += struct.calcsize(fmt)
         return values
 
+    def skip(self, size: int) -> None:
+        self.at += size
+
+    def end(self) -> None:
+        left = len(self.value) - self.at
+        assert left == 0, f"{left} bytes left after the documented layout"
+
+
+def _stopped_stream(spark, tmp_path, batches: list, sql: str):
+    """Runs `sql` over the batches; returns its checkpoint."""
+    checkpoint = tmp_path / "checkpoint"
+    schema, columns = test_streaming.SCHEMA, test_streaming.COLUMNS
+    test_streaming.run_stream(spark, tmp_path, schema, columns, batches, sql, checkpoint=checkpoint)
+    return checkpoint
+
+
+def _standard_state(value: bytes) -> dict:
+    """A standard-semantics key state (format 2) read by the layout docs/streaming.md gives."""
+    state = _Bytes(value)
+    take = state.take
     (version,) = take(">i")
     (parts,) = take(">i")
     take(f">{parts}q")  # the query's signature: a digest per part
@@ -35,9 +56,9 @@ def _standard_state(value: bytes) -> dict:
         (count,) = take(">i")
         for _ in range(count):
             (size,) = take(">i")
-            at += size  # the row, as Spark's UnsafeRow bytes
+            state.skip(size)  # the row, as Spark's UnsafeRow bytes
         rows[name] = count
-    assert at == len(value), f"{len(value) - at} bytes left after the documented layout"
+    state.end()
     return {"format": version, "base": base, "resume_at": resume_at, **rows}
 
 
@@ -45,16 +66,7 @@ def test_sparks_state_reader_reads_the_state_by_its_documented_layout(spark, tmp
     """``spark.read.format("statestore")`` reads the value state ``match_recognize``: a row
     per PARTITION BY key, its bytes in the layout docs/streaming.md documents."""
     rows = test_streaming._walk_rows(60, ["a", "b"], random.Random(7))
-    checkpoint = tmp_path / "checkpoint"
-    test_streaming.run_stream(
-        spark,
-        tmp_path,
-        test_streaming.SCHEMA,
-        test_streaming.COLUMNS,
-        [rows[:30], rows[30:]],
-        test_streaming.V_SHAPE,
-        checkpoint=checkpoint,
-    )
+    checkpoint = _stopped_stream(spark, tmp_path, [rows[:30], rows[30:]], test_streaming.V_SHAPE)
     state = (
         spark.read.format("statestore")
         .option("stateVarName", "match_recognize")
@@ -71,16 +83,11 @@ def test_sparks_state_reader_reads_the_state_by_its_documented_layout(spark, tmp
 def _any_match_state(value: bytes) -> dict:
     """A SKIP TILL ANY MATCH key state's value (format 6) read by the layout
     docs/streaming.md gives; its partial matches and their rows are map-state entries."""
-    at = 0
-
-    def take(fmt: str):
-        nonlocal at
-        values = struct.unpack_from(fmt, value, at)
-        at += struct.calcsize(fmt)
-        return values
+    state = _Bytes(value)
+    take = state.take
 
     def tag(name: str):
-        assert take(">4s")[0] == name.encode(), f"section {name} expected at {at - 4}"
+        assert take(">4s")[0] == name.encode(), f"section {name} expected at {state.at - 4}"
 
     def row_list():
         (count,) = take(">i")
@@ -96,7 +103,7 @@ def _any_match_state(value: bytes) -> dict:
     (rows,) = take(">i")
     for _ in range(rows):
         _fields, size = take(">2i")
-        at += size
+        state.skip(size)
     tag("KEYS")
     waiting = row_list()
     take(">qiq")  # the window's progress: rows passed on, last ORDER BY row, its rank
@@ -119,7 +126,7 @@ def _any_match_state(value: bytes) -> dict:
             take(">4q")  # lo, hi, first and last order
         take(f">4q{2 * nodes}q")  # counters; created and peak per node
     tag("END.")
-    assert at == len(value), f"{len(value) - at} bytes left after the documented layout"
+    state.end()
     return {
         "format": version,
         "saves": saves,
@@ -159,16 +166,8 @@ def test_sparks_state_reader_reads_any_match_state_entry_by_entry(spark, tmp_pat
     the segments hold every match the value's buffers count, and every row those matches
     hold; no segment is kept whose matches are all dropped, or none of whose rows is held."""
     rows = test_streaming._walk_rows(80, ["a", "b"], random.Random(11))
-    checkpoint = tmp_path / "checkpoint"
-    test_streaming.run_stream(
-        spark,
-        tmp_path,
-        test_streaming.SCHEMA,
-        test_streaming.COLUMNS,
-        [rows[:30], rows[30:55], rows[55:]],
-        test_streaming_any_match.SEQUENCE,
-        checkpoint=checkpoint,
-    )
+    batches = [rows[:30], rows[30:55], rows[55:]]
+    checkpoint = _stopped_stream(spark, tmp_path, batches, test_streaming_any_match.SEQUENCE)
 
     def read(name: str):
         state = spark.read.format("statestore").option("stateVarName", name)

@@ -62,7 +62,7 @@ private[streaming] object TreeEntryCodec {
   def save(state: TreeKeyState, entries: KeyEntries, signature: QuerySignature): (Array[Byte], Long) = {
     val journal = if (state.journal != null) state.journal else TreeEntryJournal.fresh(state.trees)
     state.journal = journal
-    journal.saveChanges(state.trees, entries)
+    journal.saveChanges(entries)
     val (out, written) = StateBytes.writer()
     out.writeInt(StateFormats.TreeEntries)
     signature.write(out)

@@ -44,7 +44,7 @@ private[streaming] final class TreeEntryJournal private (
    * matches dropped since leave unheld (in that order, so that a row a dropped match
    * shares with an added one stays).
    */
-  def saveChanges(trees: Array[TreeState], entries: KeyEntries): Unit = {
+  def saveChanges(entries: KeyEntries): Unit = {
     val added = trees.indices.map(t =>
       trees(t).buffers.indices.map { n =>
         val b = trees(t).buffers(n)

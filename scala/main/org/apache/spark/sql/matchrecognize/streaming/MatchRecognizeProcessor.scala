@@ -55,6 +55,7 @@ final class MatchRecognizeProcessor(
 
   override def init(outputMode: OutputMode, timeMode: TimeMode): Unit = {
     knownTimers.clear()
+    knownHorizons.clear()
     state = getHandle.getValueState[Array[Byte]]("match_recognize", Encoders.BINARY, TTLConfig.NONE)
     if (function.keepsEntries) {
       entries = new MapEntries(
@@ -76,7 +77,7 @@ final class MatchRecognizeProcessor(
   }
 
   override def handleInputRows(key: Row, rows: Iterator[Any], timers: TimerValues): Iterator[Any] = {
-    val kept = if (arrivalOrder || lateRowsKept > 0) notLate(rows) else rows
+    val kept = if (arrivalOrder || lateRowsKept > 0) notLate(key, rows) else rows
     run(key, if (stateTtlMicros > 0) keepingLastRowTime(kept) else kept, timers)
   }
 
@@ -108,6 +109,12 @@ final class MatchRecognizeProcessor(
     if (knownTimers.size >= MatchRecognizeProcessor.KnownTimerKeys) knownTimers.clear()
     knownTimers.put(key, timers)
   }
+
+  /**
+   * The latest event time of keys this task has seen (`arrival_horizon`), for the same
+   * reason: in Real-Time Mode the value state would be read for each row.
+   */
+  @transient private lazy val knownHorizons = new java.util.HashMap[Row, java.lang.Long]()
 
   // Rows of the current call dropped as late (set before the function runs).
   @transient private var late = 0L
@@ -143,7 +150,20 @@ final class MatchRecognizeProcessor(
     } else None
 
   /** The key's latest event time, Long.MinValue before its first row. */
-  private def latest: Long = if (horizon.exists()) horizon.get() else Long.MinValue
+  private def latest(key: Row): Long = {
+    val known = knownHorizons.get(key)
+    if (known != null) known
+    else {
+      val stored = if (horizon.exists()) horizon.get() else Long.MinValue
+      rememberHorizon(key, stored)
+      stored
+    }
+  }
+
+  private def rememberHorizon(key: Row, latest: Long): Unit = {
+    if (knownHorizons.size >= MatchRecognizeProcessor.KnownTimerKeys) knownHorizons.clear()
+    knownHorizons.put(key, latest)
+  }
 
   /** `latest` less the reordering wait: rows before it may be behind rows released. */
   private def reorderedFrom(latest: Long): Long =
@@ -153,8 +173,8 @@ final class MatchRecognizeProcessor(
    * The rows not late: in arrival order, not behind the key's latest event time by more
    * than the wait (and that time moves on); keeping late rows, not behind `released_to`.
    */
-  private def notLate(rows: Iterator[Any]): Iterator[Any] = {
-    val before = if (arrivalOrder) latest else Long.MinValue
+  private def notLate(key: Row, rows: Iterator[Any]): Iterator[Any] = {
+    val before = if (arrivalOrder) latest(key) else Long.MinValue
     val released = if (lateRowsKept > 0 && releasedTo.exists()) releasedTo.get() else Long.MinValue
     val lateBefore = math.max(reorderedFrom(before), released)
     var latestNow = before
@@ -169,7 +189,10 @@ final class MatchRecognizeProcessor(
         case None => true // dropped by the function, as in micro-batches
       }
     }.toVector
-    if (arrivalOrder && latestNow != before) horizon.update(latestNow)
+    if (arrivalOrder && latestNow != before) {
+      horizon.update(latestNow)
+      rememberHorizon(key, latestNow)
+    }
     keep(lateRows.result())
     kept.iterator
   }
@@ -183,7 +206,8 @@ final class MatchRecognizeProcessor(
 
   private final class Access(override val key: Row, timers: TimerValues) extends KeyStateAccess {
 
-    override def load(): Option[Array[Byte]] = if (state.exists()) Some(state.get()) else None
+    // One read: a value state's `get` is null when it has none, and `exists` reads it too.
+    override def load(): Option[Array[Byte]] = Option(state.get())
 
     override def save(bytes: Array[Byte]): Unit = state.update(bytes)
 
@@ -195,7 +219,7 @@ final class MatchRecognizeProcessor(
 
     override def releaseUpToMicros: Long = {
       val watermark = Math.multiplyExact(watermarkMs, 1000L)
-      if (arrivalOrder) math.max(watermark, reorderedFrom(latest)) else watermark
+      if (arrivalOrder) math.max(watermark, reorderedFrom(latest(key))) else watermark
     }
 
     // An event-time timer at T fires once the watermark reaches T. A key keeps at most one,
@@ -230,7 +254,10 @@ final class MatchRecognizeProcessor(
 
 private object MatchRecognizeProcessor {
 
-  /** The most keys whose timers a task keeps in memory; past it, it forgets them all. */
+  /**
+   * The most keys whose timers (or latest event times) a task keeps in memory; past it, it
+   * forgets them all.
+   */
   val KnownTimerKeys = 100000
 }
 

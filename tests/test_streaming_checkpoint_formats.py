@@ -11,8 +11,10 @@ query too (format 2). ``transform-with-state`` holds both queries run in Spark's
 ``transform-with-state-late-rows`` the same with late rows kept under a time to live, one
 row already late: it stays out of the matches and reads back after the restart. Both were
 written before format 6, so their SKIP TILL ANY MATCH states (format 5) are rewritten as
-format 6 by the restart; ``format-6`` holds the queries in ``transformWithState`` written
-by the release that keeps that state entry by entry. A state of
+format 7 by the restart; ``format-6`` holds the queries in ``transformWithState`` written
+by the release that first kept that state entry by entry (rows and each node's matches in
+entries of their own), rewritten as format 7 by the restart, and ``format-7`` by the one
+that keeps what each call added in one entry. A state of
 a format this release does not read is refused, naming the format. The fixtures are Spark
 4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
@@ -95,6 +97,7 @@ def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
         "transform-with-state",
         "transform-with-state-late-rows",
         "format-6",
+        "format-7",
     ],
 )
 def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(

@@ -81,7 +81,7 @@ def test_sparks_state_reader_reads_the_state_by_its_documented_layout(spark, tmp
 
 
 def _any_match_state(value: bytes) -> dict:
-    """A SKIP TILL ANY MATCH key state's value (format 6) read by the layout
+    """A SKIP TILL ANY MATCH key state's value (format 7) read by the layout
     docs/streaming.md gives; its partial matches and their rows are map-state entries."""
     state = _Bytes(value)
     take = state.take
@@ -137,34 +137,34 @@ def _any_match_state(value: bytes) -> dict:
     }
 
 
-def _segment_matches(data: bytes) -> list[list[int]]:
-    """A ``partial_matches`` value: each match's row ids."""
-    (count,) = struct.unpack_from(">i", data, 0)
-    at, matches = 4, []
+def _call_entry(data: bytes) -> tuple[range, list[tuple[int, int, int, list[list[int]]]]]:
+    """A ``partial_matches`` value (what one call added): the ids of its rows, and its
+    parts: (tree state, node, first match number, each match's row ids)."""
+    entry = _Bytes(data)
+    take = entry.take
+    first_row, rows = take(">qi")
+    for _ in range(rows):
+        _fields, size = take(">2i")
+        entry.skip(size)
+    parts = []
+    (count,) = take(">i")
     for _ in range(count):
-        (width,) = struct.unpack_from(">i", data, at)
-        matches.append(list(struct.unpack_from(f">{width}q", data, at + 4)))
-        at += 4 + 8 * width + 32
-    assert at == len(data)
-    return matches
-
-
-def _segment_rows(data: bytes) -> int:
-    """A ``held_rows`` value: how many rows it holds."""
-    (count,) = struct.unpack_from(">i", data, 0)
-    at = 4
-    for _ in range(count):
-        _fields, size = struct.unpack_from(">2i", data, at)
-        at += 8 + size
-    assert at == len(data)
-    return count
+        tree, node, start, matches = take(">iiqi")
+        ids = []
+        for _ in range(matches):
+            (width,) = take(">i")
+            ids.append(list(take(f">{width}q")))
+            take(">4q")  # lo, hi, first and last order
+        parts.append((tree, node, start, ids))
+    entry.end()
+    return range(first_row, first_row + rows), parts
 
 
 def test_sparks_state_reader_reads_any_match_state_entry_by_entry(spark, tmp_path):
-    """A SKIP TILL ANY MATCH key keeps its partial matches and their rows in segments, the
-    entries of the map states ``partial_matches`` and ``held_rows`` beside its value state:
-    the segments hold every match the value's buffers count, and every row those matches
-    hold; no segment is kept whose matches are all dropped, or none of whose rows is held."""
+    """A SKIP TILL ANY MATCH key keeps what each call added (the partial matches and the
+    rows they hold) as one entry of the map state ``partial_matches`` beside its value state:
+    the entries hold every match the value's buffers count, and every row those matches and
+    the held ones hold; no entry is kept of which no match is buffered and no row held."""
     rows = test_streaming._walk_rows(80, ["a", "b"], random.Random(11))
     batches = [rows[:30], rows[30:55], rows[55:]]
     checkpoint = _stopped_stream(spark, tmp_path, batches, test_streaming_any_match.SEQUENCE)
@@ -175,27 +175,27 @@ def test_sparks_state_reader_reads_any_match_state_entry_by_entry(spark, tmp_pat
 
     values = {r.key.part: _any_match_state(bytes(r.value.value)) for r in read("match_recognize")}
     assert sorted(values) == ["a", "b"]
-    assert {v["format"] for v in values.values()} == {6}
-    segments, row_segments = read("partial_matches"), read("held_rows")
+    assert {v["format"] for v in values.values()} == {7}
+    entries = read("partial_matches")
+    assert read("held_rows") == [], "format 7 keeps rows in the entries of partial_matches"
     buffered_total = 0
     for part, value in values.items():
-        held, buffered = set(value["held_rows"]), 0
-        for entry in (r for r in segments if r.key.part == part):
-            key = entry.user_map_key.value
-            tree, node, start = key >> 54, (key >> 44) & 1023, key & ((1 << 44) - 1)
-            first, following = value["spans"][(tree, node)]
-            matches = _segment_matches(bytes(entry.user_map_value.value))
-            live = [m for i, m in enumerate(matches) if first <= start + i < following]
-            assert live, f"{part}: a segment whose matches were all dropped is kept"
+        mine = [_call_entry(bytes(r.user_map_value.value)) for r in entries if r.key.part == part]
+        assert all(r.user_map_key.value < value["saves"] for r in entries if r.key.part == part)
+        held, buffered, ids = set(value["held_rows"]), 0, set()
+        live_parts = []
+        for row_ids, parts in mine:
+            ids |= set(row_ids)
+            live = []
+            for tree, node, start, matches in parts:
+                first, following = value["spans"][(tree, node)]
+                live += [m for i, m in enumerate(matches) if first <= start + i < following]
             buffered += len(live)
             held |= {i for m in live for i in m if i != -1}
+            live_parts.append(bool(live))
         assert buffered == sum(b - a for a, b in value["spans"].values()), (part, value)
         buffered_total += buffered
-        ids = set()
-        for entry in (r for r in row_segments if r.key.part == part):
-            start = entry.user_map_key.value
-            segment = set(range(start, start + _segment_rows(bytes(entry.user_map_value.value))))
-            assert segment & held, f"{part}: a segment of rows no match holds is kept"
-            ids |= segment
+        for (row_ids, _), has_live in zip(mine, live_parts, strict=True):
+            assert has_live or set(row_ids) & held, f"{part}: an entry with nothing live is kept"
         assert held <= ids and max(ids) < value["next_row_id"], (part, value)
     assert buffered_total > 0, values

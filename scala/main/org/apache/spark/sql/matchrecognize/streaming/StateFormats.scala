@@ -5,7 +5,7 @@ package org.apache.spark.sql.matchrecognize.streaming
  * semantics and of SKIP TILL ANY MATCH never share a number, so that a query restarted with
  * the other semantics is told so, not that a format is unknown. A layout change takes a new
  * number; the numbers a build still reads are listed here: 1 and 2 (standard semantics), 3, 4,
- * 5 and 6 (SKIP TILL ANY MATCH). Any other number is refused, asking for a new checkpoint
+ * 5, 6 and 7 (SKIP TILL ANY MATCH). Any other number is refused, asking for a new checkpoint
  * location.
  */
 private[streaming] object StateFormats {
@@ -22,19 +22,24 @@ private[streaming] object StateFormats {
 
   /**
    * SKIP TILL ANY MATCH kept per entry, as `transformWithState` keeps it: in the value, the
-   * signature and the layout of [[TreeEntryCodec]]; its rows and partial matches in
-   * [[KeyEntries]]. Format 5 states there are read and rewritten as this.
+   * signature and the layout of [[TreeEntryCodec]]; what each call added (rows and partial
+   * matches) in one entry of [[KeyEntries]]. Format 5 and 6 states there are read and
+   * rewritten as this.
    */
-  val TreeEntries = 6
+  val TreeEntries = 7
 
-  /** The previous release's: the signature, then the state Java-serialized; still read. */
+  /** The previous release's entries: a call's rows in one entry, each node's matches in another. */
+  val TreeSegments = 6
+
+  /** An earlier release's: the signature, then the state Java-serialized; still read. */
   val TreeJavaSerialized = 4
 
   /** Before states carried the signature: the state Java-serialized; still read. */
   val TreeUnsigned = 3
 
   private def standard(v: Int) = v == Standard || v == StandardUnsigned
-  private def tree(v: Int) = v == TreeEntries || v == Tree || v == TreeJavaSerialized || v == TreeUnsigned
+  private def tree(v: Int) =
+    v == TreeEntries || v == TreeSegments || v == Tree || v == TreeJavaSerialized || v == TreeUnsigned
 
   /** `version` when this build reads it as the kind of `expected`; otherwise an error. */
   def read(version: Int, expected: Int): Int = {

@@ -6,20 +6,19 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeState}
 
 /**
- * A SKIP TILL ANY MATCH key's state kept per entry (format 6, `transformWithState`): a
- * call writes what it changed, not all the key holds.
+ * A SKIP TILL ANY MATCH key's state kept per entry (`transformWithState`): a call writes
+ * what it changed, not all the key holds.
  *
- *  - The partial matches a node added between two saves are one entry of
- *    [[KeyEntries.matches]] (a segment), named by its tree state, its node and the number
- *    of its first match in the node's buffer ([[matchId]]): a count, then each match as
- *    [[TreeKeyStateCodec.writeMatch]] writes it, its rows by their ids (8 bytes each, -1
- *    for none). A buffer only appends and drops a prefix, so a save writes one segment per
- *    node it added to, and deletes the segments whose matches have all been dropped.
- *  - The rows those matches hold that no saved match held are one entry of
- *    [[KeyEntries.rows]], named by the id of its first row (the others follow): a count,
- *    then each row's field count, size and bytes. A row is written once however many
- *    matches share it; the state counts the matches holding each row and deletes a segment
- *    once none of its rows is held.
+ * Format 7, written:
+ *  - What a call added is one entry of [[KeyEntries.matches]], named by the number of the
+ *    save: the id of its first row and the rows that the matches it added hold and no saved
+ *    match held (a count, then each row's field count, size and bytes; ids follow on from
+ *    the first), then its parts (a count, then per node that added matches: the tree state,
+ *    the node, the number of its first match in the node's buffer, a count, and each match as
+ *    [[TreeKeyStateCodec.writeMatch]] writes it, its rows by their ids, 8 bytes each, -1 for
+ *    none). A row is written once however many matches share it. A buffer only appends and
+ *    drops a prefix, so a call writes one entry, and deletes each entry none of whose rows
+ *    a match holds and none of whose matches is still buffered.
  *  - The value holds the rest, small and rewritten by each call: the format number and the
  *    query's signature; `ENTS` (saves so far, next row id); the `ROWS` and `KEYS` sections of
  *    [[TreeKeyStateCodec]] (the waiting rows, the window's progress, matches to number, ids of
@@ -27,9 +26,14 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeSta
  *    first buffered match and of the next one, then the held matches, their rows by id, and
  *    the counters); `END.`.
  *
+ * Format 6, still read: the same value; the matches a node added in one call were an entry
+ * of [[KeyEntries.matches]] named by [[matchId]] (a count, then the matches), and the rows
+ * they added an entry of [[KeyEntries.rows]] named by its first row's id (a count, then the
+ * rows). Such a state is read, its entries deleted, and all of it written as format 7 by the
+ * key's next call, as a format 5 state (one value) is.
+ *
  * The decoded state remembers what its entries hold ([[TreeEntryJournal]]); a state read
- * back (after a restart, or by another task) rebuilds that from the entries. A format 5
- * state is read from the value and written as format 6 by its key's next call.
+ * back (after a restart, or by another task) rebuilds that from the entries.
  */
 private[streaming] object TreeEntryCodec {
 
@@ -44,19 +48,16 @@ private[streaming] object TreeEntryCodec {
   val MaxTrees: Int = 1 << (64 - 1 - NumberBits - NodeBits)
   val MaxNodes: Int = 1 << NodeBits
 
-  /** Whether the matches of `trees` can be named by [[matchId]]. */
+  /**
+   * Whether the state of `trees` is kept per entry: within the limits of format 6's entry
+   * names, so that a query keeps the state variables its checkpoint declares.
+   */
   def fits(trees: Array[TreeState]): Boolean =
     trees.length <= MaxTrees && trees.forall(_.buffers.length <= MaxNodes)
 
-  /** The entry of the `number`-th match added to node `node` of tree state `tree`. */
-  def matchId(tree: Int, node: Int, number: Long): Long = {
-    if (number >= (1L << NumberBits)) {
-      throw new IllegalStateException(
-        s"A MATCH_RECOGNIZE key created more than ${1L << NumberBits} partial matches at one " +
-          "tree node, more than its state can number. Restart the query with a new checkpoint location.")
-    }
+  /** Format 6's entry of the `number`-th match added to node `node` of tree state `tree`. */
+  def matchId(tree: Int, node: Int, number: Long): Long =
     (tree.toLong << (NodeBits + NumberBits)) | (node.toLong << NumberBits) | number
-  }
 
   /** Writes what changed since the last save; returns the value and the weight of all held. */
   def save(state: TreeKeyState, entries: KeyEntries, signature: QuerySignature): (Array[Byte], Long) = {
@@ -91,42 +92,27 @@ private[streaming] object TreeEntryCodec {
     (head, head.length + journal.weight)
   }
 
-  /** The state whose value is `head` (format 6) and whose entries are in `entries`. */
+  /** The state whose value is `head` (format 6 or 7) and whose entries are in `entries`. */
   def read(head: Array[Byte], entries: KeyEntries, fits: Array[TreeState] => Boolean,
       signature: QuerySignature): TreeKeyState = {
     val in = StateBytes.reader(head)
-    StateFormats.read(in.readInt(), StateFormats.TreeEntries)
+    val format = StateFormats.read(in.readInt(), StateFormats.TreeEntries)
     signature.check(in)
-    readingFormat(StateFormats.TreeEntries) {
+    readingFormat(format) {
       expect(in, EntriesTag)
       val saves = in.readLong()
       val nextRowId = in.readLong()
       val keyRows = TreeKeyStateCodec.readRowSection(in)
       val key = TreeKeyStateCodec.readKeySection(in, keyRows)
-
-      // Row segments: a count, then the rows, numbered from the segment's id on.
-      val rowSegments = entries.rows.iterator.map { case (start, bytes) =>
-        val segment = StateBytes.reader(bytes)
-        (start, bytes.length, Array.fill(count(segment))(TreeKeyStateCodec.readRow(segment)))
-      }.toVector
-      val rowsById = new java.util.HashMap[java.lang.Long, UnsafeRow]()
-      rowSegments.foreach { case (start, _, rows) => rows.indices.foreach(i => rowsById.put(start + i, rows(i))) }
-      def rowById(in: DataInputStream)(): UnsafeRow = {
-        val id = in.readLong()
-        if (id == -1L) null
-        else {
-          val row = rowsById.get(id)
-          if (row == null) throw entriesDamaged(s"a partial match holds row $id, which it does not have")
-          row
-        }
-      }
+      val stored =
+        if (format == StateFormats.TreeEntries) new CallEntries(entries) else new SegmentEntries(entries)
 
       expect(in, TreeKeyStateCodec.TreesTag)
       val spans = new Array[Array[(Long, Long)]](count(in))
       val trees = spans.indices.map { t =>
         val state = new TreeState(count(in))
         spans(t) = Array.fill(state.buffers.length)((in.readLong(), in.readLong()))
-        (0 until count(in)).foreach(_ => state.held.add(TreeKeyStateCodec.readMatch(in)(rowById(in))))
+        (0 until count(in)).foreach(_ => state.held.add(TreeKeyStateCodec.readMatch(in)(stored.rowById(in))))
         TreeKeyStateCodec.readCounters(in, state)
         state
       }.toArray
@@ -134,50 +120,121 @@ private[streaming] object TreeEntryCodec {
       TreeKeyState.checkTrees(trees, fits)
 
       // Each buffer's matches, placed by number, must be exactly those from its first to its
-      // next; a segment's matches before the first were dropped.
+      // next; matches before the first were dropped.
       val slots = spans.map(_.map { case (first, next) =>
         if (first < 0 || next < first || next - first > Int.MaxValue) {
-          throw entriesDamaged(s"a buffer spans matches $first to $next")
+          throw damagedIn(format, s"a buffer spans matches $first to $next")
         }
         new Array[PartialMatch]((next - first).toInt)
       })
-      val segments = spans.map(_.map(_ => new java.util.ArrayDeque[TreeEntryJournal.MatchSegment]()))
-      val found = entries.matches.iterator.map { case (id, bytes) =>
-        val (t, node, start) = unpack(id)
-        if (t >= trees.length || node >= slots(t).length) {
-          throw entriesDamaged(s"it has matches of node $node of tree state $t")
+      def place(t: Int, node: Int, start: Long, part: DataInputStream): Long = {
+        if (t < 0 || t >= trees.length || node < 0 || node >= slots(t).length) {
+          throw damagedIn(format, s"it has matches of node $node of tree state $t")
         }
         val (first, next) = spans(t)(node)
-        val segment = StateBytes.reader(bytes)
-        val matches = count(segment)
-        if (start + matches > next || start + matches <= first) {
-          throw entriesDamaged(
+        val matches = count(part)
+        // All before the first: dropped, in an entry kept for its other parts or its rows.
+        if (start + matches > next || (start + matches <= first && format == StateFormats.TreeSegments)) {
+          throw damagedIn(format,
             s"it has matches $start to ${start + matches - 1} of a node holding $first to ${next - 1}")
         }
         (0 until matches).foreach { i =>
           if (start + i >= first) {
-            slots(t)(node)((start + i - first).toInt) = TreeKeyStateCodec.readMatch(segment)(rowById(segment))
+            slots(t)(node)((start + i - first).toInt) = TreeKeyStateCodec.readMatch(part)(stored.rowById(part))
           } else {
             // Dropped: its rows may be gone with it.
-            TreeKeyStateCodec.readMatch(segment) { () => segment.readLong(); null }
+            TreeKeyStateCodec.readMatch(part) { () => part.readLong(); null }
           }
         }
-        (t, node, new TreeEntryJournal.MatchSegment(start, start + matches, bytes.length))
-      }.toVector
-      found.sortBy(_._3.start).foreach { case (t, node, segment) => segments(t)(node).addLast(segment) }
+        start + matches
+      }
+      stored.placeMatches(place)
       trees.indices.foreach { t =>
         trees(t).buffers.indices.foreach { n =>
           val buffer = trees(t).buffers(n)
           slots(t)(n).foreach { m =>
-            if (m == null) throw entriesDamaged(s"a match of node $n of tree state $t is missing")
+            if (m == null) throw damagedIn(format, s"a match of node $n of tree state $t is missing")
             buffer.add(m)
           }
           buffer.numberFrom(spans(t)(n)._1)
         }
       }
       val state = key(trees)
-      state.journal = TreeEntryJournal.restored(trees, rowSegments.iterator, segments, entries, saves, nextRowId)
+      state.journal = stored.journal(trees, saves, nextRowId)
       state
+    }
+  }
+
+  /** A state's entries as one layout keeps them, read in three steps: rows, matches, what is live. */
+  private abstract class StoredEntries(format: Int) {
+    protected val rowsById = new java.util.HashMap[java.lang.Long, UnsafeRow]()
+
+    /** Reads a row id from `in`: the row, or null for -1. */
+    def rowById(in: DataInputStream)(): UnsafeRow = {
+      val id = in.readLong()
+      if (id == -1L) null
+      else {
+        val row = rowsById.get(id)
+        if (row == null) throw damagedIn(format, s"a partial match holds row $id, which it does not have")
+        row
+      }
+    }
+
+    /** Calls `place(tree, node, first number, input at the matches)` for each run of matches. */
+    def placeMatches(place: (Int, Int, Long, DataInputStream) => Long): Unit
+
+    /** What the decoded state knows of its entries. */
+    def journal(trees: Array[TreeState], saves: Long, nextRowId: Long): TreeEntryJournal
+
+    protected def readRows(in: DataInputStream, firstId: Long): Array[UnsafeRow] = {
+      val rows = Array.fill(count(in))(TreeKeyStateCodec.readRow(in))
+      rows.indices.foreach(i => rowsById.put(firstId + i, rows(i)))
+      rows
+    }
+  }
+
+  /** Format 7: an entry per save, its rows, then its parts. */
+  private final class CallEntries(entries: KeyEntries) extends StoredEntries(StateFormats.TreeEntries) {
+    private val read = entries.matches.iterator.map { case (id, bytes) =>
+      val in = StateBytes.reader(bytes)
+      val firstRowId = in.readLong()
+      (id, bytes.length, firstRowId, readRows(in, firstRowId), in)
+    }.toVector
+    private var parts = Vector.empty[TreeEntryJournal.ReadEntry]
+
+    override def placeMatches(place: (Int, Int, Long, DataInputStream) => Long): Unit =
+      parts = read.map { case (id, bytes, firstRowId, rows, in) =>
+        val spans = (0 until count(in)).map { _ =>
+          val t = in.readInt()
+          val node = in.readInt()
+          val start = in.readLong()
+          (t, node, start, place(t, node, start, in))
+        }
+        if (in.available() > 0) throw damagedIn(StateFormats.TreeEntries, s"entry $id has bytes after its parts")
+        TreeEntryJournal.ReadEntry(id, bytes, firstRowId, rows, spans)
+      }
+
+    override def journal(trees: Array[TreeState], saves: Long, nextRowId: Long): TreeEntryJournal =
+      TreeEntryJournal.restored(trees, parts, entries, saves, nextRowId)
+  }
+
+  /**
+   * Format 6: rows and each node's matches in entries of their own. Once read, they are
+   * deleted, and the key's next save writes its state whole as format 7.
+   */
+  private final class SegmentEntries(entries: KeyEntries) extends StoredEntries(StateFormats.TreeSegments) {
+    entries.rows.iterator.foreach { case (start, bytes) => readRows(StateBytes.reader(bytes), start) }
+
+    override def placeMatches(place: (Int, Int, Long, DataInputStream) => Long): Unit =
+      entries.matches.iterator.foreach { case (id, bytes) =>
+        val (t, node, start) = unpack(id)
+        place(t, node, start, StateBytes.reader(bytes))
+      }
+
+    override def journal(trees: Array[TreeState], saves: Long, nextRowId: Long): TreeEntryJournal = {
+      entries.rows.clear()
+      entries.matches.clear()
+      TreeEntryJournal.fresh(trees)
     }
   }
 
@@ -185,5 +242,5 @@ private[streaming] object TreeEntryCodec {
     ((id >>> (NodeBits + NumberBits)).toInt, ((id >>> NumberBits) & ((1L << NodeBits) - 1)).toInt,
       id & ((1L << NumberBits) - 1))
 
-  private def entriesDamaged(why: String): IllegalStateException = damaged(why, StateFormats.TreeEntries)
+  private def damagedIn(format: Int, why: String): IllegalStateException = damaged(why, format)
 }

@@ -1,27 +1,25 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeState}
 
 /**
  * What a decoded SKIP TILL ANY MATCH state knows of its entries ([[TreeEntryCodec]]) as it
- * last saved them: the segments of rows and of each node's partial matches it wrote, each
- * row's id and how many saved matches hold it, and per buffer the numbers of the first
- * match and of the next one it had saved. With the matches each buffer drops recorded as it
- * drops them (`NodeBuffer.purged`), a save writes one segment of the rows it added, one per
- * node of the matches it added, and deletes the segments nothing holds any more.
+ * last saved them: the entry each save wrote (the rows and partial matches it added), each
+ * row's id and how many saved matches hold it, which entry each node's saved matches are in,
+ * and per buffer the numbers of the first match and of the next one it had saved. With the
+ * matches each buffer drops recorded as it drops them (`NodeBuffer.purged`), a save writes
+ * one entry of what it added and deletes the entries of which nothing is live any more.
  */
 private[streaming] final class TreeEntryJournal private (
     trees: Array[TreeState],
     refs: java.util.IdentityHashMap[UnsafeRow, TreeEntryJournal.RowRef],
-    segments: Array[Array[java.util.ArrayDeque[TreeEntryJournal.MatchSegment]]],
+    parts: Array[Array[java.util.ArrayDeque[TreeEntryJournal.Part]]],
     var saves: Long,
     var nextRowId: Long,
     written: Boolean) {
 
-  import TreeEntryJournal.{MatchSegment, RowRef, RowSegment}
+  import TreeEntryJournal.{Part, RowRef, Written}
 
   // What the entries hold: nothing yet, or the state as it is.
   private val savedFirst: Array[Array[Long]] =
@@ -31,18 +29,22 @@ private[streaming] final class TreeEntryJournal private (
   if (written) trees.foreach(_.held.forEach(m => savedHeld.put(m, m)))
 
   /** Encoded bytes of the entries held. */
-  var weight: Long = segments.iterator.flatten.flatMap(_.asScala).map(_.bytes.toLong).sum
+  var weight: Long = 0L
 
   trees.foreach(_.buffers.foreach(b => b.purged = new java.util.ArrayList[PartialMatch]()))
 
   /** The id of a row a saved match holds. */
   def idOf(row: UnsafeRow): Long = if (row == null) -1L else refs.get(row).id
 
+  /** Counts an entry read back that something still holds. */
+  private[streaming] def keep(entry: Written): Unit = weight += entry.bytes
+
   /**
-   * Writes the rows the matches added since the last save hold that no saved match held,
-   * as one segment, and the matches added, a segment per node; then deletes what the
-   * matches dropped since leave unheld (in that order, so that a row a dropped match
-   * shares with an added one stays).
+   * Writes, as one entry named by the number of this save, the rows that the matches added
+   * since the last save hold and no saved match held, and the matches added (per node, a
+   * part); then releases what the matches dropped since held, deleting each entry left with
+   * no row held and no match live (in that order, so that a row a dropped match shares with
+   * an added one stays).
    */
   def saveChanges(entries: KeyEntries): Unit = {
     val added = trees.indices.map(t =>
@@ -53,15 +55,16 @@ private[streaming] final class TreeEntryJournal private (
     val held = new java.util.IdentityHashMap[PartialMatch, PartialMatch]()
     trees.foreach(_.held.forEach(m => held.put(m, m)))
 
+    val entry = new Written(saves)
+    val firstRowId = nextRowId
     val newRows = new java.util.ArrayList[UnsafeRow]()
-    val segment = new RowSegment(nextRowId)
     def hold(m: PartialMatch): Unit = m.rows.foreach { r =>
       if (r != null) {
         var ref = refs.get(r)
         if (ref == null) {
-          ref = new RowRef(nextRowId, segment)
+          ref = new RowRef(nextRowId, entry)
           nextRowId += 1
-          segment.live += 1
+          entry.rowsHeld += 1
           newRows.add(r)
           refs.put(r, ref)
         }
@@ -72,32 +75,34 @@ private[streaming] final class TreeEntryJournal private (
       trees(t).buffers.indices.foreach(n =>
         trees(t).buffers(n).addedAfter(added(t)(n)).foreach(hold)))
     held.keySet().forEach(m => if (!savedHeld.containsKey(m)) hold(m))
-    if (!newRows.isEmpty) {
-      val (out, written) = StateBytes.writer()
-      out.writeInt(newRows.size)
-      newRows.forEach(r => TreeKeyStateCodec.writeRow(out, r))
-      out.flush()
-      val bytes = written()
-      segment.bytes = bytes.length
-      entries.rows.put(segment.start, bytes)
-      weight += bytes.length
-    }
 
-    trees.indices.foreach { t =>
-      trees(t).buffers.indices.foreach { n =>
-        val b = trees(t).buffers(n)
-        val from = added(t)(n)
-        if (b.added > from) {
-          val (out, written) = StateBytes.writer()
-          out.writeInt((b.added - from).toInt)
-          b.addedAfter(from).foreach(m => TreeKeyStateCodec.writeMatch(out, m)(r => out.writeLong(idOf(r))))
-          out.flush()
-          val bytes = written()
-          entries.matches.put(TreeEntryCodec.matchId(t, n, from), bytes)
-          segments(t)(n).addLast(new MatchSegment(from, b.added, bytes.length))
-          weight += bytes.length
-        }
-      }
+    val (out, bytes) = StateBytes.writer()
+    out.writeLong(firstRowId)
+    out.writeInt(newRows.size)
+    newRows.forEach(r => TreeKeyStateCodec.writeRow(out, r))
+    val changed = for {
+      t <- trees.indices
+      n <- trees(t).buffers.indices
+      if trees(t).buffers(n).added > added(t)(n)
+    } yield (t, n)
+    out.writeInt(changed.length)
+    changed.foreach { case (t, n) =>
+      val b = trees(t).buffers(n)
+      val from = added(t)(n)
+      out.writeInt(t)
+      out.writeInt(n)
+      out.writeLong(from)
+      out.writeInt((b.added - from).toInt)
+      b.addedAfter(from).foreach(m => TreeKeyStateCodec.writeMatch(out, m)(r => out.writeLong(idOf(r))))
+      parts(t)(n).addLast(new Part(from, b.added, entry))
+      entry.partsLive += 1
+    }
+    if (entry.live) {
+      out.flush()
+      val encoded = bytes()
+      entry.bytes = encoded.length
+      entries.matches.put(entry.id, encoded)
+      weight += encoded.length
     }
 
     trees.indices.foreach { t =>
@@ -110,11 +115,11 @@ private[streaming] final class TreeEntryJournal private (
         }
         b.purged.clear()
         val first = b.added - b.size
-        val kept = segments(t)(n)
+        val kept = parts(t)(n)
         while (!kept.isEmpty && kept.peekFirst().end <= first) {
-          val gone = kept.pollFirst()
-          entries.matches.remove(TreeEntryCodec.matchId(t, n, gone.start))
-          weight -= gone.bytes
+          val gone = kept.pollFirst().entry
+          gone.partsLive -= 1
+          deleteIfDead(gone, entries)
         }
         savedFirst(t)(n) = first
         savedNext(t)(n) = b.added
@@ -132,56 +137,64 @@ private[streaming] final class TreeEntryJournal private (
       ref.holders -= 1
       if (ref.holders == 0) {
         refs.remove(r)
-        ref.segment.live -= 1
-        if (ref.segment.live == 0) {
-          entries.rows.remove(ref.segment.start)
-          weight -= ref.segment.bytes
-        }
+        ref.entry.rowsHeld -= 1
+        deleteIfDead(ref.entry, entries)
       }
     }
   }
+
+  private def deleteIfDead(entry: Written, entries: KeyEntries): Unit =
+    if (!entry.live) {
+      entries.matches.remove(entry.id)
+      weight -= entry.bytes
+    }
 }
 
 private[streaming] object TreeEntryJournal {
 
-  /** A segment of rows (ids from `start` on) and how many of them matches hold. */
-  final class RowSegment(val start: Long) {
+  /** An entry a save wrote: how many of its rows saved matches hold, how many parts are live. */
+  final class Written(val id: Long) {
     var bytes = 0
-    var live = 0
+    var rowsHeld = 0
+    var partsLive = 0
+    def live: Boolean = rowsHeld > 0 || partsLive > 0
   }
 
-  final class RowRef(val id: Long, val segment: RowSegment) {
+  final class RowRef(val id: Long, val entry: Written) {
     var holders = 0
   }
 
-  /** A segment of a node's matches: numbers `start` until `end`. */
-  final class MatchSegment(val start: Long, val end: Long, val bytes: Int)
+  /** Matches of one node, numbers `start` until `end`, written in `entry`. */
+  final class Part(val start: Long, val end: Long, val entry: Written)
 
   /**
    * The journal of a state none of whose entries are written yet (a new key, or a state read
-   * from one value): its buffers are numbered from 0, and its next save writes them all.
+   * from one value or from an earlier layout): its buffers are numbered from 0, and its next
+   * save writes them all.
    */
   def fresh(trees: Array[TreeState]): TreeEntryJournal = {
     trees.foreach(_.buffers.foreach(_.numberFrom(0L)))
     new TreeEntryJournal(trees, new java.util.IdentityHashMap(),
-      trees.map(_.buffers.map(_ => new java.util.ArrayDeque[MatchSegment]())), 0L, 0L, written = false)
+      trees.map(_.buffers.map(_ => new java.util.ArrayDeque[Part]())), 0L, 0L, written = false)
   }
 
+  /** An entry read back: its rows (ids from `firstRowId` on) and its parts (tree, node, start, end). */
+  final case class ReadEntry(id: Long, bytes: Int, firstRowId: Long, rows: Array[UnsafeRow],
+      parts: Seq[(Int, Int, Long, Long)])
+
   /**
-   * The journal of a state read back from its entries: `rows` are the rows of each row
-   * segment read (by segment start, with its encoded size), `segments` the match segments of
-   * each node. Holders are counted here; a row segment no match holds is deleted.
+   * The journal of a state read back from its entries. Holders are counted here; an entry
+   * with no row held and no match live is deleted.
    */
-  def restored(trees: Array[TreeState], rows: Iterator[(Long, Int, Array[UnsafeRow])],
-      segments: Array[Array[java.util.ArrayDeque[MatchSegment]]], entries: KeyEntries,
-      saves: Long, nextRowId: Long): TreeEntryJournal = {
+  def restored(trees: Array[TreeState], read: Seq[ReadEntry], entries: KeyEntries, saves: Long,
+      nextRowId: Long): TreeEntryJournal = {
+    val written = read.map { e =>
+      val w = new Written(e.id)
+      w.bytes = e.bytes
+      e -> w
+    }
     val all = new java.util.IdentityHashMap[UnsafeRow, RowRef]()
-    val rowSegments = rows.map { case (start, bytes, segmentRows) =>
-      val segment = new RowSegment(start)
-      segment.bytes = bytes
-      segmentRows.indices.foreach(i => all.put(segmentRows(i), new RowRef(start + i, segment)))
-      segment
-    }.toVector
+    written.foreach { case (e, w) => e.rows.indices.foreach(i => all.put(e.rows(i), new RowRef(e.firstRowId + i, w))) }
     def count(m: PartialMatch): Unit = m.rows.foreach(r => if (r != null) all.get(r).holders += 1)
     trees.foreach { t =>
       t.buffers.foreach(_.iterator.foreach(count))
@@ -191,13 +204,21 @@ private[streaming] object TreeEntryJournal {
     all.forEach { (row, ref) =>
       if (ref.holders > 0) {
         refs.put(row, ref)
-        ref.segment.live += 1
+        ref.entry.rowsHeld += 1
       }
     }
-    val journal = new TreeEntryJournal(trees, refs, segments, saves, nextRowId, written = true)
-    rowSegments.foreach { s =>
-      if (s.live == 0) entries.rows.remove(s.start) else journal.weight += s.bytes
-    }
+    val parts = trees.map(_.buffers.map(_ => new java.util.ArrayDeque[Part]()))
+    written.flatMap { case (e, w) => e.parts.map { case (t, n, start, end) => (t, n, new Part(start, end, w)) } }
+      .sortBy(_._3.start)
+      .foreach { case (t, n, part) =>
+        val b = trees(t).buffers(n)
+        if (part.end > b.added - b.size) {
+          parts(t)(n).addLast(part)
+          part.entry.partsLive += 1
+        }
+      }
+    val journal = new TreeEntryJournal(trees, refs, parts, saves, nextRowId, written = true)
+    written.foreach { case (_, w) => if (w.live) journal.keep(w) else entries.matches.remove(w.id) }
     journal
   }
 }

@@ -64,7 +64,7 @@ object TreeKeyState {
     access.loadDecoded(query,
       bytes =>
         access.entries match {
-          case Some(entries) if formatOf(bytes) == StateFormats.TreeEntries =>
+          case Some(entries) if keptPerEntry(formatOf(bytes)) =>
             TreeEntryCodec.read(bytes, entries, fits, signature)
           case _ => decode(bytes, fits, signature)
         })
@@ -80,6 +80,8 @@ object TreeKeyState {
         access.save(bytes, state, query, bytes.length)
     }
 
+  private def keptPerEntry(format: Int) = format == StateFormats.TreeEntries || format == StateFormats.TreeSegments
+
   private def formatOf(data: Array[Byte]): Int = if (data.length < 4) -1 else StateBytes.reader(data).readInt()
 
   /** The state in `data`; `fits` tells whether its trees' states are those the query runs. */
@@ -87,7 +89,7 @@ object TreeKeyState {
       signature: QuerySignature): TreeKeyState = {
     val in = StateBytes.reader(data)
     val format = StateFormats.read(in.readInt(), StateFormats.Tree)
-    if (format == StateFormats.TreeEntries) {
+    if (keptPerEntry(format)) {
       throw new IllegalStateException(
         "The checkpoint holds SKIP TILL ANY MATCH state kept per entry by the transformWithState " +
           "operator, but this query runs flatMapGroupsWithState. Set " +

@@ -9,10 +9,10 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeState}
 
 /**
- * A SKIP TILL ANY MATCH key's state kept per entry (format 6): read back from its value and
- * entries it is the state saved, a save writes and deletes only the segments that changed,
- * no segment outlives the matches in it or the matches holding its rows, and damaged
- * entries are refused.
+ * A SKIP TILL ANY MATCH key's state kept per entry (format 7): read back from its value and
+ * entries it is the state saved, a save writes one entry of what it added and deletes only
+ * entries left with nothing live, no entry outlives the matches in it or the matches holding
+ * its rows, and damaged entries are refused.
  */
 class TreeEntryCodecSuite extends AnyFunSuite {
 
@@ -57,9 +57,9 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     val Seq(m2, m3) = tree.buffers(1).iterator.toSeq
     assert(m2.rows(1) eq m3.rows(1))
     assert(tree.held.get(0).rows(0) eq m2.rows(0))
-    // One segment of rows (the waiting and window rows are in the value); a segment of
-    // matches per node.
-    assert(entries.rows.map.size == 1 && entries.matches.map.size == 2)
+    // One entry for the save: its rows (the waiting and window rows are in the value) and its
+    // matches of both nodes.
+    assert(entries.rows.map.isEmpty && entries.matches.map.size == 1)
   }
 
   test("a save writes the matches added and deletes those dropped, nothing else") {
@@ -75,8 +75,9 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     tree.buffers(1).add(new PartialMatch(Array(null, r4), 4, 4, 4, 4))
     tree.buffers(0).purgeBefore(2) // drops m1; its row r1 is still held by m2
     save(state, entries)
-    // Added: the match and its new row; dropped: m1's segment.
-    assert((entries.puts, entries.removes) == ((2, 1)))
+    // Added: the match and its new row, in one entry; dropped: m1, whose entry still holds
+    // m2 and m3.
+    assert((entries.puts, entries.removes) == ((1, 0)))
     assert(contents(read(save(state, entries), entries)) == contents(state))
   }
 
@@ -86,10 +87,11 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     entries.reset()
     back.trees(0).buffers(1).purgeBefore(3) // drops m2 and m3; m2 is still held
     val head = save(back, entries)
-    assert(entries.puts == 0 && entries.removes == 1, "one segment deleted, the rows still held")
+    assert(entries.puts == 0 && entries.removes == 0, "the entry still has m1 and the rows m2 holds")
     back.trees(0).held.clear()
     back.trees(0).buffers(0).purgeBefore(3)
     save(back, entries)
+    assert(entries.removes == 1, "m1 and the held rows gone, the entry is deleted")
     assert(entries.rows.map.isEmpty && entries.matches.map.isEmpty)
     assert(contents(read(save(back, entries), entries)) == contents(back))
     assert(head.nonEmpty)
@@ -131,19 +133,22 @@ class TreeEntryCodecSuite extends AnyFunSuite {
       }
       val head = save(state, entries)
       val held = state.trees.flatMap(t => t.buffers.flatMap(_.iterator) ++ t.held.asScala)
-      // No segment of rows of which no match holds any, none of matches all dropped.
+      // No entry of which no row is held and no match is still buffered.
       val liveRows = held.flatMap(_.rows).filter(_ != null).map(longs).toSet
-      entries.rows.map.values().forEach { bytes =>
-        val in = StateBytes.reader(bytes)
-        val rows = Seq.fill(in.readInt())(TreeKeyStateCodec.readRow(in))
-        assert(rows.exists(r => liveRows(longs(r))), s"round $round: a segment of unheld rows is kept")
-      }
       entries.matches.map.forEach { (id, bytes) =>
-        val (t, n, start) = TreeEntryCodec.unpack(id)
-        val buffer = state.trees(t).buffers(n)
-        val matches = StateBytes.reader(bytes).readInt()
-        assert(start + matches > buffer.added - buffer.size, s"round $round: a dropped segment is kept")
+        val in = StateBytes.reader(bytes)
+        in.readLong()
+        val rows = Seq.fill(in.readInt())(TreeKeyStateCodec.readRow(in))
+        val liveParts = (0 until in.readInt()).count { _ =>
+          val (t, n, start) = (in.readInt(), in.readInt(), in.readLong())
+          val matches = in.readInt()
+          (0 until matches).foreach(_ => TreeKeyStateCodec.readMatch(in) { () => in.readLong(); null })
+          val buffer = state.trees(t).buffers(n)
+          start + matches > buffer.added - buffer.size
+        }
+        assert(liveParts > 0 || rows.exists(r => liveRows(longs(r))), s"round $round: dead entry $id is kept")
       }
+      assert(entries.rows.map.isEmpty)
       assert(contents(read(head, entries)) == contents(state))
     }
   }
@@ -154,14 +159,20 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     val (id, bytes) = entries.matches.iterator.next()
     entries.matches.map.remove(id)
     val missing = intercept[IllegalStateException](read(head, entries))
-    assert(missing.getMessage.contains("state of format 6 that does not read as that layout"), missing.getMessage)
-    entries.matches.map.put(TreeEntryCodec.matchId(0, 7, 0), bytes)
-    val stray = intercept[IllegalStateException](read(head, entries))
-    assert(stray.getMessage.contains("node 7 of tree state 0"), stray.getMessage)
-    entries.matches.map.remove(TreeEntryCodec.matchId(0, 7, 0))
+    assert(missing.getMessage.contains("state of format 7 that does not read as that layout"), missing.getMessage)
+    assert(missing.getMessage.contains("which it does not have"), missing.getMessage)
     entries.matches.map.put(id, bytes)
-    entries.rows.clear()
-    val rowless = intercept[IllegalStateException](read(head, entries))
-    assert(rowless.getMessage.contains("which it does not have"), rowless.getMessage)
+    val (out, stray) = StateBytes.writer()
+    out.writeLong(100L) // no rows; one part, of node 7
+    out.writeInt(0)
+    out.writeInt(1)
+    out.writeInt(0)
+    out.writeInt(7)
+    out.writeLong(0L)
+    out.writeInt(0)
+    out.flush()
+    entries.matches.map.put(id + 1, stray())
+    val node = intercept[IllegalStateException](read(head, entries))
+    assert(node.getMessage.contains("node 7 of tree state 0"), node.getMessage)
   }
 }

@@ -27,6 +27,13 @@ Two queries, each run on both sides, one side after the other:
   30 seconds of bench/streaming.py: at 50 ticks per symbol per second a 30-second window
   would give tens of thousands of matches a second. A match is complete with its last row.
 
+Two baselines, run only when `--queries` names them, tell Spark's own path from the
+matching: `one_row`, a MATCH_RECOGNIZE whose pattern is one row (`PATTERN (A)`, every fourth
+tick, about as many rows out as the patterns match; not the closing tick, which no later
+row passes in micro-batches): the shuffle, the operator and its
+state per row, no partial match; and `passthrough`, the same ticks through a stateless
+filter: the Kafka source and sink alone (no shuffle, no state).
+
 Real-Time Mode: `trigger(realTime="5 minutes")` (one batch covers the run), update output
 mode, the RocksDB state store, checkpoint format 2, `local[6]` (a task per source partition
 and per shuffle partition, 2 each, stay running). Rows are matched as they arrive.
@@ -108,7 +115,22 @@ SELECT * FROM ticks MATCH_RECOGNIZE (
   PATTERN (A B !N C) WITHIN 30 ROWS
   DEFINE B AS B.price <= A.price - 0.10, N AS N.price > A.price, C AS C.price > A.price)
 """,
+    "one_row": """
+SELECT * FROM ticks MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY ts
+  MEASURES A.ts AS start_ts, A.ts AS end_ts, A.seq AS seq, A.sent_ms AS sent_ms
+  ONE ROW PER MATCH
+  PATTERN (A)
+  DEFINE A AS A.seq % 4 = 0 AND A.symbol <> '~flush')
+""",
+    "passthrough": """
+SELECT symbol, ts AS start_ts, ts AS end_ts, seq, sent_ms FROM ticks
+WHERE seq % 4 = 0 AND symbol <> '~flush'
+""",
 }
+BASELINES = ("one_row", "passthrough")
+# How long Real-Time Mode's shuffle holds a partly filled buffer before sending it.
+SHUFFLE_WAIT = "spark.shuffle.streaming.networkBufferMaxWaitTimeMs"
 
 SIDES = ("real-time", "micro-batch")
 FLINK_SIDES = tuple(f"flink-{variant}" for variant in VARIANTS)  # with --flink, `standard` only
@@ -257,16 +279,17 @@ def running_tasks(spark) -> int:
     return sum(stage.numActiveTasks for stage in stages if stage is not None)
 
 
-def wait_started(spark, query, side: str, timeout: float = 120) -> None:
+def wait_started(spark, query, side: str, tasks: int, timeout: float = 120) -> None:
     """Until the query reads its source: a first micro-batch done, or the real-time batch's
-    tasks running (a task per source and per shuffle partition); then a second more."""
+    `tasks` running (a task per source and per shuffle partition); then a second more."""
     deadline = time.monotonic() + timeout
     while True:
         if query.exception() is not None:
             raise RuntimeError(f"the {side} query failed: {query.exception()}")
         if side == "micro-batch" and query.recentProgress:
             break
-        if side == "real-time" and query.status["isTriggerActive"] and running_tasks(spark) >= 4:
+        active = query.status["isTriggerActive"]
+        if side == "real-time" and active and running_tasks(spark) >= tasks:
             break
         if time.monotonic() > deadline:
             raise TimeoutError(f"the {side} query did not start within {timeout} s")
@@ -343,7 +366,7 @@ def run_side(spark, broker: KafkaBroker, work: Path, side: str, name: str, rate:
         if flink:
             query.wait_started()
         else:
-            wait_started(spark, query, side)
+            wait_started(spark, query, side, tasks=2 if name == "passthrough" else 4)
         produce(producer.stdin, rows, rate)
         producer.stdin.close()
         if producer.wait(timeout=120) != 0:
@@ -416,11 +439,17 @@ def main() -> None:
     parser.add_argument(
         "--no-warmup-run", action="store_true", help="skip the untimed run of each side first"
     )
-    parser.add_argument("--queries", default=",".join(QUERIES), help="of: " + ", ".join(QUERIES))
+    patterns = [n for n in QUERIES if n not in BASELINES]
+    parser.add_argument("--queries", default=",".join(patterns), help="of: " + ", ".join(QUERIES))
     parser.add_argument(
         "--flink",
         action="store_true",
         help="also run Flink SQL (bench/flink_kafka.py) on `standard`",
+    )
+    parser.add_argument(
+        "--shuffle-wait-ms",
+        type=int,
+        help=f"sets {SHUFFLE_WAIT} (Spark's default: 50)",
     )
     results = ROOT / "bench" / "results"
     default_json = results / "kafka_latency.json" if results.is_dir() else None
@@ -434,7 +463,12 @@ def main() -> None:
     work = DATA / "kafka_latency"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    out: dict = {"cores": os.cpu_count(), "sides": [], "comparisons": []}
+    out: dict = {
+        "cores": os.cpu_count(),
+        "shuffle_wait_ms": args.shuffle_wait_ms,
+        "sides": [],
+        "comparisons": [],
+    }
     with kafka_broker(work) as broker:
         spark = session(
             "bench-kafka-latency",
@@ -446,6 +480,11 @@ def main() -> None:
                 "spark.sql.streaming.stateStore.providerClass": "org.apache.spark.sql."
                 "execution.streaming.state.RocksDBStateStoreProvider",
                 "spark.sql.streaming.stateStore.checkpointFormatVersion": "2",
+                **(
+                    {SHUFFLE_WAIT: str(args.shuffle_wait_ms)}
+                    if args.shuffle_wait_ms is not None
+                    else {}
+                ),
             },
         )
         rates = [int(r) for r in args.rates.split(",") if r]

@@ -83,8 +83,7 @@ final class MatchRecognizeProcessor(
 
   override def handleExpiredTimer(key: Row, timers: TimerValues, expired: ExpiredTimerInfo): Iterator[Any] = {
     // Spark deletes the timer firing now once this call returns.
-    val known = knownTimers.get(key)
-    if (known != null) knownTimers.put(key, known.filterNot(_ == expired.getExpiryTimeInMs()))
+    knownTimers.get(key).foreach(known => knownTimers(key) = known.filterNot(_ == expired.getExpiryTimeInMs()))
     run(key, Iterator.empty, timers)
   }
 
@@ -93,28 +92,15 @@ final class MatchRecognizeProcessor(
    * scan the timer state for its key's (in Real-Time Mode a call is a row). Only this task
    * changes its keys' timers while it runs; the first call of a key lists them.
    */
-  @transient private lazy val knownTimers = new java.util.HashMap[Row, List[Long]]()
+  @transient private lazy val knownTimers = new KeyMemory[Row, List[Long]](MatchRecognizeProcessor.KnownKeys)
 
-  private def timersOf(key: Row): List[Long] = {
-    val known = knownTimers.get(key)
-    if (known != null) known
-    else {
-      val listed = getHandle.listTimers().toList
-      remember(key, listed)
-      listed
-    }
-  }
-
-  private def remember(key: Row, timers: List[Long]): Unit = {
-    if (knownTimers.size >= MatchRecognizeProcessor.KnownTimerKeys) knownTimers.clear()
-    knownTimers.put(key, timers)
-  }
+  private def timersOf(key: Row): List[Long] = knownTimers(key)(getHandle.listTimers().toList)
 
   /**
    * The latest event time of keys this task has seen (`arrival_horizon`), for the same
    * reason: in Real-Time Mode the value state would be read for each row.
    */
-  @transient private lazy val knownHorizons = new java.util.HashMap[Row, java.lang.Long]()
+  @transient private lazy val knownHorizons = new KeyMemory[Row, java.lang.Long](MatchRecognizeProcessor.KnownKeys)
 
   // Rows of the current call dropped as late (set before the function runs).
   @transient private var late = 0L
@@ -150,20 +136,8 @@ final class MatchRecognizeProcessor(
     } else None
 
   /** The key's latest event time, Long.MinValue before its first row. */
-  private def latest(key: Row): Long = {
-    val known = knownHorizons.get(key)
-    if (known != null) known
-    else {
-      val stored = if (horizon.exists()) horizon.get() else Long.MinValue
-      rememberHorizon(key, stored)
-      stored
-    }
-  }
-
-  private def rememberHorizon(key: Row, latest: Long): Unit = {
-    if (knownHorizons.size >= MatchRecognizeProcessor.KnownTimerKeys) knownHorizons.clear()
-    knownHorizons.put(key, latest)
-  }
+  private def latest(key: Row): Long =
+    knownHorizons(key)(if (horizon.exists()) horizon.get() else Long.MinValue)
 
   /** `latest` less the reordering wait: rows before it may be behind rows released. */
   private def reorderedFrom(latest: Long): Long =
@@ -191,7 +165,7 @@ final class MatchRecognizeProcessor(
     }.toVector
     if (arrivalOrder && latestNow != before) {
       horizon.update(latestNow)
-      rememberHorizon(key, latestNow)
+      knownHorizons(key) = latestNow
     }
     keep(lateRows.result())
     kept.iterator
@@ -235,7 +209,7 @@ final class MatchRecognizeProcessor(
       if (lastRow != null) lastRow.clear()
       if (releasedTo != null) { releasedTo.clear(); lateKept.clear() }
       timersOf(key).foreach(getHandle.deleteTimer)
-      remember(key, Nil)
+      knownTimers(key) = Nil
     }
 
     // The state's expiry is one more reason to be called back.
@@ -246,7 +220,7 @@ final class MatchRecognizeProcessor(
       if (registered != at.toList) {
         registered.filterNot(t => at.contains(t)).foreach(getHandle.deleteTimer)
         at.foreach(t => if (!registered.contains(t)) getHandle.registerTimer(t))
-        remember(key, at.toList)
+        knownTimers(key) = at.toList
       }
     }
   }
@@ -258,7 +232,7 @@ private object MatchRecognizeProcessor {
    * The most keys whose timers (or latest event times) a task keeps in memory; past it, it
    * forgets them all.
    */
-  val KnownTimerKeys = 100000
+  val KnownKeys = 100000
 }
 
 /** A key's [[KeyEntries]] in two of `transformWithState`'s map states. */

@@ -11,7 +11,8 @@ and still to deliver, and the rows written before the stop). The queries:
   MATCH_NUMBER(), the state whose layout changed from format 4 (Java serialization) to
   format 5, and in ``transformWithState`` to format 6 (kept entry by entry) and format 7
   (what each call added in one entry);
-- ``standard``: the standard semantics (format 2).
+- ``standard``: the standard semantics (format 2; in ``transformWithState``, format 8: rows
+  one entry each).
 
 The source is read with ``fileNameOnly``, so a test may restart a copy of the folder
 anywhere. ``spark.sql.shuffle.partitions`` is 2 to keep the state small. With
@@ -24,7 +25,7 @@ is late: ``fixture.json`` lists it under ``late``.
 Regenerate, from the repository root:
 
 - with this build: ``.venv/bin/python dev/write_checkpoint_fixtures.py tests/checkpoints/format-5``,
-  ``... --operator transformWithState tests/checkpoints/format-7``,
+  ``... --operator transformWithState tests/checkpoints/format-8``,
   ``... --operator transformWithState tests/checkpoints/transform-with-state`` and
   ``... --operator transformWithState --late-rows
   tests/checkpoints/transform-with-state-late-rows``;
@@ -40,7 +41,8 @@ rewritten: ``format-4`` by the jar of commit 72acdff (the last to write format 4
 ``transform-with-state-late-rows`` by the commit that introduced kept late rows, ``format-6``
 (SKIP TILL ANY MATCH kept entry by entry in ``transformWithState``) by the commit that
 introduced format 6, ``format-7`` (what each call added in one entry) by the commit that
-introduced format 7.
+introduced format 7, ``format-8`` (standard semantics' rows one entry each, beside format 7)
+by the commit that introduced format 8.
 """
 
 from __future__ import annotations

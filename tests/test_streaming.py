@@ -313,6 +313,50 @@ def test_restart_from_checkpoint_loses_and_repeats_nothing(spark, tmp_path):
     assert compare_rows(got, expected, ordered=False) is None
 
 
+LONG_MATCHES = """
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES FIRST(id) AS first_id, LAST(id) AS last_id, count(*) AS n, sum(B.x) AS total,
+           MATCH_NUMBER() AS m
+  ONE ROW PER MATCH AFTER MATCH SKIP TO LAST C
+  PATTERN (A B* C)
+  DEFINE A AS x = 0, B AS x > 0 AND sum(B.y) < 100000, C AS x = 0)
+"""
+
+
+def test_long_matches_continue_across_micro_batches_and_a_restart(spark, tmp_path):
+    """Matches of hundreds of rows are in progress across many micro-batches (a key then
+    keeps its automaton between them instead of reading its rows again) and across a stop:
+    the restarted query reads them back from its state. The output is the batch result."""
+    rng = random.Random(13)
+    rows, row_id = [], 0
+    for _ in range(600):
+        row_id += 1
+        part = rng.choice(["a", "b"])
+        boundary = rng.random() < 1 / 150
+        rows.append(_row(row_id, part, 0 if boundary else rng.randint(1, 9), rng.randint(0, 9)))
+    closed = rows + _closing_rows(rows, LONG_MATCHES)[0]
+    batches = arrival_batches(closed, lambda r: r[0], 5, random.Random(13), max_batch=80)
+    cut = len(batches) // 2
+    got = _restartable(spark, tmp_path, LONG_MATCHES, batches[:cut], batches[cut:] + [[_flush()]])
+    expected = run_batch(spark, SCHEMA, closed, LONG_MATCHES)
+    assert len(expected) >= 3 and max(r[4] for r in expected) > 100, expected
+    assert compare_rows(got, expected, ordered=False) is None
+
+
+def test_the_kept_state_budget_setting_reaches_the_tasks(spark, tmp_path):
+    """``streaming.keptStateBytes`` set in the session raises the budget of the states each
+    JVM keeps between a key's calls (in local mode, the driver's), as tasks read it."""
+    from session_settings import settings
+
+    budget = spark._jvm.org.apache.spark.sql.matchrecognize.streaming.DecodedStates.shared()
+    wanted = budget.limit() + 123 * 1024 * 1024
+    rows = _walk_rows(20, ["a"], random.Random(1))
+    with settings(spark, {"spark.sql.matchRecognize.streaming.keptStateBytes": str(wanted)}):
+        run_stream(spark, tmp_path, SCHEMA, COLUMNS, [rows], V_SHAPE)
+    assert budget.limit() == wanted
+
+
 def test_a_killed_driver_restarts_from_its_checkpoint_without_loss_or_repeat(spark, tmp_path):
     """The driver process is killed (SIGKILL) part-way through a stream, between or inside
     micro-batches; a new process with the same checkpoint finishes it. The parquet sink

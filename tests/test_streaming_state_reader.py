@@ -44,40 +44,48 @@ def _stopped_stream(spark, tmp_path, batches: list, sql: str):
 
 
 def _standard_state(value: bytes) -> dict:
-    """A standard-semantics key state (format 2) read by the layout docs/streaming.md gives."""
+    """A standard-semantics key state's value (format 8) read by the layout
+    docs/streaming.md gives; its released rows are map-state entries by position."""
     state = _Bytes(value)
     take = state.take
     (version,) = take(">i")
     (parts,) = take(">i")
     take(f">{parts}q")  # the query's signature: a digest per part
-    base, resume_at, matches_before, written_up_to = take(">4q")
-    rows = {}
-    for name in ("released", "waiting"):
-        (count,) = take(">i")
-        for _ in range(count):
-            (size,) = take(">i")
-            state.skip(size)  # the row, as Spark's UnsafeRow bytes
-        rows[name] = count
+    base, resume_at, matches_before, written_up_to, end = take(">5q")
+    (waiting,) = take(">i")
+    for _ in range(waiting):
+        (size,) = take(">i")
+        state.skip(size)  # the row, as Spark's UnsafeRow bytes
     state.end()
-    return {"format": version, "base": base, "resume_at": resume_at, **rows}
+    return {"format": version, "base": base, "resume_at": resume_at, "end": end, "waiting": waiting}
 
 
 def test_sparks_state_reader_reads_the_state_by_its_documented_layout(spark, tmp_path):
     """``spark.read.format("statestore")`` reads the value state ``match_recognize``: a row
-    per PARTITION BY key, its bytes in the layout docs/streaming.md documents."""
+    per PARTITION BY key, its bytes in the layout docs/streaming.md documents; and the map
+    state ``held_rows``: one entry per released row a match may still read, keyed by its
+    position, exactly the positions the value says are held."""
     rows = test_streaming._walk_rows(60, ["a", "b"], random.Random(7))
     checkpoint = _stopped_stream(spark, tmp_path, [rows[:30], rows[30:]], test_streaming.V_SHAPE)
-    state = (
-        spark.read.format("statestore")
-        .option("stateVarName", "match_recognize")
-        .load(str(checkpoint))
-        .collect()
-    )
+
+    def read(name: str):
+        state = spark.read.format("statestore").option("stateVarName", name)
+        return state.load(str(checkpoint)).collect()
+
+    state = read("match_recognize")
     assert sorted(r.key.part for r in state) == ["a", "b"]
-    decoded = [_standard_state(bytes(r.value.value)) for r in state]
-    assert {d["format"] for d in decoded} == {2}
+    decoded = {r.key.part: _standard_state(bytes(r.value.value)) for r in state}
+    assert {d["format"] for d in decoded.values()} == {8}
     # The last rows wait for the watermark (5 s behind the last event).
-    assert sum(d["waiting"] for d in decoded) > 0, decoded
+    assert sum(d["waiting"] for d in decoded.values()) > 0, decoded
+    entries = read("held_rows")
+    for part, d in decoded.items():
+        positions = sorted(r.user_map_key.value for r in entries if r.key.part == part)
+        assert positions == list(range(d["base"], d["end"])), (part, d)
+        assert d["base"] <= d["resume_at"] <= d["end"], (part, d)
+    # Each entry is the row's UnsafeRow bytes: 8-byte words.
+    assert entries and all(len(bytes(r.user_map_value.value)) % 8 == 0 for r in entries)
+    assert read("partial_matches") == [], "standard semantics keep no partial match"
 
 
 def _any_match_state(value: bytes) -> dict:

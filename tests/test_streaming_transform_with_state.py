@@ -84,6 +84,12 @@ def test_random_standard_patterns_stream_equals_batch(
     test_streaming.test_random_patterns_stream_equals_batch(spark, tmp_path, "basic")
 
 
+def test_long_matches_continue_across_micro_batches_and_a_restart(
+    spark, tmp_path, transform_with_state
+):
+    test_streaming.test_long_matches_continue_across_micro_batches_and_a_restart(spark, tmp_path)
+
+
 @pytest.mark.smoke
 def test_any_match_stream_equals_batch(spark, tmp_path, transform_with_state):
     test_streaming_any_match.test_a_sequence_stream_equals_batch_and_reports_its_work(

@@ -11,6 +11,9 @@ import org.apache.spark.sql.matchrecognize.conf.Accepts.Checked
  * `configure(...)` options are generated from the public ones (`ConfDoc.json`, written to
  * the Python package by `python -m spark_match_recognize docs --write`), and
  * `docs/configuration.md` lists them.
+ *
+ * Over 400 lines: one definition per setting with its user-facing text, kept in one place
+ * because the documentation and the Python options are generated from this list.
  */
 object MatchRecognizeConf {
 
@@ -282,6 +285,20 @@ object MatchRecognizeConf {
       .longFrom(0L, "must be 0 or more (milliseconds)")
       .createWithDefault(0L)
 
+  val KEPT_STATE_BYTES: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.streaming.keptStateBytes")
+      .doc("How many bytes of key states each JVM (each executor) keeps in memory between " +
+        "calls of a key, counted in encoded size, least recently used out first: a key's " +
+        "next call then uses its state as its previous call left it instead of decoding it, " +
+        "and a standard-semantics key with a long match in progress goes on with its " +
+        "automaton instead of reading its rows again (see docs/streaming.md, 'States kept " +
+        "decoded'). 0 (the default): a 64th of the heap, at most 128 MiB. Raise it when keys " +
+        "hold long matches (many rows each) and the heap has room: the states take a few " +
+        "times their encoded size. The largest value any query of the JVM sets applies.")
+      .version("0.1.0")
+      .bytesFrom(0, "must be 0 (derived from the heap) or positive")
+      .createWithDefault(0L)
+
   val LATE_ROWS_KEPT: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.streaming.lateRowsKept")
       .doc("In transformWithState (see streaming.operator; always in Real-Time Mode), how " +
@@ -382,7 +399,7 @@ object MatchRecognizeConf {
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
       PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR, STATE_TTL_MS, REAL_TIME_REORDER_MS,
-      LATE_ROWS_KEPT)
+      LATE_ROWS_KEPT, KEPT_STATE_BYTES)
 
   /** Registers every entry, internal ones included (initializing this object does it). */
   def register(): Unit = ()
@@ -392,4 +409,6 @@ object MatchRecognizeConf {
   def maxMatcherBytes(conf: SQLConf): Long = conf.getConf(MAX_MATCHER_BYTES)
 
   def maxStepsPerRow(conf: SQLConf): Long = conf.getConf(MAX_STEPS_PER_ROW)
+
+  def keptStateBytes(conf: SQLConf): Long = conf.getConf(KEPT_STATE_BYTES)
 }

@@ -14,9 +14,17 @@ package org.apache.spark.sql.matchrecognize.streaming
  * Decoding is a function of the bytes and the query alone, so an entry is what decoding
  * would give. A call takes its key's entry out, so that a call that fails half-way leaves
  * nothing behind. The least recently used entries go once the states held pass `maxBytes`
- * (in encoded size).
+ * (in encoded size; or the more a query asks for, see [[allowAtLeast]]).
  */
 private[streaming] final class DecodedStates(maxBytes: Long) {
+
+  @volatile private var budget = maxBytes
+
+  /** Keeps up to `bytes` from now on, if that is more than it keeps (0: no change). */
+  def allowAtLeast(bytes: Long): Unit = synchronized { if (bytes > budget) budget = bytes }
+
+  /** The encoded bytes of the states it keeps at most. */
+  def limit: Long = budget
 
   private final class Entry(val bytes: Array[Byte], val query: AnyRef, val decoded: AnyRef, val weight: Long)
 
@@ -42,11 +50,11 @@ private[streaming] final class DecodedStates(maxBytes: Long) {
   def put(key: Any, query: AnyRef, stored: Array[Byte], decoded: AnyRef,
       weight: Long): Unit = synchronized {
     remove(key)
-    if (weight <= maxBytes) {
+    if (weight <= budget) {
       entries.put(key, new Entry(stored, query, decoded, weight))
       held += weight
       val oldest = entries.values().iterator()
-      while (held > maxBytes && oldest.hasNext) {
+      while (held > budget && oldest.hasNext) {
         held -= oldest.next().weight
         oldest.remove()
       }
@@ -63,7 +71,8 @@ private[streaming] object DecodedStates {
 
   /**
    * The states of every query in this JVM: up to a 64th of its heap in encoded bytes (their
-   * objects take a few times that), 128 MiB at most.
+   * objects take a few times that), 128 MiB at most, unless a query asks for more
+   * (`spark.sql.matchRecognize.streaming.keptStateBytes`).
    */
   lazy val shared: DecodedStates =
     new DecodedStates(math.min(Runtime.getRuntime.maxMemory / 64, 128L * 1024 * 1024))

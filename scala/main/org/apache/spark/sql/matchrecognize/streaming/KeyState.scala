@@ -18,7 +18,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
  *  - `waiting`: rows that arrived but that the watermark has not passed yet, unordered.
  *
  * The matcher's partial matches are not stored: they are a function of the released rows
- * from `resumeAt` on, and are rebuilt from them (see [[ResumableMatcher]]).
+ * from `resumeAt` on, and are rebuilt from them after a restart (see [[ResumableMatcher]]).
  */
 final case class KeyState(
     base: Long,
@@ -29,11 +29,64 @@ final case class KeyState(
     waiting: IndexedSeq[UnsafeRow]) {
 
   def rowCount: Int = released.length + waiting.length
+
+  /** The position after the last released row. */
+  def end: Long = base + released.length
 }
+
+/**
+ * A key's [[KeyState]] as its function keeps it decoded between calls ([[DecodedStates]]):
+ * the state, the automaton that reached it when the key keeps one (its buffer then holds
+ * the rows, and `state.released` is empty), and the positions of the rows the key's entries
+ * hold ([[KeyRowEntries]]; none without entries).
+ */
+final class DecodedKeyState(val state: KeyState, val kept: KeptAutomaton, val entriesFrom: Long,
+    val entriesUntil: Long)
 
 object KeyState {
 
   val empty: KeyState = KeyState(0L, 0L, 0L, -1L, IndexedSeq.empty, IndexedSeq.empty)
+
+  /**
+   * The key's saved state: rows by position in its entries where the operator keeps them
+   * ([[KeyStateAccess.entries]], format [[StateFormats.StandardEntries]]), in one value
+   * otherwise; `query` scopes the states kept decoded.
+   */
+  def load(access: KeyStateAccess, query: AnyRef, fieldCount: Int,
+      signature: QuerySignature): Option[DecodedKeyState] =
+    access.loadDecoded(query,
+      bytes =>
+        access.entries match {
+          case Some(entries) if formatOf(bytes) == StateFormats.StandardEntries =>
+            KeyRowEntries.read(bytes, entries, fieldCount, signature)
+          case _ =>
+            // The entries hold no row yet: the next save writes them all.
+            val state = decode(bytes, fieldCount, signature)
+            new DecodedKeyState(state, null, state.base, state.base)
+        })
+
+  /**
+   * Saves `next`, which followed `before` (and `kept`, the automaton that reached it, if the
+   * key keeps it), as [[load]] reads it.
+   */
+  def save(access: KeyStateAccess, before: DecodedKeyState, next: KeyState, kept: KeptAutomaton,
+      query: AnyRef, signature: QuerySignature): Unit = {
+    // The rows are in the automaton's buffer when it is kept: the decoded state leaves them out.
+    val decodedState = if (kept == null) next else next.copy(released = IndexedSeq.empty)
+    val automatonBytes = if (kept == null) 0L else ResumableMatcher.AutomatonBytes
+    access.entries match {
+      case Some(entries) =>
+        val head = KeyRowEntries.save(next, before.entriesFrom, before.entriesUntil, entries, signature)
+        access.save(head, new DecodedKeyState(decodedState, kept, next.base, next.end), query,
+          head.length + KeyRowEntries.rowBytes(next) + automatonBytes)
+      case None =>
+        val bytes = encode(next, signature)
+        access.save(bytes, new DecodedKeyState(decodedState, kept, next.base, next.base), query,
+          bytes.length + automatonBytes)
+    }
+  }
+
+  private def formatOf(data: Array[Byte]): Int = if (data.length < 4) -1 else StateBytes.reader(data).readInt()
 
   def encode(s: KeyState, signature: QuerySignature): Array[Byte] = {
     val (out, written) = StateBytes.writer()
@@ -53,13 +106,19 @@ object KeyState {
     val in = StateBytes.reader(data)
     StateFormats.read(in.readInt(), StateFormats.Standard) match {
       case StateFormats.Standard => signature.check(in)
+      case StateFormats.StandardEntries =>
+        throw new IllegalStateException(
+          "The checkpoint holds MATCH_RECOGNIZE state kept per row by the transformWithState " +
+            "operator, but this query runs flatMapGroupsWithState. Set " +
+            "spark.sql.matchRecognize.streaming.operator back to transformWithState, or restart " +
+            "the query with a new checkpoint location.")
       case _ => // written before states carried the query's signature
     }
     KeyState(in.readLong(), in.readLong(), in.readLong(), in.readLong(),
       readRows(in, fieldCount), readRows(in, fieldCount))
   }
 
-  private def writeRows(out: DataOutputStream, rows: IndexedSeq[UnsafeRow]): Unit = {
+  private[streaming] def writeRows(out: DataOutputStream, rows: IndexedSeq[UnsafeRow]): Unit = {
     out.writeInt(rows.length)
     rows.foreach { r =>
       out.writeInt(r.getSizeInBytes)
@@ -67,18 +126,22 @@ object KeyState {
     }
   }
 
-  private def readRows(in: DataInputStream, fieldCount: Int): IndexedSeq[UnsafeRow] = {
+  private[streaming] def readRows(in: DataInputStream, fieldCount: Int): IndexedSeq[UnsafeRow] = {
     val n = in.readInt()
     val rows = new Array[UnsafeRow](n)
     var i = 0
     while (i < n) {
       val bytes = new Array[Byte](in.readInt())
       in.readFully(bytes)
-      val row = new UnsafeRow(fieldCount)
-      row.pointTo(bytes, bytes.length)
-      rows(i) = row
+      rows(i) = rowOf(bytes, fieldCount)
       i += 1
     }
     rows.toIndexedSeq
+  }
+
+  private[streaming] def rowOf(bytes: Array[Byte], fieldCount: Int): UnsafeRow = {
+    val row = new UnsafeRow(fieldCount)
+    row.pointTo(bytes, bytes.length)
+    row
   }
 }

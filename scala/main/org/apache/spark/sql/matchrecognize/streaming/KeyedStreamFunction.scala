@@ -5,6 +5,8 @@ import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, BoundReference, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalGroupState
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.streaming.GroupState
 import org.apache.spark.sql.types.StructType
 
@@ -31,6 +33,13 @@ abstract class KeyedStreamFunction(
    * the output rows decided now, then one statistics row.
    */
   def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any]
+
+  /**
+   * The JVM's budget of states kept decoded, raised to what the query's session asks for
+   * (SQL settings reach a task with it); touched before a task's first call.
+   */
+  @transient protected lazy val stateBudget: Unit =
+    DecodedStates.shared.allowAtLeast(MatchRecognizeConf.keptStateBytes(SQLConf.get))
 
   override final def apply(key: Any, values: Iterator[Any], group: LogicalGroupState[Any]): Iterator[Any] = {
     // A copy: the operator may reuse the key's row, which names the key's decoded state.

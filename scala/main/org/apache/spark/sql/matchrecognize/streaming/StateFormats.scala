@@ -4,8 +4,8 @@ package org.apache.spark.sql.matchrecognize.streaming
  * The first number of every key's state: the layout that follows. The states of standard
  * semantics and of SKIP TILL ANY MATCH never share a number, so that a query restarted with
  * the other semantics is told so, not that a format is unknown. A layout change takes a new
- * number; the numbers a build still reads are listed here: 1 and 2 (standard semantics), 3, 4,
- * 5, 6 and 7 (SKIP TILL ANY MATCH). Any other number is refused, asking for a new checkpoint
+ * number; the numbers a build still reads are listed here: 1, 2 and 8 (standard semantics), 3,
+ * 4, 5, 6 and 7 (SKIP TILL ANY MATCH). Any other number is refused, asking for a new checkpoint
  * location.
  */
 private[streaming] object StateFormats {
@@ -13,6 +13,13 @@ private[streaming] object StateFormats {
   /** Standard semantics ([[KeyState]]): with the query's signature; before it. */
   val Standard = 2
   private val StandardUnsigned = 1
+
+  /**
+   * Standard semantics kept per row, as `transformWithState` keeps it: in the value, the
+   * signature and the layout of [[KeyRowEntries]]; each released row in an entry of
+   * [[KeyEntries]]. Format 2 states there are read and rewritten as this.
+   */
+  val StandardEntries = 8
 
   /**
    * SKIP TILL ANY MATCH ([[TreeKeyState]]) in one value, as `flatMapGroupsWithState` keeps
@@ -37,7 +44,7 @@ private[streaming] object StateFormats {
   /** Before states carried the signature: the state Java-serialized; still read. */
   val TreeUnsigned = 3
 
-  private def standard(v: Int) = v == Standard || v == StandardUnsigned
+  private def standard(v: Int) = v == Standard || v == StandardUnsigned || v == StandardEntries
   private def tree(v: Int) =
     v == TreeEntries || v == TreeSegments || v == Tree || v == TreeJavaSerialized || v == TreeUnsigned
 

@@ -11,7 +11,8 @@ import org.apache.spark.sql.types.{BooleanType, LongType}
  * rows of a micro-batch (or none, when the watermark passed the time the key asked to be
  * called back at). It keeps the rows not yet released (see [[EventTimeRelease]]), releases
  * the others in ORDER BY order to the [[ResumableMatcher]], and returns the output rows
- * decided now; the key's [[KeyState]] lives in Spark's state store.
+ * decided now; the key's [[KeyState]] lives in Spark's state store (and, while the key keeps
+ * its automaton, in memory, see [[ResumableMatcher]]).
  *
  * Output rows leave as the struct of the node's columns followed by the columns of
  * [[StreamMatchFunction.statistics]]; each call also writes one statistics row.
@@ -30,28 +31,31 @@ final class StreamMatchFunction(
   // One matcher per task (each task deserializes its own copy of this function), reset for
   // each key; `currentKey` names the key in its errors.
   @transient private var currentKey: InternalRow = _
-  // What decoding checks a state against: the signature, and the input's width.
-  @transient private lazy val query = (signature, input.length)
+  // What decoding checks a state against: the signature and the input's width; and what a
+  // kept automaton was compiled from, so that only the same query continues it.
+  @transient private lazy val query = (signature, input.length, spec.toString.intern())
   @transient private lazy val matcher =
     new ResumableMatcher(spec, TaskContext.getPartitionId(), () => describe(currentKey))
 
+  // Rows kept per position in `transformWithState` ([[KeyRowEntries]]).
+  override def keepsEntries: Boolean = true
+
   override def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any] = {
-    val saved =
-      state.loadDecoded(query, KeyState.decode(_, input.length, signature)).getOrElse(KeyState.empty)
+    stateBudget
+    val saved = KeyState.load(state, query, input.length, signature)
+      .getOrElse(new DecodedKeyState(KeyState.empty, null, 0L, 0L))
     val arrived = arrivals(values)
     val watermarkMicros = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =
-      EventTimeRelease.release(saved.waiting.iterator, arrived, timeOrdinal, state)
+      EventTimeRelease.release(saved.state.waiting.iterator, arrived, timeOrdinal, state)
     currentKey = key
     // A key whose time to live has passed has no row waiting: the watermark passed them all.
     val ending = state.endsPartition && waiting.isEmpty
-    val advanced = matcher.advance(saved, ready.sorted(rowOrdering).iterator, timeOrdinal,
-      watermarkMicros, ending)
+    val advanced = matcher.advance(saved.state, saved.kept, ready.sorted(rowOrdering).iterator,
+      timeOrdinal, watermarkMicros, ending)
     if (ending) state.remove()
     else {
-      val next = advanced.state.copy(waiting = waiting)
-      val bytes = KeyState.encode(next, signature)
-      state.save(bytes, next, query, bytes.length)
+      KeyState.save(state, saved, advanced.state.copy(waiting = waiting), advanced.kept, query, signature)
       // Called back once the watermark reaches the earliest waiting row, or closes the
       // WITHIN window of the open matches.
       EventTimeRelease.wakeAt(state,

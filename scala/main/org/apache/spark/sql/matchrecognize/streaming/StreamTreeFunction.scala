@@ -108,6 +108,7 @@ final class StreamTreeFunction(
   override def keepsEntries: Boolean = TreeEntryCodec.fits(units.newStates())
 
   override def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any] = {
+    stateBudget
     val saved = TreeKeyState.load(state, query, units.fits, signature)
       .getOrElse(new TreeKeyState(Array.empty, windows.start(), units.newStates()))
     val arrived = arrivals(values)

@@ -53,4 +53,16 @@ class DecodedStatesSuite extends AnyFunSuite {
     states.remove("k")
     assert(states.take[AnyRef]("k", "q", bytes(10)).isEmpty)
   }
+
+  test("a query asking for more room raises the bound, never lowers it") {
+    val states = new DecodedStates(maxBytes = 15)
+    states.put("k", "q", bytes(10), "k", 20)
+    assert(states.take[AnyRef]("k", "q", bytes(10)).isEmpty)
+    states.allowAtLeast(30)
+    states.allowAtLeast(0)
+    states.allowAtLeast(12)
+    assert(states.limit == 30)
+    states.put("k", "q", bytes(10), "k", 20)
+    assert(states.take[AnyRef]("k", "q", bytes(10)).contains("k"))
+  }
 }

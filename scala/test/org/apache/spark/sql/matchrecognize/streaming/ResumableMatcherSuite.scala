@@ -36,18 +36,29 @@ class ResumableMatcherSuite extends AnyFunSuite {
       options, Seq(x), maxLivePartialMatches = 100000, maxBufferedRows = 100000)
   }
 
-  /** The x of each output row, the rows offered in the given micro-batch sizes. */
-  private def run(s: MatcherSpec, xs: Seq[Int], sizes: Seq[Int]): (Seq[Int], KeyState) = {
-    val matcher = new ResumableMatcher(s, 0, () => "")
+  /**
+   * The x of each output row, the rows offered in the given micro-batch sizes. With
+   * `keepFromRows` at 0 the key keeps its automaton between calls whenever it can; at
+   * Int.MaxValue it never does, and each call restarts from the state encoded and decoded.
+   */
+  private def run(s: MatcherSpec, xs: Seq[Int], sizes: Seq[Int],
+      keepFromRows: Int = Int.MaxValue, end: Boolean = false): (Seq[Int], KeyState) = {
+    val matcher = new ResumableMatcher(s, 0, () => "", keepFromRows)
     var state = KeyState.empty
+    var kept: KeptAutomaton = null
     val out = Seq.newBuilder[Int]
     var from = 0
     for (n <- sizes) {
       val rows = xs.slice(from, from + n).map(v => toRow(InternalRow(v)).copy())
       from += n
-      val advanced = matcher.advance(state, rows.iterator, timeOrdinal = 0, watermarkMicros = 0L)
+      val advanced = matcher.advance(state, kept, rows.iterator, timeOrdinal = 0, watermarkMicros = 0L)
       out ++= advanced.output.map(_.getInt(0))
       state = KeyState.decode(KeyState.encode(advanced.state, QuerySignature(Nil)), 1, QuerySignature(Nil))
+      kept = advanced.kept
+    }
+    if (end) {
+      out ++= matcher.advance(state, kept, Iterator.empty, timeOrdinal = 0, watermarkMicros = 0L,
+        endPartition = true).output.map(_.getInt(0))
     }
     (out.result(), state)
   }
@@ -94,6 +105,16 @@ class ResumableMatcherSuite extends AnyFunSuite {
           s"x = ${xs.mkString(",")}: one pass $whole, micro-batches $chunked, batch $complete")
         // What is kept is what a match in progress may read, not the key's history.
         assert(state.released.length <= xs.length - state.resumeAt + s.maxLookBehind)
+        // An automaton kept between calls writes the same (an unmatched row may come a call
+        // sooner or later than after a restart, as either learns that no match starts there);
+        // at the partition end, both have written what the batch query writes.
+        val (continued, _) = run(s, xs, sizes.result(), keepFromRows = 0)
+        assert(complete.startsWith(continued) && continued.startsWith(whole),
+          s"x = ${xs.mkString(",")}: one pass $whole, kept $continued, batch $complete")
+        for (keep <- Seq(0, Int.MaxValue)) {
+          val (ended, _) = run(s, xs, sizes.result(), keepFromRows = keep, end = true)
+          assert(ended == complete, s"x = ${xs.mkString(",")}, keeping from $keep rows: $ended, batch $complete")
+        }
       }
     }
   }

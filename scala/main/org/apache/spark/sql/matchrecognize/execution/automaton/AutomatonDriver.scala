@@ -105,6 +105,17 @@ final class AutomatonDriver(
     offered = resumeAt
   }
 
+  /**
+   * Continues a partition this driver left (instead of [[resume]] and adding its rows
+   * again): writes what resuming would write before the next row.
+   */
+  def continuePartition(): Unit = {
+    out.clear()
+    matcher.resetPeakLiveThreads()
+    matcher.settle()
+    writer.flush(matcher.oldestNeeded, None)
+  }
+
   private def offerAll(): Unit =
     while (offered < buffer.end) {
       matcher.process(offered)

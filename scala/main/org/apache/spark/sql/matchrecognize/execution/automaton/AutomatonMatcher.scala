@@ -145,6 +145,15 @@ final class AutomatonMatcher(
     matchCount = matchesBefore
   }
 
+  /**
+   * Moves the next start up to [[firstUndecided]], as [[resume]] there and reading the
+   * rows again would: a row between the last decided start and the first live attempt
+   * gave an attempt that has died (dropped behind the first without moving the next start),
+   * so no match starts there and its row is no longer needed. Under MATCH_NUMBER() in
+   * DEFINE attempts start one after another from the next start: nothing to move.
+   */
+  def settle(): Unit = if (!sequential) nextStart = firstUndecided
+
   /** Offers the row at `pos` (already in the buffer) to the automaton. */
   def process(pos: Long): Unit = {
     processedUpTo = pos + 1

@@ -130,6 +130,13 @@ def main() -> None:
     parser.add_argument("--within-minutes", type=int, default=60)
     parser.add_argument("--queries", default="any_match,standard")
     parser.add_argument("--operators", default=",".join(OPERATORS))
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a session setting, e.g. spark.sql.matchRecognize.streaming.keptStateBytes=2g",
+    )
     parser.add_argument("--json", type=Path, help="also write the records here")
     args = parser.parse_args()
 
@@ -144,6 +151,7 @@ def main() -> None:
                 "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
             ),
             "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+            **dict(c.split("=", 1) for c in args.conf),
         },
     )
     print(

@@ -12,7 +12,7 @@ and still to deliver, and the rows written before the stop). The queries:
   format 5, and in ``transformWithState`` to format 6 (kept entry by entry) and format 7
   (what each call added in one entry);
 - ``standard``: the standard semantics (format 2; in ``transformWithState``, format 8: rows
-  one entry each).
+  in entries of what each call released).
 
 The source is read with ``fileNameOnly``, so a test may restart a copy of the folder
 anywhere. ``spark.sql.shuffle.partitions`` is 2 to keep the state small. With
@@ -41,7 +41,7 @@ rewritten: ``format-4`` by the jar of commit 72acdff (the last to write format 4
 ``transform-with-state-late-rows`` by the commit that introduced kept late rows, ``format-6``
 (SKIP TILL ANY MATCH kept entry by entry in ``transformWithState``) by the commit that
 introduced format 6, ``format-7`` (what each call added in one entry) by the commit that
-introduced format 7, ``format-8`` (standard semantics' rows one entry each, beside format 7)
+introduced format 7, ``format-8`` (standard semantics' rows in entries, beside format 7)
 by the commit that introduced format 8.
 """
 

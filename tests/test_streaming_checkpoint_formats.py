@@ -15,7 +15,7 @@ format 7 by the restart; ``format-6`` holds the queries in ``transformWithState`
 by the release that first kept that state entry by entry (rows and each node's matches in
 entries of their own), rewritten as format 7 by the restart, and ``format-7`` by the one
 that keeps what each call added in one entry; ``format-8`` by the one that keeps a
-standard-semantics key's rows one entry per row (format 8), where the earlier fixtures'
+standard-semantics key's rows in map entries (format 8), where the earlier fixtures'
 standard states in ``transformWithState`` (format 2) are rewritten as format 8. A state of
 a format this release does not read is refused, naming the format. The fixtures are Spark
 4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).

@@ -63,8 +63,8 @@ def _standard_state(value: bytes) -> dict:
 def test_sparks_state_reader_reads_the_state_by_its_documented_layout(spark, tmp_path):
     """``spark.read.format("statestore")`` reads the value state ``match_recognize``: a row
     per PARTITION BY key, its bytes in the layout docs/streaming.md documents; and the map
-    state ``held_rows``: one entry per released row a match may still read, keyed by its
-    position, exactly the positions the value says are held."""
+    state ``held_rows``: the rows each call released in one entry, keyed by the position of
+    its first row, together exactly the positions the value says a match may still read."""
     rows = test_streaming._walk_rows(60, ["a", "b"], random.Random(7))
     checkpoint = _stopped_stream(spark, tmp_path, [rows[:30], rows[30:]], test_streaming.V_SHAPE)
 
@@ -80,11 +80,25 @@ def test_sparks_state_reader_reads_the_state_by_its_documented_layout(spark, tmp
     assert sum(d["waiting"] for d in decoded.values()) > 0, decoded
     entries = read("held_rows")
     for part, d in decoded.items():
-        positions = sorted(r.user_map_key.value for r in entries if r.key.part == part)
-        assert positions == list(range(d["base"], d["end"])), (part, d)
+        counts = {}
+        for r in entries:
+            if r.key.part == part:
+                entry = _Bytes(bytes(r.user_map_value.value))
+                (count,) = entry.take(">i")
+                for _ in range(count):
+                    (size,) = entry.take(">i")
+                    assert size % 8 == 0  # an UnsafeRow: 8-byte words
+                    entry.skip(size)
+                entry.end()
+                counts[r.user_map_key.value] = count
+        starts = sorted(counts)
+        # Each entry's rows end where the next one's begin; the last one's at `end`.
+        assert all(a + counts[a] == b for a, b in zip(starts, starts[1:])), (part, counts)
+        if d["end"] > d["base"]:
+            assert starts[0] <= d["base"] < starts[0] + counts[starts[0]], (part, d, counts)
+            assert starts[-1] + counts[starts[-1]] == d["end"], (part, d, counts)
         assert d["base"] <= d["resume_at"] <= d["end"], (part, d)
-    # Each entry is the row's UnsafeRow bytes: 8-byte words.
-    assert entries and all(len(bytes(r.user_map_value.value)) % 8 == 0 for r in entries)
+    assert entries, "the keys hold rows a match may still read"
     assert read("partial_matches") == [], "standard semantics keep no partial match"
 
 

@@ -37,11 +37,16 @@ final case class KeyState(
 /**
  * A key's [[KeyState]] as its function keeps it decoded between calls ([[DecodedStates]]):
  * the state, the automaton that reached it when the key keeps one (its buffer then holds
- * the rows, and `state.released` is empty), and the positions of the rows the key's entries
- * hold ([[KeyRowEntries]]; none without entries).
+ * the rows, and `state.released` is empty), and where the key's entries are
+ * ([[KeyRowEntries]]: the first position of each, in order, and the position after their
+ * last row; none without entries). The call that takes it owns `entryStarts`.
  */
-final class DecodedKeyState(val state: KeyState, val kept: KeptAutomaton, val entriesFrom: Long,
-    val entriesUntil: Long)
+final class DecodedKeyState(val state: KeyState, val kept: KeptAutomaton,
+    val entryStarts: java.util.ArrayDeque[java.lang.Long], val entriesUntil: Long)
+
+object DecodedKeyState {
+  def empty: DecodedKeyState = new DecodedKeyState(KeyState.empty, null, new java.util.ArrayDeque, 0L)
+}
 
 object KeyState {
 
@@ -61,8 +66,7 @@ object KeyState {
             KeyRowEntries.read(bytes, entries, fieldCount, signature)
           case _ =>
             // The entries hold no row yet: the next save writes them all.
-            val state = decode(bytes, fieldCount, signature)
-            new DecodedKeyState(state, null, state.base, state.base)
+            new DecodedKeyState(decode(bytes, fieldCount, signature), null, new java.util.ArrayDeque, 0L)
         })
 
   /**
@@ -76,12 +80,13 @@ object KeyState {
     val automatonBytes = if (kept == null) 0L else ResumableMatcher.AutomatonBytes
     access.entries match {
       case Some(entries) =>
-        val head = KeyRowEntries.save(next, before.entriesFrom, before.entriesUntil, entries, signature)
-        access.save(head, new DecodedKeyState(decodedState, kept, next.base, next.end), query,
+        val starts = before.entryStarts
+        val head = KeyRowEntries.save(next, starts, before.entriesUntil, entries, signature)
+        access.save(head, new DecodedKeyState(decodedState, kept, starts, next.end), query,
           head.length + KeyRowEntries.rowBytes(next) + automatonBytes)
       case None =>
         val bytes = encode(next, signature)
-        access.save(bytes, new DecodedKeyState(decodedState, kept, next.base, next.base), query,
+        access.save(bytes, new DecodedKeyState(decodedState, kept, before.entryStarts, 0L), query,
           bytes.length + automatonBytes)
     }
   }
@@ -90,12 +95,7 @@ object KeyState {
 
   def encode(s: KeyState, signature: QuerySignature): Array[Byte] = {
     val (out, written) = StateBytes.writer()
-    out.writeInt(StateFormats.Standard)
-    signature.write(out)
-    out.writeLong(s.base)
-    out.writeLong(s.resumeAt)
-    out.writeLong(s.matchesBefore)
-    out.writeLong(s.writtenUpTo)
+    writeHead(out, StateFormats.Standard, s, signature)
     writeRows(out, s.released)
     writeRows(out, s.waiting)
     out.flush()
@@ -108,7 +108,7 @@ object KeyState {
       case StateFormats.Standard => signature.check(in)
       case StateFormats.StandardEntries =>
         throw new IllegalStateException(
-          "The checkpoint holds MATCH_RECOGNIZE state kept per row by the transformWithState " +
+          "The checkpoint holds MATCH_RECOGNIZE state kept per entry by the transformWithState " +
             "operator, but this query runs flatMapGroupsWithState. Set " +
             "spark.sql.matchRecognize.streaming.operator back to transformWithState, or restart " +
             "the query with a new checkpoint location.")
@@ -116,6 +116,17 @@ object KeyState {
     }
     KeyState(in.readLong(), in.readLong(), in.readLong(), in.readLong(),
       readRows(in, fieldCount), readRows(in, fieldCount))
+  }
+
+  /** What formats 2 and 8 open with: the format, the signature and the four counters. */
+  private[streaming] def writeHead(out: DataOutputStream, format: Int, s: KeyState,
+      signature: QuerySignature): Unit = {
+    out.writeInt(format)
+    signature.write(out)
+    out.writeLong(s.base)
+    out.writeLong(s.resumeAt)
+    out.writeLong(s.matchesBefore)
+    out.writeLong(s.writtenUpTo)
   }
 
   private[streaming] def writeRows(out: DataOutputStream, rows: IndexedSeq[UnsafeRow]): Unit = {

@@ -15,9 +15,9 @@ private[streaming] object StateFormats {
   private val StandardUnsigned = 1
 
   /**
-   * Standard semantics kept per row, as `transformWithState` keeps it: in the value, the
-   * signature and the layout of [[KeyRowEntries]]; each released row in an entry of
-   * [[KeyEntries]]. Format 2 states there are read and rewritten as this.
+   * Standard semantics kept per entry, as `transformWithState` keeps it: in the value, the
+   * signature and the layout of [[KeyRowEntries]]; the rows each call released in one entry
+   * of [[KeyEntries]]. Format 2 states there are read and rewritten as this.
    */
   val StandardEntries = 8
 

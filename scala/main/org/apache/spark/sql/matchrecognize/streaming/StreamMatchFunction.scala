@@ -37,13 +37,13 @@ final class StreamMatchFunction(
   @transient private lazy val matcher =
     new ResumableMatcher(spec, TaskContext.getPartitionId(), () => describe(currentKey))
 
-  // Rows kept per position in `transformWithState` ([[KeyRowEntries]]).
+  // Rows kept in entries of what each call released in `transformWithState` ([[KeyRowEntries]]).
   override def keepsEntries: Boolean = true
 
   override def process(key: InternalRow, values: Iterator[Any], state: KeyStateAccess): Iterator[Any] = {
     stateBudget
     val saved = KeyState.load(state, query, input.length, signature)
-      .getOrElse(new DecodedKeyState(KeyState.empty, null, 0L, 0L))
+      .getOrElse(DecodedKeyState.empty)
     val arrived = arrivals(values)
     val watermarkMicros = EventTimeRelease.watermarkMicros(state)
     val (ready, waiting) =

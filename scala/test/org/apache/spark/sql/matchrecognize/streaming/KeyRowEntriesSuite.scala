@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.IntegerType
 
-/** Format 8: a standard-semantics key's rows one entry per position. */
+/** Format 8: a standard-semantics key's rows, each call's new rows in one entry. */
 class KeyRowEntriesSuite extends AnyFunSuite {
 
   private val signature = QuerySignature(Seq("PATTERN" -> 7L))
@@ -21,26 +21,36 @@ class KeyRowEntriesSuite extends AnyFunSuite {
     KeyState(base, base + 1, base / 3, base - 1, (base until end).map(p => row(valueAt(p))),
       (0 until waiting).map(i => row(-i)))
 
-  test("each save writes the rows released since and deletes those before the base, and reads back") {
+  private def noStarts = new java.util.ArrayDeque[java.lang.Long]()
+
+  test("each save writes the rows released since in one entry, deletes the entries before the base, and reads back") {
     val rng = new Random(8)
     val entries = new MemoryEntries
     var base = 0L
     var end = 0L
-    var held = (0L, 0L)
-    for (_ <- 1 to 200) {
+    var decoded = new DecodedKeyState(KeyState.empty, null, noStarts, 0L)
+    for (_ <- 1 to 300) {
       val nextBase = math.min(end, base + rng.nextInt(4) * rng.nextInt(20))
-      val nextEnd = end + rng.nextInt(30)
+      val nextEnd = end + (if (rng.nextBoolean()) 0 else rng.nextInt(30))
       val next = state(nextBase, nextEnd, rng.nextInt(3))
       entries.reset()
-      val head = KeyRowEntries.save(next, held._1, held._2, entries, signature)
-      assert(entries.puts == nextEnd - end && entries.removes == math.min(nextBase, end) - base)
+      val starts = decoded.entryStarts
+      val head = KeyRowEntries.save(next, starts, decoded.entriesUntil, entries, signature)
+      assert(entries.puts == (if (nextEnd > end) 1 else 0))
       val back = KeyRowEntries.read(head, entries, 1, signature)
       assert(back.state.copy(released = IndexedSeq.empty, waiting = IndexedSeq.empty) ==
         next.copy(released = IndexedSeq.empty, waiting = IndexedSeq.empty))
       assert(back.state.released.map(_.getInt(0)) == (nextBase until nextEnd).map(valueAt))
       assert(back.state.waiting.map(_.getInt(0)) == next.waiting.map(_.getInt(0)))
-      assert(entries.rows.map.keySet().toArray.toSet == (nextBase until nextEnd).toSet[Long])
-      held = (back.entriesFrom, back.entriesUntil)
+      // No entry is kept whose rows are all before the base; the saved starts are the entries'.
+      val kept = entries.rows.map.keySet().toArray.map(_.asInstanceOf[Long]).sorted
+      assert(kept.toSeq == starts.toArray.map(_.asInstanceOf[java.lang.Long].longValue).toSeq)
+      kept.indices.foreach { i =>
+        val entryEnd = if (i + 1 < kept.length) kept(i + 1) else nextEnd
+        assert(entryEnd > nextBase, s"entry at ${kept(i)} holds no row from $nextBase on")
+      }
+      // Alternate between the state as saved (kept decoded) and as read back (a restart).
+      decoded = if (rng.nextBoolean()) new DecodedKeyState(next, null, starts, nextEnd) else back
       base = nextBase
       end = nextEnd
     }
@@ -48,21 +58,23 @@ class KeyRowEntriesSuite extends AnyFunSuite {
 
   test("a state whose entries lost a row is refused with the position named") {
     val entries = new MemoryEntries
-    val head = KeyRowEntries.save(state(5, 9, 0), 5, 5, entries, signature)
-    entries.rows.remove(7)
+    val head = KeyRowEntries.save(state(5, 9, 0), noStarts, 0L, entries, signature)
+    KeyRowEntries.save(state(5, 12, 0), new java.util.ArrayDeque(java.util.List.of(5L: java.lang.Long)), 9L,
+      entries, signature)
+    entries.rows.remove(5L)
     val e = intercept[IllegalStateException](KeyRowEntries.read(head, entries, 1, signature))
-    assert(e.getMessage.contains("position 7") && e.getMessage.contains("5 until 9"))
+    assert(e.getMessage.contains("position 5") && e.getMessage.contains("5 until 9"))
   }
 
-  test("flatMapGroupsWithState refuses a state kept per row, naming the operator to set") {
-    val head = KeyRowEntries.save(state(0, 3, 1), 0, 0, new MemoryEntries, signature)
+  test("flatMapGroupsWithState refuses a state kept per entry, naming the operator to set") {
+    val head = KeyRowEntries.save(state(0, 3, 1), noStarts, 0L, new MemoryEntries, signature)
     val e = intercept[IllegalStateException](KeyState.decode(head, 1, signature))
     assert(e.getMessage.contains("spark.sql.matchRecognize.streaming.operator back to transformWithState"))
   }
 
   test("a changed query is refused by the signature kept with the rows") {
     val entries = new MemoryEntries
-    val head = KeyRowEntries.save(state(0, 3, 0), 0, 0, entries, signature)
+    val head = KeyRowEntries.save(state(0, 3, 0), noStarts, 0L, entries, signature)
     val e = intercept[IllegalStateException](
       KeyRowEntries.read(head, entries, 1, QuerySignature(Seq("PATTERN" -> 8L))))
     assert(e.getMessage.contains("PATTERN changed"))

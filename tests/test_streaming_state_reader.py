@@ -93,7 +93,11 @@ def test_sparks_state_reader_reads_the_state_by_its_documented_layout(spark, tmp
                 counts[r.user_map_key.value] = count
         starts = sorted(counts)
         # Each entry's rows end where the next one's begin; the last one's at `end`.
-        assert all(a + counts[a] == b for a, b in zip(starts, starts[1:])), (part, counts)
+        following = starts[1:]
+        assert all(a + counts[a] == b for a, b in zip(starts[:-1], following, strict=True)), (
+            part,
+            counts,
+        )
         if d["end"] > d["base"]:
             assert starts[0] <= d["base"] < starts[0] + counts[starts[0]], (part, d, counts)
             assert starts[-1] + counts[starts[-1]] == d["end"], (part, d, counts)

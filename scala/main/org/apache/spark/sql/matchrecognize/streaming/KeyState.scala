@@ -53,7 +53,7 @@ object KeyState {
   val empty: KeyState = KeyState(0L, 0L, 0L, -1L, IndexedSeq.empty, IndexedSeq.empty)
 
   /**
-   * The key's saved state: rows by position in its entries where the operator keeps them
+   * The key's saved state: its rows in entries where the operator keeps them
    * ([[KeyStateAccess.entries]], format [[StateFormats.StandardEntries]]), in one value
    * otherwise; `query` scopes the states kept decoded.
    */
@@ -144,15 +144,11 @@ object KeyState {
     while (i < n) {
       val bytes = new Array[Byte](in.readInt())
       in.readFully(bytes)
-      rows(i) = rowOf(bytes, fieldCount)
+      val row = new UnsafeRow(fieldCount)
+      row.pointTo(bytes, bytes.length)
+      rows(i) = row
       i += 1
     }
     rows.toIndexedSeq
-  }
-
-  private[streaming] def rowOf(bytes: Array[Byte], fieldCount: Int): UnsafeRow = {
-    val row = new UnsafeRow(fieldCount)
-    row.pointTo(bytes, bytes.length)
-    row
   }
 }

@@ -136,7 +136,7 @@ final class ResumableMatcher(
   }
 
   /** Takes back an automaton its key keeps no more, to restart other keys with. */
-  def release(automaton: KeptAutomaton): Unit = if (spare == null) spare = automaton
+  private def release(automaton: KeptAutomaton): Unit = if (spare == null) spare = automaton
 }
 
 object ResumableMatcher {

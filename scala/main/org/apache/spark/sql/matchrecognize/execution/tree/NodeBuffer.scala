@@ -34,6 +34,12 @@ final class NodeBuffer extends Serializable {
   /** How many matches were added so far. */
   def added: Long = appended
 
+  /** The creation number of the oldest buffered match (`added` when none is). */
+  def firstNumber: Long = appended - size
+
+  /** The buffered match created `number`-th (from `firstNumber` until `added`). */
+  def at(number: Long): PartialMatch = items(start + (number - firstNumber).toInt)
+
   /** Numbers the buffered matches from `first` on (a state restored from its entries). */
   def numberFrom(first: Long): Unit = appended = first + size
 

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution.tree
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, BasePredicate, Expression, Literal, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, BasePredicate, ExprId, Expression, KnownNotNull, Literal, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.matchrecognize.execution.{MatchRecognizeLimitException, TaskPredicates}
 import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode}
 import org.apache.spark.sql.types.DataType
@@ -27,7 +27,8 @@ final class TreeGraphEvaluator(
     lo: Expression,
     hi: Expression,
     narrowByOrder: Boolean,
-    maxBuffered: Long) {
+    maxBuffered: Long,
+    indexFrom: Int = TreeGraphEvaluator.IndexFrom) {
 
   private val graph = new SharedTreeGraph(alternatives, windows)
   private val leaves = alternatives.head.leaves
@@ -61,6 +62,16 @@ final class TreeGraphEvaluator(
   }.toArray
   private val window: Array[Long] = graph.window.toArray
 
+  // Whether a leaf column is an ORDER BY position (comparisons of two are not indexed).
+  private val positionColumns: Set[ExprId] = leaves.flatMap(_.columns).collect {
+    case a: Alias if stripNotNull(a.child).semanticEquals(stripNotNull(order)) => a.exprId
+  }.toSet
+  private def stripNotNull(e: Expression): Expression = e match {
+    case KnownNotNull(c) => c
+    case other => other
+  }
+  private var indexSlots = 0
+
   /** Where a node's partial matches go: (parent, sibling, whether the node is its left child). */
   private final class Use(val parent: Int, val sibling: Int, val isLeft: Boolean) {
     private val o = orderOf(parent)
@@ -71,6 +82,17 @@ final class TreeGraphEvaluator(
     // Likewise, mirrored, under -1; under 0 both sides buffer and probe.
     val buffers: Boolean = !(o == 1 && !isLeft) && !(o == -1 && isLeft)
     val probes: Boolean = !(o == 1 && isLeft) && !(o == -1 && !isLeft)
+
+    /** The comparison by which a probe looks the sibling's matches up (null: it tests each). */
+    val comparison: IndexedComparison = graph.nodes(parent) match {
+      case j: TreeJoinNode if probes =>
+        IndexedComparison.find(j.condition, j.left.leafIndexes, j.right.leafIndexes, bufferedIsLeft = !isLeft,
+          leaves, a => positionColumns.contains(a.exprId)).orNull
+      case _ => null
+    }
+
+    /** This use's index in a state's `indexes`. */
+    val slot: Int = if (comparison == null) -1 else { indexSlots += 1; indexSlots - 1 }
   }
   private val uses: Array[Array[Use]] = Array.tabulate(nodeCount) { i =>
     (0 until nodeCount).flatMap { p =>
@@ -235,7 +257,7 @@ final class TreeGraphEvaluator(
     val fromRight = rightLeaves(up)
     val left = use.isLeft
     val pairs = takesPairs(up, emit)
-    state.buffers(use.sibling).probe(from, to) { q =>
+    val combine = (q: PartialMatch) => {
       val l = if (left) m else q
       val r = if (left) q else m
       val spanLo = math.min(l.lo, r.lo)
@@ -254,6 +276,36 @@ final class TreeGraphEvaluator(
         }
       }
     }
+    val sibling = state.buffers(use.sibling)
+    val comparison = use.comparison
+    val probeKind = if (comparison == null || sibling.size < indexFrom) IndexedComparison.Failed
+    else comparison.ofProbing(m)
+    if (probeKind == IndexedComparison.Failed) sibling.probe(from, to)(combine)
+    else if (probeKind == IndexedComparison.Valued && from <= to) {
+      // A null value passes no comparison: no partner then.
+      val probe = comparison.value
+      val index = indexOf(state, use)
+      index.follow(sibling, comparison)
+      index.lookup(comparison.code, probe)
+      // The hits in creation order, as a scan of the buffer would meet them; combining may
+      // add to the sibling's buffer only when it is this node's own (never: a node is not
+      // its own sibling), so the numbers stay valid while they are read.
+      val hits = index.hits
+      var i = 0
+      val n = index.hitCount
+      while (i < n) {
+        val q = sibling.at(hits(i))
+        if (q.lo >= from && q.lo <= to) combine(q)
+        i += 1
+      }
+    }
+  }
+
+  private def indexOf(state: TreeState, use: Use): NodeValueIndex = {
+    if (state.indexes == null) state.indexes = new Array[NodeValueIndex](indexSlots)
+    var index = state.indexes(use.slot)
+    if (index == null) { index = new NodeValueIndex; state.indexes(use.slot) = index }
+    index
   }
 
   /** What `insert` does with a root match nothing checks, handed over as its pair. */
@@ -274,6 +326,13 @@ final class TreeGraphEvaluator(
 }
 
 object TreeGraphEvaluator {
+
+  /**
+   * The buffered partial matches from which a probe looks its partners up by value (when
+   * its parent's condition compares one, see [[IndexedComparison]]) rather than testing
+   * each: below it, a scan is as quick as keeping the index.
+   */
+  val IndexFrom = 32
 
   /** Buffers `m` at `node` of `state`, counted by the buffer guard. */
   private[tree] def buffer(state: TreeState, node: Int, m: PartialMatch, maxBuffered: Long,

@@ -35,4 +35,10 @@ final class TreeState(nodeCount: Int) extends Serializable {
 
   /** The most partial matches each node buffered at once. */
   val peak: Array[Long] = new Array[Long](nodeCount)
+
+  /**
+   * The value indexes of buffers that probes look up by a compared value, numbered by the
+   * evaluator that made them; derived from the buffers, so never stored (null until used).
+   */
+  @transient private[tree] var indexes: Array[NodeValueIndex] = _
 }

@@ -288,7 +288,8 @@ object MatchRecognizeConf {
   val KEPT_STATE_BYTES: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.streaming.keptStateBytes")
       .doc("How many bytes of key states each JVM (each executor) keeps in memory between " +
-        "calls of a key, counted in encoded size, least recently used out first: a key's " +
+        "calls of a key, counted in encoded size (when full, a state kept for a minute " +
+        "makes room for a new one; a fresher one does not): a key's " +
         "next call then uses its state as its previous call left it instead of decoding it, " +
         "and a standard-semantics key with a long match in progress goes on with its " +
         "automaton instead of reading its rows again (see docs/streaming.md, 'States kept " +

@@ -13,10 +13,17 @@ package org.apache.spark.sql.matchrecognize.streaming
  * checkpoint is decoded as always, and a changed query's state is checked as always.
  * Decoding is a function of the bytes and the query alone, so an entry is what decoding
  * would give. A call takes its key's entry out, so that a call that fails half-way leaves
- * nothing behind. The least recently used entries go once the states held pass `maxBytes`
- * (in encoded size; or the more a query asks for, see [[allowAtLeast]]).
+ * nothing behind. The states held stay within `maxBytes` (in encoded size; or the more a
+ * query asks for, see [[allowAtLeast]]): when a new one does not fit, the oldest go, but only
+ * those kept for `freshNanos` or more; if that does not make room, the new one is not kept.
+ * A plain least-recently-used bound keeps nothing when micro-batches call more keys than fit
+ * in the same order each time (each key is pushed out just before its turn comes again);
+ * this keeps a stable share of them, while a state no call came back for leaves in time.
  */
-private[streaming] final class DecodedStates(maxBytes: Long) {
+private[streaming] final class DecodedStates(
+    maxBytes: Long,
+    freshNanos: Long = DecodedStates.FreshNanos,
+    now: () => Long = () => System.nanoTime()) {
 
   @volatile private var budget = maxBytes
 
@@ -26,9 +33,11 @@ private[streaming] final class DecodedStates(maxBytes: Long) {
   /** The encoded bytes of the states it keeps at most. */
   def limit: Long = budget
 
-  private final class Entry(val bytes: Array[Byte], val query: AnyRef, val decoded: AnyRef, val weight: Long)
+  private final class Entry(val bytes: Array[Byte], val query: AnyRef, val decoded: AnyRef, val weight: Long,
+      val keptAt: Long)
 
-  private val entries = new java.util.LinkedHashMap[Any, Entry](16, 0.75f, true)
+  // In the order they were kept: a call takes its entry out and puts it back.
+  private val entries = new java.util.LinkedHashMap[Any, Entry]()
   private var held = 0L
 
   /** The object `query` saved for `key` with the bytes `stored`, taken out; or none. */
@@ -51,12 +60,20 @@ private[streaming] final class DecodedStates(maxBytes: Long) {
       weight: Long): Unit = synchronized {
     remove(key)
     if (weight <= budget) {
-      entries.put(key, new Entry(stored, query, decoded, weight))
-      held += weight
+      val t = now()
       val oldest = entries.values().iterator()
-      while (held > budget && oldest.hasNext) {
-        held -= oldest.next().weight
-        oldest.remove()
+      var room = true
+      while (room && held + weight > budget && oldest.hasNext) {
+        val e = oldest.next()
+        room = t - e.keptAt >= freshNanos
+        if (room) {
+          held -= e.weight
+          oldest.remove()
+        }
+      }
+      if (held + weight <= budget) {
+        entries.put(key, new Entry(stored, query, decoded, weight, t))
+        held += weight
       }
     }
   }
@@ -68,6 +85,9 @@ private[streaming] final class DecodedStates(maxBytes: Long) {
 }
 
 private[streaming] object DecodedStates {
+
+  /** How long a state is kept before a new one may push it out: a minute. */
+  val FreshNanos: Long = 60L * 1000 * 1000 * 1000
 
   /**
    * The states of every query in this JVM: up to a 64th of its heap in encoded bytes (their

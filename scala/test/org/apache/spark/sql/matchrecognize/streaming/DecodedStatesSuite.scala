@@ -25,14 +25,35 @@ class DecodedStatesSuite extends AnyFunSuite {
     assert(states.take[AnyRef]("k", "changed q", bytes(10)).isEmpty)
   }
 
-  test("the least recently used keys go once the states held pass the bound") {
-    val states = new DecodedStates(maxBytes = 25)
+  test("past the bound, the states kept longest go, once kept for the fresh time") {
+    var clock = 0L
+    val states = new DecodedStates(maxBytes = 25, freshNanos = 100, now = () => clock)
     Seq("a", "b").foreach(k => states.put(k, "q", bytes(10), k, 10))
-    states.put("a", "q", bytes(10), "a again", 10) // now "b" is the least recently used
+    clock = 50
+    states.put("a", "q", bytes(10), "a again", 10) // now "b" has been kept longest
     states.put("c", "q", bytes(10), "c", 10)
+    // "b" is still fresh: it stays and "c" is not kept.
+    assert(states.take[AnyRef]("c", "q", bytes(10)).isEmpty)
+    clock = 120
+    states.put("c", "q", bytes(10), "c", 10) // "b", kept at 0, goes; "a", kept at 50, stays
     assert(states.take[AnyRef]("b", "q", bytes(10)).isEmpty)
     assert(states.take[AnyRef]("a", "q", bytes(10)).contains("a again"))
     assert(states.take[AnyRef]("c", "q", bytes(10)).contains("c"))
+  }
+
+  test("keys called in the same order each round, more than fit: a stable share is kept") {
+    var clock = 0L
+    val states = new DecodedStates(maxBytes = 40, freshNanos = 1000, now = () => clock)
+    val keys = (0 until 10).map(i => s"k$i")
+    var hits = 0
+    for (round <- 0 until 5; k <- keys) {
+      clock += 10 // a round takes 100, well within the fresh time
+      if (states.take[AnyRef](k, "q", bytes(10)).isDefined) hits += 1
+      states.put(k, "q", bytes(10), k, 10)
+    }
+    // The first four keys stay, each found in every round after the first (least recently
+    // used out first would find none).
+    assert(hits == 4 * 4)
   }
 
   test("a state larger than the bound is not kept") {

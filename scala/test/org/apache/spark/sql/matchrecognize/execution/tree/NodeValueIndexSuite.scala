@@ -8,7 +8,7 @@ import org.apache.spark.SparkArithmeticException
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.util.SQLOrderingUtil
-import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNodeSpec}
+import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode}
 import org.apache.spark.sql.types.DoubleType
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -37,30 +37,8 @@ class NodeValueIndexSuite extends AnyFunSuite with TreeEvents {
   }
 
   /** `A B C` as `tree` (nested pairs), with `condition(A's value, B's value)` where A and B meet. */
-  private def alternativeOf(tree: Any, condition: (Expression, Expression) => Expression): TreeAlternative = {
-    def vars(t: Any): Seq[String] = t match {
-      case s: String => Seq(s)
-      case (l, r) => vars(l) ++ vars(r)
-    }
-    val order = vars(tree)
-    val leaves = order.map(x => TreeLeafSpec(x, EqualTo(kind, Literal(x.toLowerCase)), cols(x)))
-    def node(t: Any): TreeNodeSpec = t match {
-      case s: String => TreeLeafNode(order.indexOf(s))
-      case (l, r) =>
-        val (ls, rs) = (vars(l), vars(r))
-        val ordering = for (x <- ls; y <- rs) yield {
-          val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
-          LessThan(o(a), o(b)): Expression
-        }
-        val meets = (ls.contains("A") && rs.contains("B")) || (ls.contains("B") && rs.contains("A"))
-        val cond = if (meets) ordering :+ condition(v("A"), v("B")) else ordering
-        val dir = if (ls.forall(x => rs.forall(y => position(x) < position(y)))) 1
-        else if (rs.forall(y => ls.forall(x => position(y) < position(x)))) -1
-        else 0
-        TreeJoinNode(node(l), node(r), cond.reduce(And), dir, s"$l$r")
-    }
-    alternative(leaves, node(tree))
-  }
+  private def alternativeOf(tree: Any, condition: (Expression, Expression) => Expression): TreeAlternative =
+    sequenceAsTree(tree, position, condition(v("A"), v("B")))._1
 
   private val rng = new scala.util.Random(11)
   private val events: Seq[InternalRow] = {

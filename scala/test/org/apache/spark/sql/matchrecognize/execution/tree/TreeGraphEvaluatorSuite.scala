@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.matchrecognize.execution.MatchRecognizeLimitException
-import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeJoinNode, TreeLeafNode, TreeLeafSpec, TreeNegationSpec, TreeNodeSpec}
+import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreeLeafSpec, TreeNegationSpec}
 
 /**
  * The one-pass evaluation of `A B C WITHIN 10` (`B.v > A.v`), one tree evaluated alone,
@@ -27,34 +27,8 @@ class TreeGraphEvaluatorSuite extends AnyFunSuite with TreeEvents {
   }
 
   /** The alternative of the tree given as nested pairs of variable names, and its leaves' variables. */
-  private def alternativeOf(tree: Any): (TreeAlternative, Seq[String]) = {
-    def vars(t: Any): Seq[String] = t match {
-      case s: String => Seq(s)
-      case (l, r) => vars(l) ++ vars(r)
-    }
-    val order = vars(tree)
-    val leaves = order.map(x => TreeLeafSpec(x, EqualTo(kind, Literal(x.toLowerCase)), cols(x)))
-    def node(t: Any): TreeNodeSpec = t match {
-      case s: String => TreeLeafNode(order.indexOf(s))
-      case (l, r) =>
-        val (ls, rs) = (vars(l), vars(r))
-        val ordering = for (x <- ls; y <- rs) yield {
-          val (a, b) = if (position(x) < position(y)) (x, y) else (y, x)
-          LessThan(o(a), o(b)): Expression
-        }
-        val all = ls ++ rs
-        val cond =
-          if (all.contains("A") && all.contains("B") &&
-              !(ls.contains("A") && ls.contains("B")) && !(rs.contains("A") && rs.contains("B"))) {
-            ordering :+ GreaterThan(v("B"), v("A"))
-          } else ordering
-        val dir = if (ls.forall(x => rs.forall(y => position(x) < position(y)))) 1
-        else if (rs.forall(y => ls.forall(x => position(y) < position(x)))) -1
-        else 0
-        TreeJoinNode(node(l), node(r), cond.reduce(And), dir, s"$l$r")
-    }
-    (alternative(leaves, node(tree)), order)
-  }
+  private def alternativeOf(tree: Any): (TreeAlternative, Seq[String]) =
+    sequenceAsTree(tree, position, GreaterThan(v("B"), v("A")))
 
   private val rng = new scala.util.Random(7)
   private val events: Seq[(String, Long, Int)] = {

@@ -37,7 +37,15 @@ private[tree] final class IndexedComparison(
 
   private val (bufferedView, bufferedValue) = reader(buffered, bufferedLeaves)
   private val (probingView, probingValue) = reader(probing, probingLeaves)
-  private val dataType = buffered.dataType
+  // The value as a long that sorts as Spark compares values of its type, chosen once.
+  private val asLong: UnsafeRow => Long = buffered.dataType match {
+    case ByteType => _.getByte(0).toLong
+    case ShortType => _.getShort(0).toLong
+    case IntegerType | DateType => _.getInt(0).toLong
+    case FloatType => r => sortable(r.getFloat(0).toDouble)
+    case DoubleType => r => sortable(r.getDouble(0))
+    case _ => _.getLong(0)
+  }
 
   /** The value the last `ofBuffered` or `ofProbing` read, when it returned [[Valued]]. */
   var value: Long = 0L
@@ -53,14 +61,7 @@ private[tree] final class IndexedComparison(
       val r = projection(row)
       if (r.isNullAt(0)) IsNull
       else {
-        value = dataType match {
-          case ByteType => r.getByte(0).toLong
-          case ShortType => r.getShort(0).toLong
-          case IntegerType | DateType => r.getInt(0).toLong
-          case FloatType => sortable(r.getFloat(0).toDouble)
-          case DoubleType => sortable(r.getDouble(0))
-          case _ => r.getLong(0)
-        }
+        value = asLong(r)
         Valued
       }
     } catch {
@@ -68,7 +69,7 @@ private[tree] final class IndexedComparison(
     }
 }
 
-private[tree] object IndexedComparison {
+private[tree] object IndexedComparison extends PredicateHelper {
   val Valued = 0
   val IsNull = 1
   val Failed = 2
@@ -108,7 +109,7 @@ private[tree] object IndexedComparison {
       case _ => false
     }
     // (code when the buffered side is on the left, code when it is on the right)
-    val candidates = splitConjuncts(condition).flatMap {
+    val candidates = splitConjunctivePredicates(condition).flatMap {
       case EqualTo(l, r) => Some((l, r, Pair.EQUAL, Pair.EQUAL))
       case LessThan(l, r) => Some((l, r, Pair.BELOW, Pair.ABOVE))
       case LessThanOrEqual(l, r) => Some((l, r, Pair.AT_MOST, Pair.AT_LEAST))
@@ -124,10 +125,5 @@ private[tree] object IndexedComparison {
     candidates.sortBy(c => if (c._1 == Pair.EQUAL) 0 else 1).headOption.map { case (code, b, p) =>
       new IndexedComparison(code, b, bufferedLeaves, p, probingLeaves, leaves)
     }
-  }
-
-  private def splitConjuncts(e: Expression): Seq[Expression] = e match {
-    case And(l, r) => splitConjuncts(l) ++ splitConjuncts(r)
-    case other => Seq(other)
   }
 }

@@ -381,6 +381,20 @@ object MatchRecognizeConf {
       .booleanConf
       .createWithDefault(true)
 
+  /**
+   * For benchmarks and tests: `false` keeps every partial match of the standard semantics
+   * open until its own conditions end it, ignoring bounds in DEFINE on the ORDER BY key.
+   */
+  val DEADLINES: ConfigEntry[Boolean] =
+    buildConf("spark.sql.matchRecognize.internal.deadlines")
+      .internal()
+      .doc("Drops partial matches that a DEFINE bound on the first ORDER BY key (such as " +
+        "M.ts - R.ts <= INTERVAL '30' MINUTE) rules out for every later row (benchmarks " +
+        "and tests compare with keeping them).")
+      .version("0.1.0")
+      .booleanConf
+      .createWithDefault(true)
+
   val SORT_IN_MEMORY_BYTES: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.internal.sortInMemoryBytes")
       .internal()
@@ -410,6 +424,7 @@ object MatchRecognizeConf {
   def maxMatcherBytes(conf: SQLConf): Long = conf.getConf(MAX_MATCHER_BYTES)
 
   def maxStepsPerRow(conf: SQLConf): Long = conf.getConf(MAX_STEPS_PER_ROW)
+  def deadlines(conf: SQLConf): Boolean = conf.getConf(DEADLINES)
 
   def keptStateBytes(conf: SQLConf): Long = conf.getConf(KEPT_STATE_BYTES)
 }

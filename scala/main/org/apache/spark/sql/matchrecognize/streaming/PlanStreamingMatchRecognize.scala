@@ -151,7 +151,7 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
       m.options, m.output, MatchRecognizeConf.maxLivePartialMatches(conf),
       MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf),
-      MatchRecognizeConf.maxStepsPerRow(conf))
+      MatchRecognizeConf.maxStepsPerRow(conf), MatchRecognizeConf.deadlines(conf))
     val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
       describe(m), QuerySignature.of(Seq(m), input))
     val statistics = StreamMatchFunction.statistics()

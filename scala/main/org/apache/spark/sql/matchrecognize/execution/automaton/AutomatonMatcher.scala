@@ -57,6 +57,11 @@ final class AutomatonMatcher(
     spec.program.instructions.contains(ExclusionStart), memory)
   private val work = new MatcherWork(spec.maxStepsPerRow)
   private val view = new MutableThreadView(history, running, work)
+  // Bounds in DEFINE past which a thread cannot complete; null when there are none.
+  private val deadlines: PatternDeadlines = {
+    val d = if (spec.deadlines.isEmpty) null else new PatternDeadlines(spec, buffer, running)
+    if (d != null && d.any) d else null
+  }
 
   // Slots whose values (positions of rows read) distinguish threads with different histories.
   private val fingerprintSlots: Array[Slot] =
@@ -115,6 +120,7 @@ final class AutomatonMatcher(
     processedUpTo = 0
     matchCount = 0
     conditions.reset()
+    if (deadlines != null) deadlines.reset()
     finishEnd = -1L
     closePending = false
     resolvePaused = false
@@ -388,7 +394,7 @@ final class AutomatonMatcher(
         var i = 0
         while (i < a.threads.size()) {
           val t = a.threads.get(i)
-          if (inWindow) {
+          if (inWindow && !pastDeadline(t, pos, input)) {
             if (t.skipping) {
               if (running != null) foldRow(t, pos, -1)
               t.consumeSkipped(history)
@@ -826,6 +832,13 @@ final class AutomatonMatcher(
         MatcherSpec.windowKeyMicros(first.get(windowOrdinal, windowType), windowType) <=
           withinMicros
       }
+    }
+
+  /** Can `t` no longer complete, its row at `pos` past a bound in DEFINE ([[PatternDeadlines]])? */
+  private def pastDeadline(t: MatchThread, pos: Long, input: InternalRow): Boolean =
+    deadlines != null && {
+      threadView.thread = t
+      deadlines.passed(t, pos, input, threadView)
     }
 
   /** Does the DEFINE condition of `label` hold for `t` extended by the row at `pos`? */

@@ -83,15 +83,25 @@ case class MatchRecognizeExec(
     options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
     options.within.map(w => s", ${w.sql}").getOrElse("") +
     options.prefilter.map(d => s", prefilter: ${d.note}").getOrElse("") +
-    ownSort.map(_._2).getOrElse("") +
+    ownSort.map(_._2).getOrElse("") + deadlineNote +
     s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
   }
 
-  override protected def doExecute(): RDD[InternalRow] = {
-    val spec = MatcherSpec.build(child.output, orderBy, measures, measureOutput, defines, options,
+  private def spec: MatcherSpec =
+    MatcherSpec.build(child.output, orderBy, measures, measureOutput, defines, options,
       output,
       MatchRecognizeConf.maxLivePartialMatches(conf), MatchRecognizeConf.maxBufferedRows(conf),
-      MatchRecognizeConf.maxMatcherBytes(conf), MatchRecognizeConf.maxStepsPerRow(conf))
+      MatchRecognizeConf.maxMatcherBytes(conf), MatchRecognizeConf.maxStepsPerRow(conf),
+      MatchRecognizeConf.deadlines(conf))
+
+  // The DEFINE bounds on the ORDER BY key that end partial matches early ([[PatternDeadline]]).
+  @transient private lazy val deadlineNote: String = {
+    val used = PatternDeadlines.used(spec)
+    if (used.isEmpty) "" else used.mkString(", ends partial matches past: ", "; ", "")
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val spec = this.spec
     child.execute().mapPartitionsWithEvaluator(
       new MatchRecognizeEvaluatorFactory(spec, partitionBy, child.output, ownSort.map(_._1), metrics))
   }

@@ -38,12 +38,23 @@ final class MatchThread(
    */
   var aggregates: UnsafeRow = _
 
+  /**
+   * The bound of the [[PatternDeadline]] numbered `deadlineRule` for this thread, when
+   * `deadlineKnown` ([[PatternDeadlines]]); the rows it reads no longer change, so forks share it.
+   */
+  var deadlineRule: Int = -1
+  var deadlineKnown: Boolean = false
+  var deadline: Long = 0L
+
   def fork(): MatchThread = {
     val t = new MatchThread(attempt, pc, chunk, length, lastByLabel, firstByLabel, registers,
       exclusion, skipping, afterSkip)
     t.fingerprint = fingerprint
     t.fingerprintHash = fingerprintHash
     t.aggregates = aggregates
+    t.deadlineRule = deadlineRule
+    t.deadlineKnown = deadlineKnown
+    t.deadline = deadline
     t
   }
 

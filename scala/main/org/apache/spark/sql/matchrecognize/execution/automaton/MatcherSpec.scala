@@ -54,7 +54,9 @@ final case class MatcherSpec(
     /** Bytes of partial-match state per partition; 0: derived from the heap. */
     maxMatcherBytes: Long = 0L,
     /** Matching steps per row of a partition ([[MatcherWork]]); 0: no limit. */
-    maxStepsPerRow: Long = MatcherSpec.DefaultStepsPerRow) {
+    maxStepsPerRow: Long = MatcherSpec.DefaultStepsPerRow,
+    /** Bounds on the ORDER BY key in DEFINE by which partial matches are dropped early. */
+    deadlines: Seq[PatternDeadline] = Nil) {
 
   /**
    * The ordinal of the prefilter's boolean input column (rows where it is false may not
@@ -119,7 +121,8 @@ object MatcherSpec {
       maxLivePartialMatches: Long,
       maxBufferedRows: Long,
       maxMatcherBytes: Long = 0L,
-      maxStepsPerRow: Long = DefaultStepsPerRow): MatcherSpec = {
+      maxStepsPerRow: Long = DefaultStepsPerRow,
+      useDeadlines: Boolean = true): MatcherSpec = {
     val labels = options.patternVariables.toIndexedSeq
     val program = AutomatonCompiler.compile(effectivePattern(options), labels)
     val defineByLabel = options.definedVariables.zip(defines).toMap
@@ -153,7 +156,9 @@ object MatcherSpec {
       maxLookBehind = reach.behind,
       defineLookAhead = reach.defineAhead,
       measureLookAhead = reach.measureAhead,
-      maxLivePartialMatches, maxBufferedRows, maxMatcherBytes, maxStepsPerRow)
+      maxLivePartialMatches, maxBufferedRows, maxMatcherBytes, maxStepsPerRow,
+      if (useDeadlines) PatternDeadline.find(defineByLabel, labels, orderBy, input, newBinder)
+      else Nil)
   }
 
   /**

@@ -4,6 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.matchrecognize.execution.SortableLongs
 import org.apache.spark.sql.matchrecognize.plans.CountedSequence.Pair
 import org.apache.spark.sql.matchrecognize.plans.TreeLeafSpec
 import org.apache.spark.sql.types._
@@ -38,14 +39,7 @@ private[tree] final class IndexedComparison(
   private val (bufferedView, bufferedValue) = reader(buffered, bufferedLeaves)
   private val (probingView, probingValue) = reader(probing, probingLeaves)
   // The value as a long that sorts as Spark compares values of its type, chosen once.
-  private val asLong: UnsafeRow => Long = buffered.dataType match {
-    case ByteType => _.getByte(0).toLong
-    case ShortType => _.getShort(0).toLong
-    case IntegerType | DateType => _.getInt(0).toLong
-    case FloatType => r => sortable(r.getFloat(0).toDouble)
-    case DoubleType => r => sortable(r.getDouble(0))
-    case _ => _.getLong(0)
-  }
+  private val asLong = SortableLongs.reader(buffered.dataType)
 
   /** The value the last `ofBuffered` or `ofProbing` read, when it returned [[Valued]]. */
   var value: Long = 0L
@@ -61,7 +55,7 @@ private[tree] final class IndexedComparison(
       val r = projection(row)
       if (r.isNullAt(0)) IsNull
       else {
-        value = asLong(r)
+        value = asLong(r, 0)
         Valued
       }
     } catch {
@@ -74,21 +68,9 @@ private[tree] object IndexedComparison extends PredicateHelper {
   val IsNull = 1
   val Failed = 2
 
-  /** The types whose values map to longs that sort as Spark orders them. */
-  def indexable(t: DataType): Boolean = t match {
-    case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType => true
-    case FloatType | DoubleType => true
-    case _ => false
-  }
+  def indexable(t: DataType): Boolean = SortableLongs.supports(t)
 
-  /**
-   * A double as a long that sorts as Spark compares doubles: -0.0 equal to 0.0, every NaN
-   * equal to every other and above all numbers.
-   */
-  def sortable(d: Double): Long = {
-    val bits = java.lang.Double.doubleToLongBits(if (d == 0.0) 0.0 else d)
-    bits ^ ((bits >> 63) & Long.MaxValue)
-  }
+  def sortable(d: Double): Long = SortableLongs.ofDouble(d)
 
   /**
    * The comparison of join node `condition` (over the `left` leaves' columns, then the

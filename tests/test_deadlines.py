@@ -167,24 +167,26 @@ def test_a_bound_descending_is_a_lower_bound(spark):
     assert used == kept and used
 
 
-def test_a_stream_decides_greedy_gaps_once_past_the_bound(spark, tmp_path):
-    """Without the bound a stream could never decide these matches (a greedy `Z*` keeps
-    looking for a later `M` until the partition ends, which a stream never sees); with it,
-    the stream writes the batch query's rows. The closing rows of each partition, a minute
-    after its last, take every match past its bound."""
+def test_a_stream_decides_greedy_gaps_once_the_watermark_passes_the_bound(spark, tmp_path):
+    """A greedy `Z*` keeps looking for a later `M` until the partition ends, which a stream
+    never sees: without the bound a stream could not decide these matches at all. With it,
+    each is decided once the watermark is past its robbery's 30 seconds (the flush row moves
+    it past the last ones), and the stream writes the batch query's rows."""
     rows = _crime_rows(300, 13)
     last = max(r[0] for r in rows)
-    closing = [
-        (last + datetime.timedelta(seconds=60 + k), part, "other", 0)
-        for k, part in enumerate(["p1", "p2"])
-    ]
+    # Each partition ends with a match that only its bound (or the partition's end) decides.
+    for part in ["p1", "p2"]:
+        rows += [
+            (last + datetime.timedelta(seconds=s), part, kind, 4)
+            for s, kind in [(5, "robbery"), (10, "battery"), (15, "theft")]
+        ]
     flush = (last + datetime.timedelta(days=1), "zz_flush", "other", 0)
-    stream, batch = assert_stream_equals_batch(
+    _, batch = assert_stream_equals_batch(
         spark,
         tmp_path,
         SCHEMA,
         COLUMNS,
-        rows + closing,
+        rows,
         CRIME,
         time_of=lambda r: (r[0] - EPOCH).total_seconds(),
         flush=flush,
@@ -192,3 +194,4 @@ def test_a_stream_decides_greedy_gaps_once_past_the_bound(spark, tmp_path):
         max_batch=40,
     )
     assert len(batch) > 3
+    assert sum(1 for r in batch if r[3] == last + datetime.timedelta(seconds=15)) == 2

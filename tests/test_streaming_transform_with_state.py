@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from pyspark.errors import AnalysisException
 
+import test_deadlines
 import test_streaming
 import test_streaming_any_match
 import test_streaming_changed_query
@@ -62,6 +63,14 @@ def test_standard_semantics_stream_equals_batch(spark, tmp_path, transform_with_
 
 def test_within_closes_open_matches_by_an_event_time_timer(spark, tmp_path, transform_with_state):
     test_streaming.test_within_decides_open_matches_once_the_watermark_closes_the_window(
+        spark, tmp_path
+    )
+
+
+def test_a_bound_in_define_decides_matches_by_an_event_time_timer(
+    spark, tmp_path, transform_with_state
+):
+    test_deadlines.test_a_stream_decides_greedy_gaps_once_the_watermark_passes_the_bound(
         spark, tmp_path
     )
 

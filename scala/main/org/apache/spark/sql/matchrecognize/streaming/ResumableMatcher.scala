@@ -14,7 +14,10 @@ final case class Advanced(
      * the automaton's next call.
      */
     state: KeyState,
-    /** The event time (micros) at which the WITHIN windows of the open matches close, if any. */
+    /**
+     * The event time (micros) at which the WITHIN windows of the open matches close, or a
+     * bound on the time in DEFINE rules out an open partial match, if any.
+     */
     windowsCloseAt: Option[Long],
     /** Matches whose rows were all written by this call. */
     matchesWritten: Long,
@@ -98,6 +101,8 @@ final class ResumableMatcher(
     // Deciding every open match leaves the automaton finished: the next call restarts it.
     var decidedAll = endPartition
     if (endPartition) driver.decideAll()
+    // Matches whose open threads a bound on the time in DEFINE now rules out are decided.
+    else driver.expireUpTo(watermarkMicros)
 
     var resumeAt =
       math.min(math.min(matcher.firstUndecided, driver.writer.oldestNeeded), driver.processedUpTo)
@@ -111,6 +116,10 @@ final class ResumableMatcher(
         decidedAll = true
         resumeAt = buffer.end
       } else windowsCloseAt = Some(closeAt)
+    }
+    if (!decidedAll) {
+      val expiry = matcher.nextExpiry
+      if (expiry != Long.MaxValue) windowsCloseAt = Some(windowsCloseAt.fold(expiry)(math.min(_, expiry)))
     }
     val keep = !decidedAll && buffer.end - resumeAt >= keepFromRows
 

@@ -69,6 +69,17 @@ final class AutomatonDriver(
     kept
   }
 
+  /**
+   * Streams: no row at or before `time` (the watermark, in microseconds) will come: decides
+   * the matches a bound on the time column in DEFINE now decides ([[AutomatonMatcher.expireUpTo]]).
+   */
+  def expireUpTo(time: Long): Unit = {
+    matcher.expireUpTo(time)
+    writer.flush(matcher.oldestNeeded, None)
+    buffer.trimBefore(math.min(math.min(matcher.oldestNeeded, writer.oldestNeeded), offered) -
+      spec.maxLookBehind)
+  }
+
   /** The partition has ended: offers the rows left and starts deciding its open matches. */
   def beginEnd(): Unit = {
     offerAll()

@@ -834,6 +834,76 @@ final class AutomatonMatcher(
       }
     }
 
+  /**
+   * Streams: no row at or before `time` (microseconds of the time column, the first ORDER BY
+   * key) will come any more. Drops the threads waiting for the next row that a bound on the
+   * time column in DEFINE rules out for every later row, and decides the attempts left
+   * without threads, as the next row would ([[PatternDeadlines.expiredBy]]). Not when
+   * attempts run one after another (MATCH_NUMBER() in DEFINE): the next row decides those.
+   */
+  def expireUpTo(time: Long): Unit =
+    if (deadlines != null && deadlines.anyByTime && !sequential) {
+      var again = true
+      while (again) {
+        dropExpired(time)
+        // Start rows sharing the search: after a match the attempts from the next start row
+        // run again over the buffered rows, as runFrom does.
+        again = resolve() && spec.shareAcrossStarts
+        if (again) {
+          clearAttempts()
+          runFrom(nextStart, processedUpTo - 1)
+        }
+      }
+    }
+
+  private def dropExpired(time: Long): Unit = {
+    var k = 0
+    while (k < attempts.size) {
+      val a = attempts.get(k)
+      k += 1
+      if (!a.finished && a.leader == null) {
+        val next = a.nextGeneration()
+        var i = 0
+        while (i < a.threads.size()) {
+          val t = a.threads.get(i)
+          threadView.thread = t
+          if (!deadlines.expiredBy(t, time, processedUpTo, threadView)) next.add(t)
+          i += 1
+        }
+        a.swap()
+        if (a.threads.isEmpty) {
+          a.finished = true
+          if (!a.followers.isEmpty) decideFollowers(a)
+        }
+      }
+    }
+  }
+
+  /**
+   * Streams: the earliest time (microseconds) past which [[expireUpTo]] would drop a live
+   * thread; Long.MaxValue when none would.
+   */
+  def nextExpiry: Long =
+    if (deadlines == null || !deadlines.anyByTime || sequential) Long.MaxValue
+    else {
+      var earliest = Long.MaxValue
+      var k = 0
+      while (k < attempts.size) {
+        val a = attempts.get(k)
+        k += 1
+        if (!a.finished && a.leader == null) {
+          var i = 0
+          while (i < a.threads.size()) {
+            val t = a.threads.get(i)
+            threadView.thread = t
+            earliest = math.min(earliest, deadlines.expiresAt(t, processedUpTo, threadView))
+            i += 1
+          }
+        }
+      }
+      earliest
+    }
+
   /** Can `t` no longer complete, its row at `pos` past a bound in DEFINE ([[PatternDeadlines]])? */
   private def pastDeadline(t: MatchThread, pos: Long, input: InternalRow): Boolean =
     deadlines != null && {

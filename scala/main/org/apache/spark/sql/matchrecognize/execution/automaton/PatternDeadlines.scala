@@ -3,9 +3,10 @@ package org.apache.spark.sql.matchrecognize.execution.automaton
 import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, JoinedRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, GenericInternalRow, JoinedRow}
 import org.apache.spark.sql.matchrecognize.compile.automaton.ProgramPaths
 import org.apache.spark.sql.matchrecognize.execution.{RowBuffer, SortableLongs}
+import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 
 /**
  * Tells the matcher which threads can no longer complete by the bounds of
@@ -38,6 +39,14 @@ private[automaton] final class PatternDeadlines(
     if (r.slots.isEmpty) null
     else new SlotEvaluator(r.slots, spec.rowAttributes, spec.labels, buffer, running))
   private val noSlots = new GenericInternalRow(0)
+  // The bound reads no input column: any row of the input's width stands for the input.
+  private val noInput = new GenericInternalRow(spec.inputAttributes.length)
+  // Rules whose key is the plain ascending time column, as the watermark counts it.
+  private val byTime = rules.map(r => r.key.isInstanceOf[BoundReference] && !r.descending &&
+    (r.key.dataType == TimestampType || r.key.dataType == TimestampNTZType))
+
+  /** Whether a watermark can end threads ([[expiredBy]]): some rule bounds the time column. */
+  val anyByTime: Boolean = any && ruleAt.exists(r => r >= 0 && byTime(r))
   private val joined = new JoinedRow
   private val single = new GenericInternalRow(1)
 
@@ -58,17 +67,41 @@ private[automaton] final class PatternDeadlines(
     if (r < 0) return false
     if (keyAt(r) != pos) readKey(r, pos, input)
     if (keyNull(r)) return false
-    if (t.deadlineRule != r) {
-      t.deadlineRule = r
-      t.deadlineKnown = computeBound(r, t, pos, input, views)
-    }
-    if (!t.deadlineKnown) return false
+    if (!known(r, t, pos, views)) return false
     val rule = rules(r)
     val k = keyValue(r)
     val d = t.deadline
     if (rule.descending) (if (rule.strict) k <= d else k < d)
     else (if (rule.strict) k >= d
           else k > d)
+  }
+
+  /**
+   * Streams: can `t`, waiting for the row at `pos`, no longer complete when every row still to
+   * come is after `time` (the watermark, in microseconds)?
+   */
+  def expiredBy(t: MatchThread, time: Long, pos: Long, views: ViewSource): Boolean = {
+    val at = expiresAt(t, pos, views)
+    at != Long.MaxValue && time >= at
+  }
+
+  /**
+   * The time (microseconds) from which, once no row at or before it can come, `t` can no
+   * longer complete; Long.MaxValue when no bound on the time column applies to it.
+   */
+  def expiresAt(t: MatchThread, pos: Long, views: ViewSource): Long = {
+    val r = ruleAt(t.pc)
+    if (r < 0 || !byTime(r) || !known(r, t, pos, views)) Long.MaxValue
+    else if (rules(r).strict) t.deadline - 1 // the next row must be before the bound
+    else t.deadline
+  }
+
+  private def known(r: Int, t: MatchThread, pos: Long, views: ViewSource): Boolean = {
+    if (t.deadlineRule != r) {
+      t.deadlineRule = r
+      t.deadlineKnown = computeBound(r, t, pos, views)
+    }
+    t.deadlineKnown
   }
 
   private def readKey(r: Int, pos: Long, input: InternalRow): Unit = {
@@ -82,16 +115,15 @@ private[automaton] final class PatternDeadlines(
   }
 
   /** Sets `t.deadline`; false when the bound is NULL, fails, or the offset overflows it. */
-  private def computeBound(r: Int, t: MatchThread, pos: Long, input: InternalRow,
-      views: ViewSource): Boolean = {
+  private def computeBound(r: Int, t: MatchThread, pos: Long, views: ViewSource): Boolean = {
     val rule = rules(r)
     try {
       val slots = slotEvaluators(r)
       val row =
-        if (slots == null) joined(input, noSlots)
+        if (slots == null) joined(noInput, noSlots)
         else {
           val v = views.view(rule.label, pos)
-          joined(input, slots.fill(v, v))
+          joined(noInput, slots.fill(v, v))
         }
       val value = rule.bound.eval(row)
       if (value == null) false

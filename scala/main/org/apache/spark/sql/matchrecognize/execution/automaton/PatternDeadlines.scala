@@ -42,8 +42,9 @@ private[automaton] final class PatternDeadlines(
   // The bound reads no input column: any row of the input's width stands for the input.
   private val noInput = new GenericInternalRow(spec.inputAttributes.length)
   // Rules whose key is the plain ascending time column, as the watermark counts it.
-  private val byTime = rules.map(r => r.key.isInstanceOf[BoundReference] && !r.descending &&
-    (r.key.dataType == TimestampType || r.key.dataType == TimestampNTZType))
+  private val byTime = rules.map(r =>
+    r.key.isInstanceOf[BoundReference] && !r.descending &&
+      (r.key.dataType == TimestampType || r.key.dataType == TimestampNTZType))
 
   /** Whether a watermark can end threads ([[expiredBy]]): some rule bounds the time column. */
   val anyByTime: Boolean = any && ruleAt.exists(r => r >= 0 && byTime(r))

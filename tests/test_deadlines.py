@@ -195,3 +195,46 @@ def test_a_stream_decides_greedy_gaps_once_the_watermark_passes_the_bound(spark,
     )
     assert len(batch) > 3
     assert sum(1 for r in batch if r[3] == last + datetime.timedelta(seconds=15)) == 2
+
+
+PREFILTER = "spark.sql.matchRecognize.prefilter"
+SPAN_TEMPLATES = ["R Z* B Z* M", "R (B | Z)* M", "R B+ M", "R Z*? B Z*? M", "R (Z Z)* B? M+"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_bound_spanning_the_match_gives_the_prefilter_its_ranges(spark, seed):
+    """Random templates whose matches start with one R and end with an M bounded by R's
+    time: the join prefilter (forced on) takes the bound as its span, and the rows equal
+    those without the prefilter and without the bound used."""
+    rng = random.Random(seed)
+    pattern = rng.choice(SPAN_TEMPLATES)
+    width = rng.randint(3, 40)
+    skip = rng.choice(["AFTER MATCH SKIP PAST LAST ROW", "AFTER MATCH SKIP TO NEXT ROW"])
+    op = rng.choice(["<=", "<"])
+    sql = (
+        CRIME.replace("PATTERN (R Z* B Z* M)", f"PATTERN ({pattern})")
+        .replace("AFTER MATCH SKIP TO NEXT ROW", skip)
+        .replace("count(Z.ts) AS gap", "count(*) AS n")
+        .replace(
+            "M.ts - R.ts <= INTERVAL '30' SECOND", f"M.ts - R.ts {op} INTERVAL '{width}' SECOND"
+        )
+    )
+    spark.createDataFrame(_crime_rows(800, 100 + seed), SCHEMA).createOrReplaceTempView("events")
+    results = {}
+    for name, conf in [
+        ("prefilter", {PREFILTER: "on"}),
+        ("automaton", {PREFILTER: "off"}),
+        ("no bound", {PREFILTER: "off", DEADLINES: "false"}),
+    ]:
+        for k, v in conf.items():
+            spark.conf.set(k, v)
+        try:
+            if name == "prefilter":
+                plan = spark.sql(sql)._jdf.queryExecution().optimizedPlan().toString()
+                assert f"anchor R and {float(width)}s after (semi join" in plan, plan
+            results[name] = sorted(tuple(r) for r in spark.sql(sql).collect())
+        finally:
+            for k in conf:
+                spark.conf.unset(k)
+    assert results["prefilter"] == results["automaton"] == results["no bound"], sql
+    assert results["automaton"], sql

@@ -88,6 +88,39 @@ def test_selective_pattern_uses_the_prefilter_and_keeps_the_rows(spark, reports)
     assert any(r[3] is not None for r in off)
 
 
+BOUNDED_C = "C AS category = 'arrest' AND C.ts - A.ts <= INTERVAL '30' MINUTE"
+
+
+def test_a_bound_in_define_from_first_to_last_row_spans_matches_like_within(spark, reports):
+    """No WITHIN: every match starts with its one A and ends with a C within 30 minutes of
+    it (a bound in C's DEFINE), so its rows lie in the 30 minutes after its A row."""
+    sql = _query("A N* B N* C", within="", C=BOUNDED_C)
+    plan = _plan(spark, sql)
+    assert "prefilter: anchor A and 1800.0s after (semi join on time ranges)" in plan, plan
+    off = _rows(spark, sql, "off")
+    assert len(off) >= 10
+    assert _rows(spark, sql, "on") == off
+    assert _rows(spark, sql, "auto") == off
+
+
+@pytest.mark.parametrize(
+    ("body", "defines"),
+    [
+        # A may take several rows: A.ts is its last, not the match's first row.
+        ("A+ N* B N* C", {"C": BOUNDED_C}),
+        # C is not the last row of a match.
+        ("A N* C N* B", {"C": BOUNDED_C}),
+        # The match ends with B, bounded by C, not by the row that starts the match.
+        ("A N* C N* B", {"B": "B AS category = 'alarm' AND B.ts - C.ts <= INTERVAL '5' MINUTE"}),
+    ],
+)
+def test_bounds_in_define_that_do_not_span_a_match_are_not_used(spark, reports, body, defines):
+    sql = _query(body, within="", **defines)
+    plan = _plan(spark, sql)
+    assert "no bound in DEFINE on the time" in plan, plan
+    assert _rows(spark, sql, "on") == _rows(spark, sql, "off")
+
+
 @pytest.mark.parametrize(
     ("body", "range_text"),
     [
@@ -183,7 +216,7 @@ def test_pattern_length_bounds_the_ranges_without_within(spark, reports):
 @pytest.mark.parametrize(
     ("body", "rows", "within", "reason"),
     [
-        ("A B+ C", "ONE ROW PER MATCH", "", "no WITHIN, and the pattern has no length bound"),
+        ("A B+ C", "ONE ROW PER MATCH", "", "no WITHIN, no bound in DEFINE on the time"),
         (
             "A B",
             "ALL ROWS PER MATCH WITH UNMATCHED ROWS",

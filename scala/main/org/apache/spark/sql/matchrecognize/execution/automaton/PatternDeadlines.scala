@@ -5,7 +5,8 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, GenericInternalRow, JoinedRow}
 import org.apache.spark.sql.matchrecognize.compile.automaton.ProgramPaths
-import org.apache.spark.sql.matchrecognize.execution.{RowBuffer, SortableLongs}
+import org.apache.spark.sql.matchrecognize.execution.RowBuffer
+import org.apache.spark.sql.matchrecognize.plans.SortableLongs
 import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 
 /**

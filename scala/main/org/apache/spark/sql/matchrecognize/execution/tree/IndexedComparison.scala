@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.matchrecognize.execution.SortableLongs
+import org.apache.spark.sql.matchrecognize.plans.SortableLongs
 import org.apache.spark.sql.matchrecognize.plans.CountedSequence.Pair
 import org.apache.spark.sql.matchrecognize.plans.TreeLeafSpec
 import org.apache.spark.sql.types._

@@ -1,8 +1,9 @@
 package org.apache.spark.sql.matchrecognize.optimizer.prefilter
 
-import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.matchrecognize.compile.automaton.AutomatonCompiler
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder}
+import org.apache.spark.sql.matchrecognize.compile.automaton.{AutomatonCompiler, DefineBound}
 import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 
 /** How far from an anchor row the rows of a match can lie. */
 sealed trait MatchSpanBound
@@ -28,8 +29,9 @@ object MatchSpanBound {
  * already); WITH UNMATCHED ROWS (every row is output); anchors `^`/`$` (they depend on the
  * partition's first and last rows); patterns that can match empty; MATCH_NUMBER() in DEFINE
  * (attempts run one after another); no variable that every match contains with a
- * self-contained DEFINE; no WITHIN and an unbounded pattern (or SKIP TILL NEXT MATCH,
- * whose matches may skip rows, so the pattern's length bounds nothing).
+ * self-contained DEFINE; no WITHIN, no bound in DEFINE on the time from a match's first row
+ * to its last ([[boundInDefine]]), and an unbounded pattern (or SKIP TILL NEXT MATCH, whose
+ * matches may skip rows, so the pattern's length bounds nothing).
  */
 object PrefilterConditions {
 
@@ -55,13 +57,16 @@ object PrefilterConditions {
     val span = o.within match {
       case Some(WithinClause.Interval(micros, _)) => Some(MatchSpanBound.Interval(micros))
       case Some(WithinClause.Rows(n)) => Some(MatchSpanBound.Rows(n, fromPattern = false))
-      // Contiguous matches only: under SKIP TILL NEXT MATCH a match may skip any rows.
-      case None if o.strategy.isEmpty =>
-        maxRows(pattern).map(n => MatchSpanBound.Rows(n, fromPattern = true))
-      case None => None
+      case None =>
+        // Contiguous matches only: under SKIP TILL NEXT MATCH a match may skip any rows.
+        val byLength =
+          if (o.strategy.isEmpty) maxRows(pattern).map(n => MatchSpanBound.Rows(n, fromPattern = true))
+          else None
+        byLength.orElse(boundInDefine(m))
     }
     if (span.isEmpty) {
-      return Left("not applicable: no WITHIN, and the pattern has no length bound or may skip rows")
+      return Left("not applicable: no WITHIN, no bound in DEFINE on the time between the first " +
+        "and last rows, and the pattern has no length bound or may skip rows")
     }
     val defines = o.definedVariables.zip(m.defines).toMap
     val anchors = required(pattern).toSeq.sorted.flatMap { v =>
@@ -72,6 +77,46 @@ object PrefilterConditions {
         "reading only the current row")
     }
     Right(Applicable(anchors, span.get))
+  }
+
+  /**
+   * A span in time from DEFINE: every match starts with a row of `F` (its only one) and ends
+   * with a row of `L`, and `L`'s DEFINE bounds the time of its row by `F`'s, `L.ts - F.ts <=
+   * INTERVAL ...` ([[DefineBound]], ascending key): then every row of a match lies within
+   * that interval of its first, as under WITHIN.
+   */
+  private def boundInDefine(m: MatchRecognize): Option[MatchSpanBound] = {
+    val pattern = m.options.pattern
+    // A span in time needs a time key (WITHIN INTERVAL's types, DATE aside).
+    val key = m.orderBy.headOption.collect {
+      case SortOrder(a: Attribute, Ascending, _, _)
+          if a.dataType == TimestampType || a.dataType == TimestampNTZType => a
+    }
+    (firstVariables(pattern).toSeq, lastVariables(pattern).toSeq, key) match {
+      case (Seq(first), Seq(last), Some(k)) if first != last && maxRowsOf(pattern, first).contains(1L) =>
+        val defines = m.options.definedVariables.zip(m.defines).toMap
+        DefineBound.find(defines, Seq(last), m.orderBy, m.child.output).collectFirst {
+          case b
+              if !b.descending && b.offset >= 0 && b.key.semanticEquals(k) &&
+                b.boundIsKeyOf(k).contains(first) =>
+            MatchSpanBound.Interval(b.offset)
+        }
+      case _ => None
+    }
+  }
+
+  /** The most rows a match of `p` can bind to `v`, if bounded. */
+  def maxRowsOf(p: RowPattern, v: String): Option[Long] = p match {
+    case PatternVariable(name) => Some(if (name == v) 1L else 0L)
+    case Concatenation(items) => sum(items.map(maxRowsOf(_, v)))
+    case Permute(items) => sum(items.map(maxRowsOf(_, v)))
+    case Alternation(items) =>
+      val ms = items.map(maxRowsOf(_, v))
+      if (ms.forall(_.isDefined)) Some(ms.flatten.foldLeft(0L)(math.max)) else None
+    case Quantified(item, _, Some(max), _) => maxRowsOf(item, v).map(_ * max)
+    case Quantified(item, _, None, _) => maxRowsOf(item, v).filter(_ == 0L)
+    case Exclusion(item) => maxRowsOf(item, v)
+    case PartitionStartAnchor | PartitionEndAnchor | EmptyPattern | Negation(_) => Some(0L)
   }
 
   /** Variables every match of `p` binds at least one row to. */

@@ -1,4 +1,4 @@
-package org.apache.spark.sql.matchrecognize.execution
+package org.apache.spark.sql.matchrecognize.plans
 
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.types._

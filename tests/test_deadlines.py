@@ -140,23 +140,21 @@ def test_the_crime_query_shape_gives_the_same_rows_with_and_without_its_bound(sp
     ],
 )
 def test_each_form_of_the_bound_is_used(spark, bound):
-    sql = CRIME.replace("M.ts - R.ts <= INTERVAL '30' SECOND", bound)
-    spark.createDataFrame(_crime_rows(600, 9), SCHEMA).createOrReplaceTempView("events")
-    assert EXPLAIN_NOTE in spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
-    used = sorted(tuple(r) for r in spark.sql(sql).collect())
-    spark.conf.set(DEADLINES, "false")
-    try:
-        kept = sorted(tuple(r) for r in spark.sql(sql).collect())
-    finally:
-        spark.conf.unset(DEADLINES)
-    assert used == kept and used
+    _assert_bound_used_and_rows_kept(
+        spark, CRIME.replace("M.ts - R.ts <= INTERVAL '30' SECOND", bound), seed=9
+    )
 
 
 def test_a_bound_descending_is_a_lower_bound(spark):
     sql = CRIME.replace("ORDER BY ts", "ORDER BY ts DESC").replace(
         "M.ts - R.ts <= INTERVAL '30' SECOND", "M.ts >= R.ts - INTERVAL '30' SECOND"
     )
-    spark.createDataFrame(_crime_rows(600, 11), SCHEMA).createOrReplaceTempView("events")
+    _assert_bound_used_and_rows_kept(spark, sql, seed=11)
+
+
+def _assert_bound_used_and_rows_kept(spark, sql: str, seed: int) -> None:
+    """EXPLAIN lists the bound, and the rows (some) are those without it used."""
+    spark.createDataFrame(_crime_rows(600, seed), SCHEMA).createOrReplaceTempView("events")
     assert EXPLAIN_NOTE in spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
     used = sorted(tuple(r) for r in spark.sql(sql).collect())
     spark.conf.set(DEADLINES, "false")

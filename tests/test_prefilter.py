@@ -91,10 +91,15 @@ def test_selective_pattern_uses_the_prefilter_and_keeps_the_rows(spark, reports)
 BOUNDED_C = "C AS category = 'arrest' AND C.ts - A.ts <= INTERVAL '30' MINUTE"
 
 
-def test_a_bound_in_define_from_first_to_last_row_spans_matches_like_within(spark, reports):
+@pytest.mark.parametrize(
+    "bounded_c", [BOUNDED_C, "C AS category = 'arrest' AND C.ts <= A.ts + INTERVAL '30' MINUTE"]
+)
+def test_a_bound_in_define_from_first_to_last_row_spans_matches_like_within(
+    spark, reports, bounded_c
+):
     """No WITHIN: every match starts with its one A and ends with a C within 30 minutes of
     it (a bound in C's DEFINE), so its rows lie in the 30 minutes after its A row."""
-    sql = _query("A N* B N* C", within="", C=BOUNDED_C)
+    sql = _query("A N* B N* C", within="", C=bounded_c)
     plan = _plan(spark, sql)
     assert "prefilter: anchor A and 1800.0s after (semi join on time ranges)" in plan, plan
     off = _rows(spark, sql, "off")

@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.compile.automaton
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.matchrecognize.shims.SparkApi
 import org.apache.spark.sql.types.{DayTimeIntervalType, TimestampNTZType, TimestampType}
 
 /**
@@ -31,13 +32,28 @@ final case class DefineBound(
     reads: Set[String],
     sql: String) {
 
-  /** The variable whose first-ORDER-BY-key navigation (`v.key`, its last row) the bound is, if so. */
-  def boundIsKeyOf(keyColumn: Attribute): Option[String] = bound match {
-    case n: PatternNavigation if DefineBound.plainKeyRead(n, keyColumn) =>
-      n.variables.variables.collect {
-        case Seq(v) => v
+  /**
+   * `(v, c)` when the bound says the tested row's key is at most `c` (microseconds) past the
+   * key of `v`'s last row: `key - v.key <= c` or `key <= v.key + INTERVAL c` on a time key,
+   * ascending (`c` exact, the comparison may be strict).
+   */
+  def spanFrom(keyColumn: Attribute): Option[(String, Long)] = {
+    def variableOf(e: Expression): Option[String] = e match {
+      case n: PatternNavigation if DefineBound.plainKeyRead(n, keyColumn) =>
+        n.variables.variables.collect { case Seq(v) => v }
+      case _ => None
+    }
+    if (descending || !key.semanticEquals(keyColumn)) None
+    else variableOf(bound).map(_ -> offset).orElse {
+      SparkApi.timestampPlusInterval(bound).collect {
+        case (start, interval)
+            if offset == 0 && interval.foldable &&
+              interval.dataType.isInstanceOf[DayTimeIntervalType] =>
+          (start, interval.eval())
+      }.flatMap { case (start, c) =>
+        Option(c).flatMap(micros => variableOf(start).map(_ -> micros.asInstanceOf[Long]))
       }
-    case _ => None
+    }
   }
 }
 

@@ -82,8 +82,8 @@ object PrefilterConditions {
   /**
    * A span in time from DEFINE: every match starts with a row of `F` (its only one) and ends
    * with a row of `L`, and `L`'s DEFINE bounds the time of its row by `F`'s, `L.ts - F.ts <=
-   * INTERVAL ...` ([[DefineBound]], ascending key): then every row of a match lies within
-   * that interval of its first, as under WITHIN.
+   * INTERVAL ...` or `L.ts <= F.ts + INTERVAL ...` ([[DefineBound.spanFrom]], ascending
+   * key): then every row of a match lies within that interval of its first, as under WITHIN.
    */
   private def boundInDefine(m: MatchRecognize): Option[MatchSpanBound] = {
     val pattern = m.options.pattern
@@ -95,11 +95,8 @@ object PrefilterConditions {
     (firstVariables(pattern).toSeq, lastVariables(pattern).toSeq, key) match {
       case (Seq(first), Seq(last), Some(k)) if first != last && maxRowsOf(pattern, first).contains(1L) =>
         val defines = m.options.definedVariables.zip(m.defines).toMap
-        DefineBound.find(defines, Seq(last), m.orderBy, m.child.output).collectFirst {
-          case b
-              if !b.descending && b.offset >= 0 && b.key.semanticEquals(k) &&
-                b.boundIsKeyOf(k).contains(first) =>
-            MatchSpanBound.Interval(b.offset)
+        DefineBound.find(defines, Seq(last), m.orderBy, m.child.output).flatMap(_.spanFrom(k)).collectFirst {
+          case (`first`, micros) if micros >= 0 => MatchSpanBound.Interval(micros)
         }
       case _ => None
     }

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.shims
 
 import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.expressions.{Expression, TimeAdd}
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.plans.logical.{SubqueryAlias, UnresolvedWith}
 import org.apache.spark.sql.catalyst.trees.Origin
@@ -19,6 +20,12 @@ object SparkApi {
   def parseException(command: Option[String], start: Origin, condition: String,
       parameters: Map[String, String]): ParseException =
     new ParseException(command, start, start, condition, parameters)
+
+  /** `start` and `interval` of `start + interval` on a timestamp (Spark 4.0: `TimeAdd`). */
+  def timestampPlusInterval(e: Expression): Option[(Expression, Expression)] = e match {
+    case t: TimeAdd => Some((t.start, t.interval))
+    case _ => None
+  }
 
   /** The WITH clause with `f` applied to each common table expression's plan. */
   def mapCteRelations(w: UnresolvedWith)(f: SubqueryAlias => SubqueryAlias): UnresolvedWith =

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.shims
 
 import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.catalyst.expressions.{Expression, TimestampAddInterval}
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.plans.logical.{SubqueryAlias, UnresolvedWith}
 import org.apache.spark.sql.catalyst.trees.Origin
@@ -23,6 +24,12 @@ object SparkApi {
       parameters: Map[String, String]): ParseException =
     new ParseException(command = command, start = start, errorClass = condition,
       messageParameters = parameters)
+
+  /** `start` and `interval` of `start + interval` on a timestamp (`TimestampAddInterval` from Spark 4.1). */
+  def timestampPlusInterval(e: Expression): Option[(Expression, Expression)] = e match {
+    case t: TimestampAddInterval => Some((t.start, t.interval))
+    case _ => None
+  }
 
   /** The WITH clause with `f` applied to each common table expression's plan. */
   def mapCteRelations(w: UnresolvedWith)(f: SubqueryAlias => SubqueryAlias): UnresolvedWith =

@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import DATA  # noqa: E402
-from flink_peer import PARALLELISM, in_venv, log, reexec_in_venv, sql_string  # noqa: E402
+from flink_peer import PARALLELISM, csv_source_ddl, in_venv, log, reexec_in_venv  # noqa: E402
 
 SOURCE = DATA / "large-state" / "source"
 
@@ -47,17 +47,7 @@ QUERY = """SELECT * FROM events MATCH_RECOGNIZE (
 
 
 def source_ddl(folder: Path) -> str:
-    return f"""CREATE TEMPORARY TABLE events (
-  k STRING,
-  ts_text STRING,
-  v INT,
-  ts AS TO_TIMESTAMP(ts_text),
-  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
-) WITH (
-  'connector' = 'filesystem',
-  'path' = {sql_string(folder.resolve().as_uri())},
-  'format' = 'csv'
-)"""
+    return csv_source_ddl("events", "k STRING,\n  ts_text STRING,\n  v INT", folder)
 
 
 def run(args: argparse.Namespace) -> dict:

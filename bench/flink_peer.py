@@ -173,14 +173,15 @@ def sql_string(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-def source_ddl(path: Path, watermark: int = 5, monitor: str | None = None) -> str:
-    """The `ticks` table over a csv file or folder; with `monitor`, the folder is watched for
-    new files at that interval (an unbounded source)."""
+def csv_source_ddl(
+    table: str, columns: str, path: Path, watermark: int = 5, monitor: str | None = None
+) -> str:
+    """A table over a csv file or folder whose rows carry `ts_text`, with `ts` parsed from it
+    and a watermark `watermark` seconds behind; `columns` are the others, before `ts_text`.
+    With `monitor`, the folder is watched for new files at that interval (unbounded)."""
     watch = f",\n  'source.monitor-interval' = '{monitor}'" if monitor else ""
-    return f"""CREATE TEMPORARY TABLE ticks (
-  symbol STRING,
-  ts_text STRING,
-  price DOUBLE,
+    return f"""CREATE TEMPORARY TABLE {table} (
+  {columns},
   ts AS TO_TIMESTAMP(ts_text),
   WATERMARK FOR ts AS ts - INTERVAL '{watermark}' SECOND
 ) WITH (
@@ -188,6 +189,13 @@ def source_ddl(path: Path, watermark: int = 5, monitor: str | None = None) -> st
   'path' = {sql_string(path.resolve().as_uri())},
   'format' = 'csv'{watch}
 )"""
+
+
+def source_ddl(path: Path, watermark: int = 5, monitor: str | None = None) -> str:
+    """The `ticks` table over a csv file or folder (see `csv_source_ddl`)."""
+    return csv_source_ddl(
+        "ticks", "symbol STRING,\n  ts_text STRING,\n  price DOUBLE", path, watermark, monitor
+    )
 
 
 def sink_ddl(name: str, folder: Path) -> str:

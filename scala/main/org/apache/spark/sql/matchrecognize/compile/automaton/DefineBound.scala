@@ -57,7 +57,7 @@ final case class DefineBound(
   }
 }
 
-object DefineBound {
+object DefineBound extends PredicateHelper {
 
   /** The bounds in `defines` (by variable, as analysed) on the first ORDER BY key, a column of `input`. */
   def find(defines: Map[String, Expression], labels: Seq[String], orderBy: Seq[SortOrder],
@@ -68,14 +68,9 @@ object DefineBound {
     }
     first.toSeq.flatMap { case (key, descending) =>
       labels.flatMap { label =>
-        defines.get(label).toSeq.flatMap(conjuncts).flatMap(of(_, label, key, descending))
+        defines.get(label).toSeq.flatMap(splitConjunctivePredicates).flatMap(of(_, label, key, descending))
       }
     }
-  }
-
-  private def conjuncts(e: Expression): Seq[Expression] = e match {
-    case And(l, r) => conjuncts(l) ++ conjuncts(r)
-    case other => Seq(other)
   }
 
   private def of(conjunct: Expression, label: String, key: Attribute, descending: Boolean): Option[DefineBound] = {

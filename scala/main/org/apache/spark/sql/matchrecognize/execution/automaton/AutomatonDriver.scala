@@ -63,9 +63,7 @@ final class AutomatonDriver(
       matcher.process(offered)
       offered += 1
     }
-    writer.flush(matcher.oldestNeeded, None)
-    buffer.trimBefore(math.min(math.min(matcher.oldestNeeded, writer.oldestNeeded), offered) -
-      spec.maxLookBehind)
+    writeDecided()
     kept
   }
 
@@ -75,6 +73,11 @@ final class AutomatonDriver(
    */
   def expireUpTo(time: Long): Unit = {
     matcher.expireUpTo(time)
+    writeDecided()
+  }
+
+  /** Writes the output of the matches decided so far and drops the rows no one needs any more. */
+  private def writeDecided(): Unit = {
     writer.flush(matcher.oldestNeeded, None)
     buffer.trimBefore(math.min(math.min(matcher.oldestNeeded, writer.oldestNeeded), offered) -
       spec.maxLookBehind)

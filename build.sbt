@@ -48,14 +48,20 @@ def lineSourceDirectories(scala: File, line: String, kind: String): Seq[File] = 
   (scala / kind) +: own.sortBy(_.getName).map(_ / kind)
 }
 
-def lineProject(line: String): Project = {
+/**
+ * The project of a line, for the build's Scala version, or with `scala212` for Scala 2.12 (the
+ * Scala of Spark 3.5's own build and of pyspark 3.5's jars): same sources, its own target.
+ */
+def lineProject(line: String, scala212: Boolean = false): Project = {
   val spark = sparkLines.find(_.line == line)
     .getOrElse(sys.error(s"build.sbt defines Spark line $line, which pyproject.toml's spark-lines lacks"))
-  Project(spark.id, file("scala") / s"spark-${spark.line}")
+  val suffix = if (scala212) "-scala2.12" else ""
+  Project(spark.id + suffix.replace("-", "").replace(".", ""),
+    if (scala212) file("target") / s"spark-${spark.line}$suffix" else file("scala") / s"spark-${spark.line}")
     .settings(
       name := s"spark-match-recognize-spark${spark.line}",
       moduleName := name.value, // keeps the line's dot: spark-match-recognize-spark4.1_2.13
-      target := (ThisBuild / baseDirectory).value / "target" / s"spark-${spark.line}",
+      target := (ThisBuild / baseDirectory).value / "target" / s"spark-${spark.line}$suffix",
       Compile / unmanagedSourceDirectories :=
         lineSourceDirectories((ThisBuild / baseDirectory).value / "scala", spark.line, "main"),
       // The jar's only resources are generated (below) or mapped in (the licence).
@@ -103,14 +109,22 @@ def lineProject(line: String): Project = {
       Test / javaOptions ++= Seq("-Xmx3g", "-Xss4m", "-Dspark.ui.enabled=false", "-Dspark.testing=true",
         "-Duser.timezone=UTC") ++ javaModuleOpens,
       Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"))
+    .settings(if (!scala212) Nil
+      else Seq(
+        scalaVersion := pyprojectValue("scala-2.12-version"),
+        // Scala 2.12 spells the same checks its own way.
+        scalacOptions := Seq("-deprecation", "-feature", "-unchecked", "-release", "17",
+          "-Ywarn-unused:imports,privates,locals,implicits,params", "-Xfatal-warnings")))
 }
 
 // One project per line (sbt discovers projects only as top-level values).
+lazy val spark35 = lineProject("3.5")
+lazy val spark35scala212 = lineProject("3.5", scala212 = true)
 lazy val spark40 = lineProject("4.0")
 lazy val spark41 = lineProject("4.1")
 lazy val spark42 = lineProject("4.2")
 lazy val spark43 = lineProject("4.3")
-lazy val lineProjects = Seq(spark40, spark41, spark42, spark43)
+lazy val lineProjects = Seq(spark35, spark40, spark41, spark42, spark43)
 
 // `package` and `compile` at the root cover every line; `test` and `testOnly` at the root
 // run the Scala suites on the default line, and `spark41/test` on another line.
@@ -122,7 +136,7 @@ lazy val defaultLineId: String = {
 }
 
 lazy val root = (project in file("."))
-  .aggregate(spark40, spark41, spark42, spark43)
+  .aggregate(spark35, spark35scala212, spark40, spark41, spark42, spark43)
   .settings(
     publish / skip := true,
     Compile / sources := Nil,

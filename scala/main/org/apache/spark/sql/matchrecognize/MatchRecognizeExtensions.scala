@@ -9,7 +9,7 @@ import org.apache.spark.sql.matchrecognize.execution.joins.ShareCachedInputScans
 import org.apache.spark.sql.matchrecognize.optimizer.{CountAnyMatchPatterns, PlanAnyMatchPatterns, PlanPatternGroups, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
-import org.apache.spark.sql.matchrecognize.streaming.{ChooseStreamingOperator, PlanStreamingMatchRecognize}
+import org.apache.spark.sql.matchrecognize.streaming.{PlanStreamingMatchRecognize, TransformWithStateLowering}
 
 /**
  * Entry point: `spark.sql.extensions=org.apache.spark.sql.matchrecognize.MatchRecognizeExtensions`.
@@ -31,7 +31,7 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(_ => PlanStreamingMatchRecognize)
     // writeStream.start(): the stateful operator for the trigger and the output mode, and our
     // error for a mode no operator serves, before Spark's.
-    extensions.injectHintResolutionRule(_ => ChooseStreamingOperator)
+    TransformWithStateLowering.injectOperatorChoice(extensions)
     // SKIP TILL ANY MATCH becomes a join-tree plan while the optimizer can still prune and
     // push down around it; the rule fires once per node (the node disappears).
     // A count(*) of the matches per partition key is computed without building them, when

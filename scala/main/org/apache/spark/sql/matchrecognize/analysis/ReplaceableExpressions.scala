@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{CommonExpressionRef, Expression, RuntimeReplaceable, With}
-import org.apache.spark.sql.catalyst.trees.TreePattern.COMMON_EXPR_REF
+import org.apache.spark.sql.catalyst.expressions.{Expression, RuntimeReplaceable}
+import org.apache.spark.sql.matchrecognize.shims.LineFeatures
 
 /**
  * Expands the expressions Spark only rewrites in its optimizer: `RuntimeReplaceable` ones
@@ -18,11 +18,6 @@ object ReplaceableExpressions {
 
   def expand(e: Expression): Expression = e match {
     case r: RuntimeReplaceable => expand(r.replacement)
-    case w: With =>
-      val shared = w.defs.map(d => d.id -> expand(d.child)).toMap
-      expand(w.child).transformUpWithPruning(_.containsPattern(COMMON_EXPR_REF)) {
-        case ref: CommonExpressionRef if shared.contains(ref.id) => shared(ref.id)
-      }
-    case other => other.mapChildren(expand)
+    case other => LineFeatures.inlineWith(other, expand).getOrElse(other.mapChildren(expand))
   }
 }

@@ -11,7 +11,8 @@ import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.parser.HiddenMeasures
 import org.apache.spark.sql.matchrecognize.plans._
-import org.apache.spark.sql.types.{BooleanType, DateType, TimestampNTZType, TimestampType, VariantType}
+import org.apache.spark.sql.matchrecognize.shims.LineFeatures
+import org.apache.spark.sql.types.{BooleanType, DateType, TimestampNTZType, TimestampType}
 
 /**
  * Resolves [[UnresolvedMatchRecognize]] into [[MatchRecognize]], in the manner of Spark's
@@ -170,7 +171,7 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
    */
   private def checkPartitionKeyType(e: Expression): Unit = {
     val t = e.dataType
-    if (t.existsRecursively(_.isInstanceOf[VariantType]) || !RowOrdering.isOrderable(t)) {
+    if (t.existsRecursively(LineFeatures.isVariant) || !RowOrdering.isOrderable(t)) {
       throw analysis("UNCOMPARABLE_PARTITION_KEY",
         s"PARTITION BY key ${e.sql} of type ${t.sql} cannot be compared for equality; " +
           "partition by a value of another type (for example a field of it, or a cast).")

@@ -47,7 +47,7 @@ final case class CepMatchCount(
     AttributeSet((startColumns.map(_.toAttribute) :+ matches) ++ values.flatMap(_.columns))
 
   // The first row's columns are read too, out of sight of column pruning (see FirstRowColumns).
-  override def references: AttributeSet = child.outputSet
+  override lazy val references: AttributeSet = child.outputSet
 
   override def simpleString(maxFields: Int): String = CepMatchCount.describe(description, window,
     startColumns, values, pairs, relations)

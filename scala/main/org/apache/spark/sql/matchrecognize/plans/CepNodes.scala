@@ -44,7 +44,7 @@ final case class CepSequenceJoin(
   override def producedAttributes: AttributeSet = AttributeSet(Seq(outLo, outHi))
 
   // The spans and band bounds are read too, though they are not expressions of the node.
-  override def references: AttributeSet =
+  override lazy val references: AttributeSet =
     condition.references ++ AttributeSet(leftSpan.all ++ rightSpan.all ++ rightAfter ++ rightBefore)
 
   override def simpleString(maxFields: Int): String = s"CepSequenceJoin $description"
@@ -73,7 +73,7 @@ final case class CepNegation(
     description: String) extends BinaryNode {
 
   override def output: Seq[Attribute] = left.output
-  override def references: AttributeSet = AttributeSet(leftSpan.all ++ rightSpan.all :+ rightOrder) ++
+  override lazy val references: AttributeSet = AttributeSet(leftSpan.all ++ rightSpan.all :+ rightOrder) ++
     lower.references ++ AttributeSet(upper.toSeq.flatMap(_.references)) ++
     AttributeSet(condition.toSeq.flatMap(_.references))
   override def simpleString(maxFields: Int): String = s"CepNegation $description"
@@ -134,7 +134,7 @@ final case class CepKleene(
     AttributeSet(outputs.map(_.attribute) ++ Seq(firstOrder, lastOrder, outLo, outHi) ++
       previous.map(_._2))
 
-  override def references: AttributeSet =
+  override lazy val references: AttributeSet =
     AttributeSet(leftSpan.all ++ rightSpan.all :+ rightOrder) ++
       AttributeSet((lower.toSeq ++ upper.toSeq ++ rowCondition.toSeq).flatMap(_.references)) ++
       AttributeSet(previous.map(_._1)) ++ AttributeSet(outputs.flatMap {
@@ -157,7 +157,7 @@ final case class CepRowsOf(variable: String, flag: Expression, child: LogicalPla
   extends UnaryNode {
   override def output: Seq[Attribute] = child.output
   // Every column is read, so column pruning keeps the shared input whole under each leaf.
-  override def references: AttributeSet = child.outputSet
+  override lazy val references: AttributeSet = child.outputSet
   override def simpleString(maxFields: Int): String = s"CepRowsOf $variable"
   override protected def withNewChildInternal(c: LogicalPlan): CepRowsOf = copy(child = c)
 }
@@ -171,7 +171,7 @@ final case class CepRowsOf(variable: String, flag: Expression, child: LogicalPla
 final case class CepMatchGuard(child: LogicalPlan, keys: Seq[Attribute], maxMatches: Long,
     reports: Seq[JoinPlanReport]) extends UnaryNode {
   override def output: Seq[Attribute] = child.output
-  override def references: AttributeSet = AttributeSet(keys)
+  override lazy val references: AttributeSet = AttributeSet(keys)
   override def simpleString(maxFields: Int): String = s"CepMatchGuard ${JoinPlanReport.summaryOf(reports)}"
   override protected def withNewChildInternal(c: LogicalPlan): CepMatchGuard = copy(child = c)
 }

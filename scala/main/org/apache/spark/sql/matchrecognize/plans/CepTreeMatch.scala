@@ -171,7 +171,7 @@ final case class CepTreeMatch(
     AttributeSet(alternatives.flatMap(_.produced) ++ output)
 
   // Every column is read: the leaves' expressions are not visible to column pruning.
-  override def references: AttributeSet = child.outputSet
+  override lazy val references: AttributeSet = child.outputSet
 
   def description: String = alternatives.map(_.description).mkString(" ∪ ")
 

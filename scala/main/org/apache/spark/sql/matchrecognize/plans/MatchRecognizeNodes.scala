@@ -102,7 +102,7 @@ final case class MatchRecognize(
 
   // Ties on the ORDER BY keys are broken by the remaining columns, so every input column
   // takes part in the result even when no measure names it.
-  override def references: AttributeSet = AttributeSet(child.output) ++
+  override lazy val references: AttributeSet = AttributeSet(child.output) ++
     AttributeSet((partitionBy ++ orderBy ++ measures ++ defines).flatMap(_.references))
 
   override def simpleString(maxFields: Int): String = {

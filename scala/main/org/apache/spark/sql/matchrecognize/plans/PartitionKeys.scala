@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.plans
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, CollationKey, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.matchrecognize.shims.LineFeatures
 import org.apache.spark.sql.types.{DataType, StringType}
 
 /**
@@ -14,13 +15,13 @@ object PartitionKeys {
 
   /** Whether two values of the type are equal exactly when their bytes are. */
   def binaryStable(t: DataType): Boolean = !t.existsRecursively {
-    case s: StringType => !s.supportsBinaryEquality
+    case s: StringType => !LineFeatures.binaryEquality(s)
     case _ => false
   }
 
   /** A string of a collation that is not binary-stable (the only kind [[comparable]] maps). */
   def collatedString(t: DataType): Boolean = t match {
-    case s: StringType => !s.supportsBinaryEquality
+    case s: StringType => !LineFeatures.binaryEquality(s)
     case _ => false
   }
 
@@ -32,5 +33,5 @@ object PartitionKeys {
 
   /** Expressions whose bytes are equal exactly when the values of `values` are equal. */
   def comparableValues(values: Seq[Expression]): Seq[Expression] =
-    values.map(v => if (collatedString(v.dataType)) CollationKey(v) else v)
+    values.map(v => if (collatedString(v.dataType)) LineFeatures.collationKey(v) else v)
 }

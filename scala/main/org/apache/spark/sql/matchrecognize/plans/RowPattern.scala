@@ -35,7 +35,7 @@ object RowPattern {
 
   /** How a canonical variable name is written back in SQL. */
   def quoteIfNeeded(name: String): String =
-    if (plainName.matches(name) && name == name.toUpperCase(java.util.Locale.ROOT)) name
+    if (plainName.pattern.matcher(name).matches() && name == name.toUpperCase(java.util.Locale.ROOT)) name
     else "`" + name.replace("`", "``") + "`"
 }
 

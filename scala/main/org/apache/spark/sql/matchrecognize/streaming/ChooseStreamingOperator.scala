@@ -1,15 +1,12 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
-import org.apache.spark.sql.catalyst.encoders.{ExpressionEncoder, RowEncoder}
-import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, FlatMapGroupsWithState, LogicalPlan, TransformWithState}
+import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, FlatMapGroupsWithState, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.WriteToStreamStatement
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
-import org.apache.spark.sql.streaming.{OutputMode, StatefulProcessor, TimeMode, Trigger}
+import org.apache.spark.sql.streaming.{OutputMode, Trigger}
 
 /**
  * Picks Spark's stateful operator for each streaming MATCH_RECOGNIZE of a query when
@@ -37,13 +34,14 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
       checkOutputMode(write.outputMode, transform)
       if (!transform) { checkOnlyInTransformWithState(); plan }
       else {
+        TransformWithStateLowering.checkAvailable()
         checkStateStore(realTime)
         // The input query was analyzed before the write wrapped it, and its operator is
         // replaced all the same: a transform the analyzer allows explicitly.
         write.copy(inputQuery = AnalysisHelper.allowInvokingTransformsInAnalyzer {
           write.inputQuery.transformUp {
             case f: FlatMapGroupsWithState if f.func.isInstanceOf[KeyedStreamFunction] =>
-              transformWithState(f, write.outputMode, realTime)
+              TransformWithStateLowering(f, write.outputMode, realTime)
           }
         })
       }
@@ -104,44 +102,6 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
           s"spark.sql.streaming.stateStore.providerClass is $provider. Set it to $rocksDb " +
           "before the query starts.")
     }
-  }
-
-  /**
-   * The same grouping, input and output as `f`, in `transformWithState`. Its key arrives as
-   * a `Row` (the operator needs an encoder for the key, to address its state).
-   */
-  private def transformWithState(f: FlatMapGroupsWithState, mode: OutputMode,
-      realTime: Boolean): LogicalPlan = {
-    val function = f.func.asInstanceOf[KeyedStreamFunction]
-    val keySchema = DataTypeUtils.fromAttributes(f.groupingAttributes)
-    val keyEncoder = ExpressionEncoder(RowEncoder.encoderFor(keySchema))
-    val reorderMicros =
-      if (realTime) Math.multiplyExact(conf.getConf(MatchRecognizeConf.REAL_TIME_REORDER_MS), 1000L)
-      else 0L
-    val ttlMicros = Math.multiplyExact(conf.getConf(MatchRecognizeConf.STATE_TTL_MS), 1000L)
-    val lateKept = math.min(conf.getConf(MatchRecognizeConf.LATE_ROWS_KEPT), Int.MaxValue).toInt
-    val processor = new MatchRecognizeProcessor(
-      function, keySchema, realTime, reorderMicros, ttlMicros, lateKept)
-    // To keep late rows the processor must see them: the event time loses Spark's watermark
-    // mark, which would have Spark drop rows behind the watermark before the operator.
-    val (child, swap) = if (lateKept > 0) LateRowsInput.unmarked(f.child) else (f.child, identity[Attribute] _)
-    val values = f.valueDeserializer.transformUp { case a: Attribute => swap(a) }
-    TransformWithState(
-      keyEncoder.resolveAndBind(f.groupingAttributes).deserializer,
-      values,
-      f.groupingAttributes,
-      f.dataAttributes.map(swap),
-      processor.asInstanceOf[StatefulProcessor[Any, Any, Any]],
-      TimeMode.EventTime(),
-      mode,
-      keyEncoder.asInstanceOf[ExpressionEncoder[Any]],
-      f.outputObjAttr,
-      child,
-      hasInitialState = false,
-      f.initialStateGroupAttrs,
-      f.initialStateDataAttrs.map(swap),
-      f.initialStateDeserializer,
-      f.initialState)
   }
 
   private def matchesIn(plan: LogicalPlan): Boolean = plan.exists {

@@ -62,7 +62,7 @@ private[streaming] object KeyRowEntries {
     val (base, resumeAt, matchesBefore, writtenUpTo, end) =
       (in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong())
     val waiting = KeyState.readRows(in, fieldCount)
-    val rows = new Array[UnsafeRow](math.toIntExact(end - base))
+    val rows = new Array[UnsafeRow](Math.toIntExact(end - base))
     val starts = new java.util.TreeSet[java.lang.Long]()
     entries.rows.iterator.foreach { case (start, bytes) =>
       starts.add(start)

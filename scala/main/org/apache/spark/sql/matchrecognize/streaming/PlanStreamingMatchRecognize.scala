@@ -121,9 +121,9 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       case a: Attribute if a.metadata.contains(EventTimeWatermark.delayKey) => a
       case other =>
         throw analysis("STREAMING_NEEDS_EVENT_TIME",
-          s"MATCH_RECOGNIZE over a streaming input needs its first ORDER BY key to be the " +
+          "MATCH_RECOGNIZE over a streaming input needs its first ORDER BY key to be the " +
             s"event-time column with a watermark, but ${other.sql} has none; add " +
-            s"withWatermark on that column (for example df.withWatermark(\"ts\", \"1 minute\")) " +
+            "withWatermark on that column (for example df.withWatermark(\"ts\", \"1 minute\")) " +
             "or order by the column that has one.")
     }
     if (first.direction != Ascending) {

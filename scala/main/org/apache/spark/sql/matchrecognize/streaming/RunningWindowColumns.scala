@@ -51,8 +51,10 @@ final class RunningWindowColumns(columns: Seq[Alias], input: Seq[Attribute], ord
   }.toArray
 
   /** How many earlier rows PREV reaches, and later rows NEXT reads. */
-  private val behind: Int = kinds.collect { case n: Neighbour if n.offset < 0 => -n.offset }.maxOption.getOrElse(0)
-  private val ahead: Int = kinds.collect { case n: Neighbour if n.offset > 0 => n.offset }.maxOption.getOrElse(0)
+  private val behind: Int =
+    kinds.collect { case n: Neighbour if n.offset < 0 => -n.offset }.reduceOption(_ max _).getOrElse(0)
+  private val ahead: Int =
+    kinds.collect { case n: Neighbour if n.offset > 0 => n.offset }.reduceOption(_ max _).getOrElse(0)
   private val keyOf = UnsafeProjection.create(orderKeys, input)
 
   def attributes: Seq[Attribute] = columns.map(_.toAttribute)

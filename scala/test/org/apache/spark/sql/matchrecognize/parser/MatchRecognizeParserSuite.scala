@@ -49,7 +49,8 @@ class MatchRecognizeParserSuite extends AnyFunSuite {
     assert(bottom.child == NavigationCall(NavigationFunction.Last,
       VariableScope("DOWN", UnresolvedAttribute("tstamp")), Literal(0)))
     n.child match {
-      case SemanticsMarker(UnresolvedFunction(Seq("count"), Seq(Literal(1, _)), false, _, _, _, _), true) =>
+      case SemanticsMarker(f: UnresolvedFunction, true)
+          if f.nameParts == Seq("count") && f.arguments == Seq(Literal(1)) && !f.isDistinct =>
       case other => fail(s"unexpected $other")
     }
     val prev = u.defines.head.collectFirst { case c: NavigationCall => c }.get

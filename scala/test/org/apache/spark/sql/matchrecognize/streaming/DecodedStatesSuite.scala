@@ -46,7 +46,7 @@ class DecodedStatesSuite extends AnyFunSuite {
     val states = new DecodedStates(maxBytes = 40, freshNanos = 1000, now = () => clock)
     val keys = (0 until 10).map(i => s"k$i")
     var hits = 0
-    for (round <- 0 until 5; k <- keys) {
+    for (_ <- 0 until 5; k <- keys) {
       clock += 10 // a round takes 100, well within the fresh time
       if (states.take[AnyRef](k, "q", bytes(10)).isDefined) hits += 1
       states.put(k, "q", bytes(10), k, 10)

@@ -59,7 +59,8 @@ class KeyRowEntriesSuite extends AnyFunSuite {
   test("a state whose entries lost a row is refused with the position named") {
     val entries = new MemoryEntries
     val head = KeyRowEntries.save(state(5, 9, 0), noStarts, 0L, entries, signature)
-    KeyRowEntries.save(state(5, 12, 0), new java.util.ArrayDeque(java.util.List.of(5L: java.lang.Long)), 9L,
+    KeyRowEntries.save(state(5, 12, 0),
+      new java.util.ArrayDeque(java.util.Collections.singletonList[java.lang.Long](5L)), 9L,
       entries, signature)
     entries.rows.remove(5L)
     val e = intercept[IllegalStateException](KeyRowEntries.read(head, entries, 1, signature))

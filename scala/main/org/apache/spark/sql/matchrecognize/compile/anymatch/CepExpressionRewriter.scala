@@ -229,7 +229,7 @@ final class CepExpressionRewriter(
       If(IsNotNull(boundFlag(v)), substitute(d.evaluateExpression, updated),
         substitute(d.evaluateExpression, initial))
     case other => throw MatchRecognizeErrors.unsupported(
-        s"${other.sql} over the single row of `$v` under SKIP TILL ANY MATCH")
+        s"${(other: Expression).sql} over the single row of `$v` under SKIP TILL ANY MATCH")
   }
 
 }

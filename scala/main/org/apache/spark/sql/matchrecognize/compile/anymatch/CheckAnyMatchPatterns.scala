@@ -13,12 +13,17 @@ import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, SelectionStrat
  */
 object CheckAnyMatchPatterns extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
-    plan.foreachWithSubqueries {
+    checkAll(plan)
+    plan
+  }
+
+  private def checkAll(plan: LogicalPlan): Unit = plan.foreach { node =>
+    node match {
       case m: MatchRecognize if m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch) =>
         check(m)
       case _ =>
     }
-    plan
+    node.subqueries.foreach(checkAll)
   }
 
   def check(node: MatchRecognize): Unit = {

@@ -1,5 +1,7 @@
 package org.apache.spark.sql.matchrecognize.compile.anymatch
 
+import scala.annotation.nowarn
+
 import org.apache.spark.sql.matchrecognize.plans.JoinPlanReport
 
 /**
@@ -21,6 +23,7 @@ trait JoinTreeChooser {
    * paid once (`sharing` says which nodes are alike); None to let each pattern choose in
    * turn, counting what the patterns before it chose as free.
    */
+  @nowarn("cat=unused-params") // the default ignores what an implementation reads
   def chooseTogether(builders: Seq[CepPlanBuilder], sharing: GroupSharing): Option[GroupTrees] = None
 }
 

@@ -85,7 +85,11 @@ abstract class ClosureBindings[C <: AnyRef](
    * binding together. More than `maxBindings` fail the query, naming the match's group by `where`.
    */
   def foreachBinding(where: () => String)(f: (Long, Long) => Unit): Unit = {
-    if (!ordered) candidates.sortInPlaceBy(orderOf) // stable: ties keep the order offered
+    if (!ordered) { // a stable sort: ties keep the order offered
+      val sorted = candidates.sortBy(orderOf)
+      candidates.clear()
+      candidates ++= sorted
+    }
     picked.clear()
     var count = 0L
     def extend(start: Int, lo: Long, hi: Long): Unit = {

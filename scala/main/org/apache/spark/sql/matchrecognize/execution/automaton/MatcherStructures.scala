@@ -129,7 +129,7 @@ private final class LongBuffer {
  * A loop register holds the position where the current iteration began; during the loop's
  * first iteration that position is stored as `-position - 2` (-1 means "not in the loop").
  */
-private object FirstIteration {
+private[automaton] object FirstIteration {
   def mark(pos: Long): Long = -pos - 2
   def isMarked(register: Long): Boolean = register <= -2L
   def position(register: Long): Long = -register - 2

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution.planning
 
 import org.apache.spark.sql.execution.SparkStrategy
+import org.apache.spark.sql.catalyst.expressions.{ExprId, ScalarSubquery}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, RepartitionByExpression}
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
 import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
@@ -52,9 +53,15 @@ object MatchRecognizeStrategy extends SparkStrategy {
     case _ => Nil
   }
 
+  /** Each subquery once, in the order first met. */
+  private def distinctSubqueries(all: Seq[ScalarSubquery]): Seq[ScalarSubquery] = {
+    val seen = scala.collection.mutable.HashSet.empty[ExprId]
+    all.filter(s => seen.add(s.exprId))
+  }
+
   private def treeMatch(t: CepTreeMatch): TreeMatchExec =
     TreeMatchExec(t.keys, t.alternatives, t.alternatives.map(_.columns), t.order, t.lo, t.hi, t.window,
-      t.narrowByOrder, t.maxBuffered, t.alternatives.flatMap(_.subqueries).distinctBy(_.exprId),
+      t.narrowByOrder, t.maxBuffered, distinctSubqueries(t.alternatives.flatMap(_.subqueries)),
       planLater(t.child))
 
   private def sequenceJoin(j: CepSequenceJoin): SequenceJoinExec =

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
 import org.apache.spark.sql.matchrecognize.plans.TreeLeafSpec
 import org.apache.spark.sql.matchrecognize.shims.RowGettersOfLine
 import org.apache.spark.sql.types.{DataType, Decimal}
-import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String, VariantVal}
+import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
 /**
  * A row with the columns of a sequence of leaves (each leaf's columns, in leaf order) that
@@ -49,7 +49,6 @@ private[tree] final class LeafRowsView(leafOrder: Seq[Int], leaves: Seq[TreeLeaf
   override def getUTF8String(i: Int): UTF8String = rowAt(i).getUTF8String(fieldOf(i))
   override def getBinary(i: Int): Array[Byte] = rowAt(i).getBinary(fieldOf(i))
   override def getInterval(i: Int): CalendarInterval = rowAt(i).getInterval(fieldOf(i))
-  override def getVariant(i: Int): VariantVal = rowAt(i).getVariant(fieldOf(i))
   override def getStruct(i: Int, numFields: Int): InternalRow = rowAt(i).getStruct(fieldOf(i), numFields)
   override def getArray(i: Int): ArrayData = rowAt(i).getArray(fieldOf(i))
   override def getMap(i: Int): MapData = rowAt(i).getMap(fieldOf(i))

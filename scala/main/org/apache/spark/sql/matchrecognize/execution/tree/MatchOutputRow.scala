@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeRow}
 import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
 import org.apache.spark.sql.matchrecognize.shims.RowGettersOfLine
 import org.apache.spark.sql.types.{DataType, Decimal}
-import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String, VariantVal}
+import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
 /**
  * The row the output projection reads a match from (`TreeAlternative.schema`): the
@@ -57,7 +57,6 @@ private[tree] final class MatchOutputRow(keyTypes: Seq[DataType], view: LeafRows
   override def getBinary(i: Int): Array[Byte] = if (i < keyWidth) key.getBinary(i) else view.getBinary(i - keyWidth)
   override def getInterval(i: Int): CalendarInterval =
     if (i < keyWidth) key.getInterval(i) else view.getInterval(i - keyWidth)
-  override def getVariant(i: Int): VariantVal = if (i < keyWidth) key.getVariant(i) else view.getVariant(i - keyWidth)
   override def getStruct(i: Int, numFields: Int): InternalRow =
     if (i < keyWidth) key.getStruct(i, numFields) else view.getStruct(i - keyWidth, numFields)
   override def getArray(i: Int): ArrayData = if (i < keyWidth) key.getArray(i) else view.getArray(i - keyWidth)

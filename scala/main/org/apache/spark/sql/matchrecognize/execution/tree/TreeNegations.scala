@@ -58,7 +58,8 @@ private[tree] final class TreeNegations(
   /** Per tree node, the negations (not trailing, not next to a closure) its new partial matches are checked for. */
   val checkedAt: Array[Array[Int]] = {
     val at = specs.indices.filter(j => hasUpper(j) && !specs(j).afterClosures).groupBy(j => nodeIndex(specs(j).at))
-    Array.tabulate(specs.map(n => nodeIndex(n.at)).maxOption.getOrElse(-1) + 1)(i => at.getOrElse(i, Nil).toArray)
+    Array.tabulate(specs.map(n => nodeIndex(n.at)).reduceOption(_ max _).getOrElse(-1) + 1)(i =>
+      at.getOrElse(i, Nil).toArray)
   }
   def checksAt(node: Int): Array[Int] =
     if (node < checkedAt.length) checkedAt(node) else Array.emptyIntArray

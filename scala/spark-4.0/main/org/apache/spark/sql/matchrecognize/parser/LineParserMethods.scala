@@ -1,6 +1,4 @@
 package org.apache.spark.sql.matchrecognize.parser
 
-import org.apache.spark.sql.catalyst.parser.ParserInterface
-
-/** Spark 4.0's parser has no methods beyond those every line shares. */
-private[parser] trait LineParserMethods extends ParserInterface
+/** The parser methods Spark 4.0 adds to those every line shares. */
+private[parser] trait LineParserMethods extends RoutineParamParsing

@@ -1,14 +1,14 @@
 package org.apache.spark.sql.matchrecognize.shims
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.unsafe.types.VariantVal
 
-/**
- * An [[InternalRow]] view whose fields live in other rows: Spark 4.0 has no getters beyond
- * the ones every line shares, which the view implements itself.
- */
+/** An [[InternalRow]] view whose fields live in other rows: the getters Spark 4.0 adds (VARIANT). */
 abstract class RowGettersOfLine extends InternalRow {
 
   /** The row holding field `ordinal`, and its field number there. */
   protected def rowAt(ordinal: Int): InternalRow
   protected def fieldAt(ordinal: Int): Int
+
+  override def getVariant(ordinal: Int): VariantVal = rowAt(ordinal).getVariant(fieldAt(ordinal))
 }

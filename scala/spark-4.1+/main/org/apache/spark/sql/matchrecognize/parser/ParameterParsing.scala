@@ -8,7 +8,7 @@ import org.apache.spark.sql.internal.SQLConf
  * `spark.sql(query, args)` on Spark 4.1 and later, where the parser binds parameter values
  * (Spark 4.0 binds them during analysis, which reaches inside the clause by itself).
  */
-private[parser] trait ParameterParsing extends ParserInterface {
+private[parser] trait ParameterParsing extends RoutineParamParsing {
   protected def delegate: ParserInterface
 
   protected def withClauses(sqlText: String)(

@@ -1,9 +1,9 @@
 package org.apache.spark.sql.matchrecognize.shims
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.unsafe.types.{GeographyVal, GeometryVal}
+import org.apache.spark.unsafe.types.{GeographyVal, GeometryVal, VariantVal}
 
-/** An [[InternalRow]] view whose fields live in other rows: the getters only Spark 4.1 has. */
+/** An [[InternalRow]] view whose fields live in other rows: the getters Spark 4.1 has beyond those every line shares. */
 abstract class RowGettersOfLine extends InternalRow {
 
   /** The row holding field `ordinal`, and its field number there. */
@@ -12,4 +12,6 @@ abstract class RowGettersOfLine extends InternalRow {
 
   override def getGeography(ordinal: Int): GeographyVal = rowAt(ordinal).getGeography(fieldAt(ordinal))
   override def getGeometry(ordinal: Int): GeometryVal = rowAt(ordinal).getGeometry(fieldAt(ordinal))
+
+  override def getVariant(ordinal: Int): VariantVal = rowAt(ordinal).getVariant(fieldAt(ordinal))
 }

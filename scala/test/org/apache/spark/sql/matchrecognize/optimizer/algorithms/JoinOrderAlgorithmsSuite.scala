@@ -83,8 +83,9 @@ class JoinOrderAlgorithmsSuite extends AnyFunSuite {
   private def randomInstance(rng: scala.util.Random, n: Int): (Seq[String], PatternStatistics) = {
     val vs = (0 until n).map(i => ('A' + i).toChar.toString)
     val rates = vs.map(_ -> (0.05 + rng.nextDouble() * 5)).toMap
-    val sels = (for (i <- vs.indices; j <- i + 1 until n if rng.nextBoolean())
-      yield (vs(i), vs(j)) -> (0.01 + rng.nextDouble())).toMap.map { case (k, v) =>
+    val sels = vs.indices.flatMap(i =>
+      (i + 1 until n).withFilter(_ => rng.nextBoolean())
+        .map(j => (vs(i), vs(j)) -> (0.01 + rng.nextDouble()))).toMap.map { case (k, v) =>
       k -> math.min(1.0, v)
     }
     val kleene = if (n >= 2 && rng.nextBoolean()) {

@@ -111,7 +111,7 @@ def lineProject(line: String, scala212: Boolean = false): Project = {
       Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"))
     .settings(if (!scala212) Nil
       else Seq(
-        scalaVersion := pyprojectValue("scala-2.12-version"),
+        scalaVersion := pyprojectValue("scala212-version"),
         // Scala 2.12 spells the same checks its own way.
         scalacOptions := Seq("-deprecation", "-feature", "-unchecked", "-release", "17",
           "-Ywarn-unused:imports,privates,locals,implicits,params", "-Xfatal-warnings")))
@@ -125,12 +125,16 @@ lazy val spark41 = lineProject("4.1")
 lazy val spark42 = lineProject("4.2")
 lazy val spark43 = lineProject("4.3")
 lazy val lineProjects = Seq(spark35, spark40, spark41, spark42, spark43)
+lazy val scala212Projects = Seq(spark35scala212)
 
 // `package` and `compile` at the root cover every line; `test` and `testOnly` at the root
 // run the Scala suites on the default line, and `spark41/test` on another line.
 lazy val defaultLineId: String = {
   if (lineProjects.map(_.id).toSet != sparkLines.map(_.id).toSet)
     sys.error("pyproject.toml's spark-lines and build.sbt's line projects differ")
+  if (scala212Projects.map(_.id).toSet !=
+      Pyproject.scala212Lines(file(".")).map(l => s"spark${l.replace(".", "")}scala212").toSet)
+    sys.error("pyproject.toml's scala212-lines and build.sbt's Scala 2.12 projects differ")
   sparkLines.find(_.line == defaultLine)
     .getOrElse(sys.error(s"default-spark-line $defaultLine is not among spark-lines")).id
 }

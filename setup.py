@@ -3,9 +3,10 @@
 pyproject.toml holds the metadata; this file adds what setuptools cannot declare:
 
 * the pyspark requirement, any release of the Spark lines in ``[tool.spark-match-recognize]
-  spark-lines`` (``pyspark>=4.0,<4.4``), so that the lines are written down once for Scala
+  spark-lines`` (``pyspark>=3.5,<4.4``), so that the lines are written down once for Scala
   and Python alike;
-* one jar per Spark line and the SQL examples, copied into the package when it is built
+* one jar per Spark line (two for the lines in ``scala212-lines``: Scala 2.12 and 2.13)
+  and the SQL examples, copied into the package when it is built
   (``spark_match_recognize/jars/`` and ``spark_match_recognize/examples/``).
 
 The jars come from the folder ``$SMR_JARS_DIR`` if set, else from ``target/``, where
@@ -73,18 +74,37 @@ SPARK_RELEASES = {
 }
 
 
-def _jar_name(line: str) -> str:
-    return f"spark-match-recognize-spark{line}_2.13-{VERSION}.jar"
+#: The lines built for Scala 2.12 as well as 2.13.
+SCALA_212_LINES = {
+    line.strip()
+    for line in PYPROJECT["tool"]["spark-match-recognize"]["scala212-lines"].split(",")
+    if line.strip()
+}
+#: (Spark line, Scala binary version) of every jar the package carries.
+JARS = [
+    (line, scala)
+    for line in SPARK_RELEASES
+    for scala in (("2.12", "2.13") if line in SCALA_212_LINES else ("2.13",))
+]
+
+
+def _jar_name(line: str, scala: str) -> str:
+    return f"spark-match-recognize-spark{line}_{scala}-{VERSION}.jar"
 
 
 def _pyspark_requirement() -> str:
-    """Any pyspark of the supported lines, which must be consecutive minors of one major."""
-    lines = sorted(SPARK_RELEASES, key=lambda line: tuple(int(p) for p in line.split(".")))
-    major, first = (int(p) for p in lines[0].split("."))
-    last = int(lines[-1].split(".")[1])
-    if lines != [f"{major}.{minor}" for minor in range(first, last + 1)]:
-        raise SystemExit(f"spark-lines must be consecutive lines of one major, not {lines}")
-    return f"pyspark>={major}.{first},<{major}.{last + 1}"
+    """Any pyspark of the supported lines: consecutive minors of each major, every major
+    after the first starting at .0 (3.5, 4.0, 4.1 is one range)."""
+    lines = sorted(
+        (tuple(int(p) for p in line.split(".")) for line in SPARK_RELEASES), key=lambda v: v
+    )
+    for (major, minor), (next_major, next_minor) in zip(lines, lines[1:]):
+        if not (next_major == major and next_minor == minor + 1) and not (
+            next_major == major + 1 and next_minor == 0
+        ):
+            raise SystemExit(f"spark-lines must be consecutive lines, not {sorted(SPARK_RELEASES)}")
+    (first_major, first_minor), (last_major, last_minor) = lines[0], lines[-1]
+    return f"pyspark>={first_major}.{first_minor},<{last_major}.{last_minor + 1}"
 
 
 def _package_version() -> str:
@@ -107,19 +127,19 @@ def _jar_versions(jar: Path) -> dict[str, str]:
     return {key.strip(): value.strip() for key, value in pairs}
 
 
-def _find_jars() -> dict[str, Path]:
-    """The jar of each Spark line to bundle, building them if needed and allowed."""
+def _find_jars() -> dict[tuple[str, str], Path]:
+    """The jars of each Spark line to bundle, building them if needed and allowed."""
     override = os.environ.get(JARS_DIR_ENV_VAR)
     folder = Path(override).expanduser().resolve() if override else ROOT / "target"
     if override and not folder.is_dir():
         raise SystemExit(f"{JARS_DIR_ENV_VAR}={override} does not name a folder")
 
-    def present() -> dict[str, Path]:
-        found = {line: folder / _jar_name(line) for line in SPARK_RELEASES}
-        return {line: jar for line, jar in found.items() if jar.is_file()}
+    def present() -> dict[tuple[str, str], Path]:
+        found = {key: folder / _jar_name(*key) for key in JARS}
+        return {key: jar for key, jar in found.items() if jar.is_file()}
 
     jars = present()
-    missing = [_jar_name(line) for line in SPARK_RELEASES if line not in jars]
+    missing = [_jar_name(*key) for key in JARS if key not in jars]
     if not missing:
         return jars
     if os.environ.get(SKIP_ENV_VAR) == "1":
@@ -134,7 +154,7 @@ def _find_jars() -> dict[str, Path]:
     _log(f"building the jars with {sbt} package (needs Java and Maven)")
     subprocess.run(["bash", str(sbt), "package"], cwd=ROOT, check=True)
     jars = present()
-    if len(jars) != len(SPARK_RELEASES):
+    if len(jars) != len(JARS):
         raise SystemExit(f"./dev/sbt package did not produce every jar in {folder}")
     return jars
 
@@ -150,14 +170,19 @@ class BuildPy(build_py):
             return
         self._extra_outputs: list[str] = []
         package_dir = Path(self.build_lib) / PACKAGE
-        for line, jar in sorted(_find_jars().items()):
+        for (line, scala), jar in sorted(_find_jars().items()):
             versions = _jar_versions(jar)
             wanted = SPARK_RELEASES[line]
-            if versions.get("spark.version") != wanted or versions.get("version") != VERSION:
+            if (
+                versions.get("spark.version") != wanted
+                or versions.get("version") != VERSION
+                or not versions.get("scala.version", "").startswith(scala + ".")
+            ):
                 raise SystemExit(
-                    f"{jar} was built for spark-match-recognize {versions.get('version')} and "
-                    f"Spark {versions.get('spark.version')}, but pyproject.toml says {VERSION} "
-                    f"and Spark {wanted}; rebuild it with ./dev/sbt package."
+                    f"{jar} was built for spark-match-recognize {versions.get('version')}, "
+                    f"Spark {versions.get('spark.version')} and Scala "
+                    f"{versions.get('scala.version')}, but pyproject.toml says {VERSION}, "
+                    f"Spark {wanted} and Scala {scala}; rebuild it with ./dev/sbt package."
                 )
             self._copy(jar, package_dir / "jars" / jar.name)
         for example in sorted((ROOT / "sql-examples").glob("*.sql")):

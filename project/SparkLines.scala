@@ -21,12 +21,14 @@ object Pyproject {
   private def list(base: File, key: String): Seq[String] =
     value(base, key).split(",").map(_.trim).filter(_.nonEmpty).toSeq
 
-  /** The supported lines, then the lines in progress (built, not yet offered). */
   def sparkLines(base: File): Seq[SparkLine] = {
     val fromPyspark = list(base, "spark-jars-from-pyspark").toSet
-    (list(base, "spark-lines") ++ list(base, "spark-lines-in-progress")).map { release =>
+    list(base, "spark-lines").map { release =>
       val line = release.split('.').take(2).mkString(".")
       SparkLine(line, release, fromPyspark(line))
     }
   }
+
+  /** The lines built for Scala 2.12 as well. */
+  def scala212Lines(base: File): Seq[String] = list(base, "scala212-lines")
 }

@@ -30,3 +30,17 @@ def spark_line(release: str) -> str:
 SPARK_RELEASES = {
     spark_line(release): release.strip() for release in pyproject_value("spark-lines").split(",")
 }
+
+#: The lines with a Scala 2.12 jar beside the 2.13 one.
+SCALA_212_LINES = {
+    line.strip() for line in pyproject_value("scala212-lines").split(",") if line.strip()
+}
+
+
+def scala_versions(line: str) -> tuple[str, ...]:
+    """The Scala binary versions of ``line``'s jars, the one its pyspark ships first."""
+    return ("2.12", "2.13") if line in SCALA_212_LINES else ("2.13",)
+
+
+#: (Spark line, Scala binary version) of every jar, oldest line first.
+JAR_KEYS = [(line, scala) for line in SPARK_RELEASES for scala in scala_versions(line)]

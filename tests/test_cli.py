@@ -19,6 +19,7 @@ import pyspark
 import pytest
 
 import spark_match_recognize
+from project_settings import scala_versions
 from spark_match_recognize import EXTENSIONS_CLASS, jar_info, jar_path
 from spark_match_recognize.cli import main
 from spark_match_recognize.demo import (
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "sql-examples"
 V_SHAPE_FILE = EXAMPLES / "v_shape.sql"
 PACKAGE_PARENT = Path(spark_match_recognize.__file__).resolve().parent.parent
+VERSION = spark_match_recognize.__version__
 
 V_SHAPE_QUERY = """SELECT * FROM VALUES
     ('A', 1, 10), ('A', 2, 9), ('A', 3, 8), ('A', 4, 9), ('A', 5, 10), ('A', 6, 11),
@@ -606,11 +608,11 @@ def test_spark_sql_cli_chooses_the_join_order_with_set(spark, tmp_path):
 
 @pytest.mark.smoke
 def test_an_unsupported_pyspark_gets_the_supported_lines_not_a_stack_trace(tmp_path):
-    """A pyspark of a line without a jar (a stand-in package reporting 3.5.1) is refused by
+    """A pyspark of a line without a jar (a stand-in package reporting 3.4.1) is refused by
     every command that needs the jar, with the supported lines and no traceback."""
     fake = tmp_path / "fake" / "pyspark"
     fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text('__version__ = "3.5.1"\n')
+    (fake / "__init__.py").write_text('__version__ = "3.4.1"\n')
     env = {k: v for k, v in os.environ.items() if k != "SPARK_MATCH_RECOGNIZE_JAR"}
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "fake"), str(PACKAGE_PARENT)])
     lines = ", ".join(spark_match_recognize.SPARK_LINES)
@@ -621,7 +623,7 @@ def test_an_unsupported_pyspark_gets_the_supported_lines_not_a_stack_trace(tmp_p
         )  # fmt: skip
         assert result.returncode == 1, (args, result.stdout, result.stderr)
         assert result.stderr.startswith(
-            "spark-match-recognize: pyspark 3.5.1 is installed, but spark-match-recognize"
+            "spark-match-recognize: pyspark 3.4.1 is installed, but spark-match-recognize"
         ), (args, result.stderr)
         assert f"supports the Spark lines {lines}" in result.stderr
         assert "Traceback" not in result.stderr
@@ -634,8 +636,20 @@ def test_jar_command_prints_the_jar_of_another_line(tmp_path):
         path, *info = result.stdout.splitlines()
         assert path == jar_path(line)
         assert f"spark.line={line}" in info
-    bad = run_cli("jar", "--spark", "3.5", cwd=tmp_path, timeout=60)
-    assert bad.returncode == 2 and "invalid choice: '3.5'" in bad.stderr
+    bad = run_cli("jar", "--spark", "3.4", cwd=tmp_path, timeout=60)
+    assert bad.returncode == 2 and "invalid choice: '3.4'" in bad.stderr
+    # Spark 3.5 has a jar per Scala version; pyspark's (2.12) is the default.
+    for scala in ("2.12", "2.13"):
+        result = run_cli("jar", "--spark", "3.5", "--scala", scala, "--info", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        path, *info = result.stdout.splitlines()
+        assert path == jar_path("3.5", scala) and path.endswith(f"_{scala}-{VERSION}.jar")
+        assert any(i.startswith(f"scala.version={scala}.") for i in info), info
+    assert run_cli("jar", "--spark", "3.5", cwd=tmp_path).stdout.strip() == jar_path("3.5", "2.12")
+    wrong = run_cli("jar", "--spark", "4.3", "--scala", "2.12", cwd=tmp_path)
+    assert wrong.returncode == 1 and "Spark 4.3 has a spark-match-recognize jar for Scala 2.13" in (
+        wrong.stderr
+    )
 
 
 @pytest.mark.cli
@@ -645,7 +659,7 @@ def test_spark_sql_cli_loads_the_jar_with_packages(tmp_path):
     that `./dev/sbt publish` writes into target/maven (as from any repository)."""
     repository = ROOT / "target" / "maven"
     line = ".".join(pyspark.__version__.split(".")[:2])
-    module = f"spark-match-recognize-spark{line}_2.13"
+    module = f"spark-match-recognize-spark{line}_{scala_versions(line)[0]}"
     assert (repository / "io" / "github" / "sparkmatchrecognize" / module).is_dir(), (
         "no Maven repository in target/maven: run ./dev/sbt publish"
     )

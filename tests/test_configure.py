@@ -16,7 +16,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import spark_match_recognize as smr
-from project_settings import SPARK_RELEASES, pyproject_value, spark_line
+from project_settings import SPARK_RELEASES, pyproject_value, scala_versions, spark_line
 from spark_match_recognize import (
     EXTENSIONS_CLASS,
     OPTIONS,
@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 INSTALLED_LINE = spark_line(pyspark.__version__)
+INSTALLED_SCALA = scala_versions(INSTALLED_LINE)[0]  # the Scala its pyspark ships
 OTHER_LINE = next(line for line in SPARK_RELEASES if line != INSTALLED_LINE)
 
 V_SHAPE = """
@@ -240,20 +241,20 @@ def test_the_supported_lines_are_pyprojects():
 @pytest.mark.smoke
 def test_pyspark_of_an_unsupported_line_is_refused_with_the_supported_lines(monkeypatch):
     monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
-    monkeypatch.setattr(pyspark, "__version__", "3.5.1")
+    monkeypatch.setattr(pyspark, "__version__", "3.4.1")
     builder = fresh_builder()
     with pytest.raises(smr.UnsupportedSparkVersionError) as caught:
         configure(builder, max_live_threads=5)
     message = str(caught.value)
-    assert message.startswith("pyspark 3.5.1 is installed, but spark-match-recognize")
+    assert message.startswith("pyspark 3.4.1 is installed, but spark-match-recognize")
     assert f"supports the Spark lines {', '.join(SPARK_RELEASES)}" in message
-    assert caught.value.spark_version == "3.5.1"
+    assert caught.value.spark_version == "3.4.1"
     assert builder._options == {}
     # jar_path() and the command line say the same, without a stack trace.
     with pytest.raises(smr.UnsupportedSparkVersionError):
         jar_path()
     with pytest.raises(smr.UnsupportedSparkVersionError, match="supports the Spark lines"):
-        jar_path("3.5")
+        jar_path("3.4")
 
 
 def test_any_patch_release_of_the_line_passes(monkeypatch):
@@ -274,7 +275,8 @@ def test_jar_info_reads_the_versions_recorded_in_the_jar():
     assert info["version"] == smr.__version__ == pyproject_value("version")
     assert info["spark.version"] == SPARK_RELEASES[INSTALLED_LINE]
     assert info["spark.line"] == INSTALLED_LINE
-    assert info["scala.version"] == pyproject_value("scala-version")
+    scala = "scala212-version" if INSTALLED_SCALA == "2.12" else "scala-version"
+    assert info["scala.version"] == pyproject_value(scala)
     assert smr.SPARK_VERSION == SPARK_RELEASES[INSTALLED_LINE]
     assert jar_info(jar_path()) == info
 
@@ -335,7 +337,8 @@ def test_default_jar_is_bundled_or_built_in_the_checkout(monkeypatch):
     monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
     path = Path(jar_path())
     assert path.is_file()
-    assert path.name == f"spark-match-recognize-spark{INSTALLED_LINE}_2.13-{smr.__version__}.jar"
+    name = f"spark-match-recognize-spark{INSTALLED_LINE}_{INSTALLED_SCALA}-{smr.__version__}.jar"
+    assert path.name == name
     bundled = Path(jars_module.__file__).parent / "jars"
     checkout = jars_module.source_checkout()
     assert path.parent == bundled or (checkout and path == checkout / "target" / path.name)
@@ -345,8 +348,15 @@ def test_every_lines_jar_is_found_by_its_line(monkeypatch):
     monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)
     for line, release in SPARK_RELEASES.items():
         path = jar_path(line)
-        assert Path(path).name == f"spark-match-recognize-spark{line}_2.13-{smr.__version__}.jar"
+        scala = scala_versions(line)[0]
+        assert Path(path).name == f"spark-match-recognize-spark{line}_{scala}-{smr.__version__}.jar"
         assert jar_info(path)["spark.version"] == release
+        for scala in scala_versions(line):
+            path = jar_path(line, scala)
+            assert jar_info(path)["scala.version"].startswith(scala + ".")
+            assert jar_info(path)["spark.version"] == release
+    with pytest.raises(ValueError, match="Spark 4.3 has a spark-match-recognize jar for Scala 2.1"):
+        jar_path("4.3", "2.12")
 
 
 def test_missing_jar_explains_how_to_get_one(tmp_path, monkeypatch):

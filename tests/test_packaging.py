@@ -16,7 +16,13 @@ from pathlib import Path
 import pyspark
 import pytest
 
-from project_settings import SPARK_RELEASES, pyproject_value, spark_line
+from project_settings import (
+    JAR_KEYS,
+    SPARK_RELEASES,
+    pyproject_value,
+    scala_versions,
+    spark_line,
+)
 from spark_match_recognize import jar_info, jar_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,9 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 VERSION = pyproject_value("version")
 JAR_NAMES = {
-    line: f"spark-match-recognize-spark{line}_2.13-{VERSION}.jar" for line in SPARK_RELEASES
+    (line, scala): f"spark-match-recognize-spark{line}_{scala}-{VERSION}.jar"
+    for line, scala in JAR_KEYS
 }
 INSTALLED_LINE = spark_line(pyspark.__version__)
+#: The jar of the installed pyspark: its line's, for the Scala the pyspark ships.
+INSTALLED_JAR = (INSTALLED_LINE, scala_versions(INSTALLED_LINE)[0])
 EXAMPLES = sorted(p.name for p in (ROOT / "sql-examples").glob("*.sql"))
 
 
@@ -82,9 +91,9 @@ def test_wheel_bundles_every_lines_jar_and_the_examples_and_accepts_those_lines(
         names = set(wheel.namelist())
         bundled = {n for n in names if n.startswith("spark_match_recognize/jars/")}
         assert bundled == {f"spark_match_recognize/jars/{n}" for n in JAR_NAMES.values()}
-        for line, name in JAR_NAMES.items():
+        for (line, scala), name in JAR_NAMES.items():
             jar = wheel.read(f"spark_match_recognize/jars/{name}")
-            assert jar == Path(jar_path(line)).read_bytes(), line
+            assert jar == Path(jar_path(line, scala)).read_bytes(), (line, scala)
         for name in EXAMPLES:
             assert f"spark_match_recognize/examples/{name}" in names
             bundled = wheel.read(f"spark_match_recognize/examples/{name}")
@@ -96,7 +105,7 @@ def test_wheel_bundles_every_lines_jar_and_the_examples_and_accepts_those_lines(
         entry_points = wheel.read(only_name(names, ".dist-info/entry_points.txt")).decode()
     assert metadata["Version"] == VERSION
     requires = metadata.get_all("Requires-Dist")
-    lines = sorted(SPARK_RELEASES, key=lambda line: int(line.split(".")[1]))
+    lines = sorted(SPARK_RELEASES, key=lambda line: tuple(int(p) for p in line.split(".")))
     last = lines[-1].split(".")
     wanted = f"pyspark<{last[0]}.{int(last[1]) + 1},>={lines[0]}"
     assert [r.replace(" ", "") for r in requires if "extra ==" not in r] == [wanted]
@@ -117,8 +126,8 @@ def test_the_licence_travels_in_the_sdist_the_wheel_and_the_jar(dist):
         assert wheel.read(only_name(names, ".dist-info/licenses/NOTICE")) == notice
         metadata = wheel.read(only_name(names, ".dist-info/METADATA")).decode()
     assert "License-Expression: Apache-2.0" in metadata
-    for line in SPARK_RELEASES:
-        with zipfile.ZipFile(jar_path(line)) as jar:
+    for line, scala in JAR_KEYS:
+        with zipfile.ZipFile(jar_path(line, scala)) as jar:
             assert jar.read("META-INF/LICENSE") == licence
             assert jar.read("META-INF/NOTICE") == notice
 
@@ -150,7 +159,7 @@ def test_installed_wheel_uses_its_bundled_jar_and_examples(dist, tmp_path):
     module, jar, examples, checkout, spark_version, problem = result.stdout.splitlines()
     package = target / "spark_match_recognize"
     assert Path(module).parent == package
-    assert Path(jar) == package / "jars" / JAR_NAMES[INSTALLED_LINE]
+    assert Path(jar) == package / "jars" / JAR_NAMES[INSTALLED_JAR]
     assert Path(examples) == package / "examples"
     assert checkout == "None"
     assert spark_version == SPARK_RELEASES[INSTALLED_LINE] == jar_info(jar)["spark.version"]
@@ -212,29 +221,30 @@ def test_where_setup_takes_the_jars_from(tmp_path):
     result = _build_wheel(source, tmp_path / "none")
     assert result.returncode != 0
     output = result.stdout + result.stderr
-    assert "SMR_JARS_DIR" in output and JAR_NAMES[INSTALLED_LINE] in output
+    assert "SMR_JARS_DIR" in output and JAR_NAMES[INSTALLED_JAR] in output
 
     # A jar built for another Spark release than its line's is refused.
     other = tmp_path / "other"
     other.mkdir()
-    for line in SPARK_RELEASES:
-        shutil.copy(jar_path(line), other / JAR_NAMES[line])
-    first = next(iter(SPARK_RELEASES))
+    for key in JAR_KEYS:
+        shutil.copy(jar_path(*key), other / JAR_NAMES[key])
+    first = JAR_KEYS[0]
     with zipfile.ZipFile(other / JAR_NAMES[first], "w") as jar:
         jar.writestr(
             "spark-match-recognize.properties",
-            f"version={VERSION}\nspark.version=3.5.0\nscala.version=2.13.8\n",
+            f"version={VERSION}\nspark.version=3.4.0\nscala.version={first[1]}.8\n",
         )
     result = _build_wheel(source, tmp_path / "other-out", SMR_JARS_DIR=str(other))
     assert result.returncode != 0
-    assert f"Spark 3.5.0, but pyproject.toml says {VERSION} and Spark {SPARK_RELEASES[first]}" in (
-        result.stdout + result.stderr
-    )
+    assert (
+        f"Spark 3.4.0 and Scala {first[1]}.8, but pyproject.toml says {VERSION}, "
+        f"Spark {SPARK_RELEASES[first[0]]} and Scala {first[1]}"
+    ) in (result.stdout + result.stderr)
 
     # The jars that ./dev/sbt package leaves in target/ are found without being named.
     (source / "target").mkdir()
-    for line in SPARK_RELEASES:
-        shutil.copy(jar_path(line), source / "target" / JAR_NAMES[line])
+    for key in JAR_KEYS:
+        shutil.copy(jar_path(*key), source / "target" / JAR_NAMES[key])
     result = _build_wheel(source, tmp_path / "target")
     assert result.returncode == 0, result.stderr[-3000:]
     with zipfile.ZipFile(only(tmp_path / "target", "*.whl")) as wheel:
@@ -280,5 +290,5 @@ def test_the_wheel_runs_a_query_in_a_fresh_virtual_environment(dist, tmp_path):
     installed, module, jar = versions.split()
     assert installed == pyspark.__version__
     assert Path(module).is_relative_to(venv) and Path(jar).is_relative_to(venv)
-    assert Path(jar).name == JAR_NAMES[INSTALLED_LINE]
+    assert Path(jar).name == JAR_NAMES[INSTALLED_JAR]
     assert rows == "[(2, 3), (4, 5)]"

@@ -23,7 +23,10 @@ import test_streaming_pattern_groups
 from result_compare import compare_rows
 from session_settings import settings
 from spark_match_recognize import late_rows
-from streaming_harness import run_batch, write_batches
+from streaming_harness import SPARK_3, run_batch, write_batches
+
+# Spark 3.5 has no transformWithState (test_streaming_spark3.py: the error that says so).
+pytestmark = pytest.mark.skipif(SPARK_3, reason="transformWithState is Spark 4.0 and later")
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 OPERATOR = "spark.sql.matchRecognize.streaming.operator"

@@ -179,7 +179,8 @@ def error_message(error: BaseException) -> str:
     """
     from py4j.protocol import Py4JError, Py4JJavaError
 
-    text = getattr(error, "_desc", None)
+    # pyspark 4 keeps the message in _desc, pyspark 3.5 in desc.
+    text = getattr(error, "_desc", None) or getattr(error, "desc", None)
     throwable = getattr(error, "_origin", None)
     if isinstance(error, Py4JJavaError):
         throwable = error.java_exception

@@ -9,10 +9,12 @@ this order:
    where a wheel carries one jar per line;
 3. in a source checkout (an editable install, or ``python/`` on ``PYTHONPATH``), the jar
    that ``./dev/sbt package`` builds:
-   ``<repo>/target/spark-match-recognize-spark<line>_2.13-<version>.jar``.
+   ``<repo>/target/spark-match-recognize-spark<line>_<scala>-<version>.jar``.
 
 The line is the installed pyspark's ``major.minor``; a pyspark of another line gets
-:class:`UnsupportedSparkVersionError`, which lists the supported ones. The jar records
+:class:`UnsupportedSparkVersionError`, which lists the supported ones. Spark 3.5 has a jar
+for each of its two Scala versions (:data:`SCALA_VERSIONS`); the one matching the Scala
+library inside the installed pyspark is taken (2.12 for pyspark 3.5 from PyPI). The jar records
 the versions it was built with in the resource ``spark-match-recognize.properties``;
 :func:`jar_info` reads them without starting a JVM.
 """
@@ -30,8 +32,10 @@ from . import __version__
 __all__ = [
     "JAR_ENV_VAR",
     "SCALA_BINARY_VERSION",
+    "SCALA_VERSIONS",
     "SPARK_LINES",
     "UnsupportedSparkVersionError",
+    "installed_scala_version",
     "installed_spark_line",
     "jar_file_name",
     "jar_info",
@@ -43,11 +47,15 @@ __all__ = [
 #: Environment variable that overrides where the jar is taken from.
 JAR_ENV_VAR = "SPARK_MATCH_RECOGNIZE_JAR"
 
-#: The Scala binary version in the jar's file name.
+#: The Scala binary version of the jars of the lines built for one Scala version only.
 SCALA_BINARY_VERSION = "2.13"
 
 #: The Spark lines (``major.minor``) with a jar, oldest first; pyproject.toml's spark-lines.
-SPARK_LINES = ("4.0", "4.1", "4.2", "4.3")
+SPARK_LINES = ("3.5", "4.0", "4.1", "4.2", "4.3")
+
+#: The Scala binary versions of the lines with a jar for more than one, the one pyspark of
+#: the line ships first (Spark 3.5 publishes builds for both; pyspark 3.5 carries 2.12's).
+SCALA_VERSIONS = {"3.5": ("2.12", "2.13")}
 
 #: Resource inside the jar that records its version and the Spark and Scala versions.
 PROPERTIES_RESOURCE = "spark-match-recognize.properties"
@@ -90,9 +98,28 @@ def installed_spark_line() -> str:
     return line
 
 
-def jar_file_name(line: str, version: str = __version__) -> str:
-    """The file name sbt gives the jar of ``version`` for the Spark line ``line``."""
-    return f"spark-match-recognize-spark{line}_{SCALA_BINARY_VERSION}-{version}.jar"
+def scala_versions(line: str) -> tuple[str, ...]:
+    """The Scala binary versions ``line`` has a jar for, the default (pyspark's) first."""
+    return SCALA_VERSIONS.get(line, (SCALA_BINARY_VERSION,))
+
+
+def installed_scala_version() -> str | None:
+    """The Scala binary version (``"2.12"``) of the Scala library inside the installed
+    pyspark, or ``None`` when it has none (a pyspark run against a separate Spark)."""
+    import pyspark
+
+    for jar in (Path(pyspark.__file__).resolve().parent / "jars").glob("scala-library-*.jar"):
+        found = re.match(r"scala-library-(\d+\.\d+)\.", jar.name)
+        if found:
+            return found.group(1)
+    return None
+
+
+def jar_file_name(line: str, version: str = __version__, scala: str | None = None) -> str:
+    """The file name sbt gives the jar of ``version`` for the Spark line ``line`` (and
+    Scala binary version ``scala``, by default the line's first)."""
+    scala = scala or scala_versions(line)[0]
+    return f"spark-match-recognize-spark{line}_{scala}-{version}.jar"
 
 
 def source_checkout() -> Path | None:
@@ -112,17 +139,20 @@ def source_checkout() -> Path | None:
     return None
 
 
-def jar_path(line: str | None = None) -> str:
+def jar_path(line: str | None = None, scala: str | None = None) -> str:
     """The absolute path of the spark-match-recognize jar to put on Spark's classpath.
 
     Args:
         line: the Spark line (``"4.1"``) to find the jar for; by default the installed
             pyspark's. Name one to get the jar for a cluster whose Spark differs from the
             local pyspark (``spark-submit --jars``).
+        scala: the Scala binary version (``"2.12"``) for a line built for several; by
+            default the installed pyspark's for its own line, else the line's first.
 
     Raises:
         UnsupportedSparkVersionError: if the line (or the installed pyspark's) is not one of
             :data:`SPARK_LINES`.
+        ValueError: if ``scala`` is not one of the line's Scala versions.
         FileNotFoundError: if ``SPARK_MATCH_RECOGNIZE_JAR`` names a missing file, or if no
             jar for the line is bundled with the package and none has been built in the
             source checkout. The message says how to get one.
@@ -140,9 +170,18 @@ def jar_path(line: str | None = None) -> str:
 
     if line is None:
         line = installed_spark_line()
+        if scala is None:
+            scala = installed_scala_version()
+            if scala not in scala_versions(line):
+                scala = None
     elif line not in SPARK_LINES:
         raise UnsupportedSparkVersionError(line)
-    name = jar_file_name(line)
+    if scala is not None and scala not in scala_versions(line):
+        raise ValueError(
+            f"Spark {line} has a spark-match-recognize jar for Scala "
+            f"{' and '.join(scala_versions(line))}, not {scala}."
+        )
+    name = jar_file_name(line, scala=scala)
     bundled = _PACKAGE_DIR / "jars" / name
     if bundled.is_file():
         return str(bundled)

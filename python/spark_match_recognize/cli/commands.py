@@ -140,7 +140,10 @@ def report_error(message: str) -> int:
 
 
 def run_jar(args: argparse.Namespace) -> int:
-    path = jar_path(args.spark)
+    try:
+        path = jar_path(args.spark, args.scala)
+    except ValueError as e:
+        return report_error(str(e))
     print(path)
     if args.info:
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..config import EXTENSIONS_CLASS
-from ..jars import JAR_ENV_VAR, SPARK_LINES
+from ..jars import JAR_ENV_VAR, SPARK_LINES, scala_versions
 from ..transpile import DIALECTS
 from .session_options import session_options_parser
 
@@ -40,10 +40,11 @@ examples:
   cat query.sql | {PROG} transpile --read trino -
   {PROG} docs --write
 
-There is a jar per Spark line ({", ".join(SPARK_LINES)}). The one for the installed
-pyspark is taken from ${JAR_ENV_VAR} if set, else from the installed package, else
-from target/ of a source checkout (built by ./dev/sbt package);
-`{PROG} jar --spark 4.1` prints the one for another line.
+There is a jar per Spark line ({", ".join(SPARK_LINES)}; Spark 3.5 has one for Scala 2.12 and
+one for 2.13). The one for the installed pyspark is taken from ${JAR_ENV_VAR} if set, else
+from the installed package, else from target/ of a source checkout (built by
+./dev/sbt package); `{PROG} jar --spark 4.1` prints the one for another line, and
+`{PROG} jar --spark 3.5 --scala 2.13` the Scala 2.13 build of 3.5.
 """
 
 
@@ -105,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LINE",
         help="the jar for this Spark line (one of {}) instead of the installed "
         "pyspark's, e.g. for a cluster's spark-submit".format(", ".join(SPARK_LINES)),
+    )
+    jar.add_argument(
+        "--scala",
+        choices=sorted({v for line in SPARK_LINES for v in scala_versions(line)}),
+        metavar="VERSION",
+        help="the jar for this Scala binary version, for a line built for several "
+        "(Spark 3.5: 2.12, the default, or 2.13)",
     )
     jar.add_argument(
         "--info",

@@ -72,7 +72,7 @@ private[analysis] final class MeasureSubqueries(session: SparkSession, u: Unreso
         inputColumns += 1
       }
     }
-    (u.copy(measures = kept.toSeq ++ hidden.toSeq), lifted.toSeq)
+    (u.copy(measures = kept.toIndexedSeq ++ hidden.toIndexedSeq), lifted.toIndexedSeq)
   }
 
   private var inputColumns = 0

@@ -78,7 +78,7 @@ final class PatternExpressionCanonicalizer(
       PatternNavigation(row, vars, fromFirst = false, 0, 0, isFinal = false)
 
     case ClassifierCall(variable) =>
-      PatternNavigation(RowClassifier(), variableSet(variable.toSeq), fromFirst = false, 0, 0,
+      PatternNavigation(RowClassifier(), variableSet(variable.toIndexedSeq), fromFirst = false, 0, 0,
         isFinal = false)
 
     case MatchNumberCall() => MatchNumber()
@@ -156,7 +156,7 @@ final class PatternExpressionCanonicalizer(
       case other => other.children.foreach(visit)
     }
     visit(e)
-    out.toSeq
+    out.toIndexedSeq
   }
 
   private def checkOneVariable(scopes: Seq[Option[String]], context: String): VariableSet = scopes.distinct match {

@@ -111,7 +111,7 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
     val placedMeasures = measures.map(udfs.inMeasure)
     val nodeMeasures = placedMeasures.zip(measureOutput).collect { case (Left(e), a) => (e, a) } ++
       udfs.hiddenMeasures
-    val below = (extra ++ udfs.columns).toSeq
+    val below = (extra ++ udfs.columns).toIndexedSeq
     val child = if (below.isEmpty) u.child else Project(u.child.output ++ below, u.child)
     val node = MatchRecognize(partitionBy, orderBy, nodeMeasures.map(_._1), nodeMeasures.map(_._2),
       placedDefines, o, below.map(_.toAttribute), child)
@@ -132,7 +132,7 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
         .filterNot { case (_, m) => HiddenMeasures.isHidden(m.name) }
         .dropRight(u.hiddenMeasures).map(_._1).toBuffer[NamedExpression]
       u.liftedMeasures.sortBy(_._1).foreach { case (i, m) => visible.insert(i, m) }
-      Project(node.layout(visible.toSeq), base)
+      Project(node.layout(visible.toIndexedSeq), base)
     }
   }
 

@@ -39,7 +39,7 @@ case class CountAnyMatchPatterns(session: SparkSession) extends Rule[LogicalPlan
       // The aggregates of a measure of one later row: that row's value rides along the counts.
       val laterRow = aggregates.filter(ae => !ae.isDistinct && Weighted.ofLaterRow(ae))
         .flatMap(ae => ae.aggregateFunction.children.map(c => ae -> down(above, 0, c)))
-      val values = laterRow.groupBy(_._2.canonicalized).values.toSeq.flatMap { uses =>
+      val values = laterRow.groupBy(_._2.canonicalized).values.toIndexedSeq.flatMap { uses =>
         val summed = uses.exists(u => Weighted.summed(u._1))
         builder.countedValue(uses.head._2, summed).map(v => uses.map(_._1 -> v))
       }.flatten.toMap
@@ -64,7 +64,7 @@ case class CountAnyMatchPatterns(session: SparkSession) extends Rule[LogicalPlan
         case None =>
           val matches = AttributeReference("matches", LongType, nullable = false)()
           val byFirstRow = m.output.filter(x => read.contains(x) && firstRow.contains(x))
-          val counted = values.values.toSeq.distinct
+          val counted = values.values.toIndexedSeq.distinct
           val carried = matches +: counted.flatMap(_.columns)
           val plan = above.foldRight(builder.countPlan(matches, byFirstRow, counted)) {
             // A column computed from a later row's measures was read only by its aggregates.

@@ -113,7 +113,7 @@ final class GroupTreeSearch(
 
   /** The join nodes of member `m`'s tree in `trees` that another member's tree has too. */
   private def sharedNodes(trees: Map[Int, JoinTree], m: Int): Seq[JoinTree] = {
-    val others = trees.toSeq.filter(_._1 != m).flatMap { case (o, t) => nodesOf(o, t).map(_._2) }.toSet
+    val others = trees.toIndexedSeq.filter(_._1 != m).flatMap { case (o, t) => nodesOf(o, t).map(_._2) }.toSet
     nodesOf(m, trees(m)).collect { case (n: JoinNode, k, _) if others.contains(k) => n }
   }
 }

@@ -47,7 +47,7 @@ object InputSample {
       else session.sparkContext.runJob(rdd,
         (it: Iterator[InternalRow]) => it.take(perBlock).map(_.copy()).toArray, chosen)
     }
-    asSample(child, blocks.toSeq, order.map(inOrder(blocks, _, child)).getOrElse(1.0))
+    asSample(child, blocks.toIndexedSeq, order.map(inOrder(blocks, _, child)).getOrElse(1.0))
   }
 
   /** Blocks of `child`'s rows as a local relation with the block number as a column. */
@@ -144,7 +144,7 @@ object InputSample {
    * not stored in time order, which are read whole for the sample anyway.
    */
   def passingCounts(session: SparkSession, layout: SampleLayout): PassingCounts = {
-    val vars = layout.flags.keys.toSeq.sorted
+    val vars = layout.flags.keys.toIndexedSeq.sorted
     val aggregate = Aggregate(Nil,
       Alias(Count(Literal(1)).toAggregateExpression(), "n")() +:
         vars.map(v => Alias(CountIf(layout.flags(v)).toAggregateExpression(), v)()),

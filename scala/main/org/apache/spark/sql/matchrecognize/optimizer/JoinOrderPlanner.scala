@@ -182,12 +182,12 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
     val summary = planned.zipWithIndex.map { case (p, i) =>
       val st = p.stats
       val perWindow = p.sequence.singles.map(v => s"$v ${fmt(st.window * st.rates(v))}")
-      val sels = st.selectivities.toSeq.sortBy(_._1).map { case ((a, b), v) => s"$a~$b ${fmt(v)}" }
+      val sels = st.selectivities.toIndexedSeq.sortBy(_._1).map { case ((a, b), v) => s"$a~$b ${fmt(v)}" }
       (if (planned.size > 1) s"alternative ${i + 1}: " else "") +
       s"joinOrder=${delegate(p.sequence)} ${p.tree.sql} cost ${fmtLog(p.chosen.logCost)} | " +
       s"rows per window: ${perWindow.mkString(", ")}" +
       (if (sels.isEmpty) "" else s" | selectivity: ${sels.mkString(", ")}") +
-      st.negations.toSeq.sortBy(_._1).map { case (d, n) =>
+      st.negations.toIndexedSeq.sortBy(_._1).map { case (d, n) =>
         s" | !$d passes ${fmt(n.passRate)}${if (n.measured) " (measured)" else ""}"
       }.mkString
     }.mkString("; ") + s" | sample ${e.sampleRows} rows in ${e.blocks} block(s)" +
@@ -215,24 +215,24 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
         "log_cost" -> Json.num(p.chosen.logCost),
         "planning_ms" -> Json.num(p.chosen.millis),
         "plan" -> treeJson(p.tree, CostModel.logPartialMatches(p.tree, st).toMap),
-        "rates" -> Json.obj(st.rates.toSeq.sortBy(_._1).map { case (v, r) => v -> Json.num(r) }: _*),
-        "rows_per_window" -> Json.obj(st.rates.toSeq.sortBy(_._1).map { case (v, r) =>
+        "rates" -> Json.obj(st.rates.toIndexedSeq.sortBy(_._1).map { case (v, r) => v -> Json.num(r) }: _*),
+        "rows_per_window" -> Json.obj(st.rates.toIndexedSeq.sortBy(_._1).map { case (v, r) =>
           v -> Json.num(r * st.window)
         }: _*),
-        "selectivities" -> Json.arr(st.selectivities.toSeq.sortBy(_._1).map { case ((a, b), v) =>
+        "selectivities" -> Json.arr(st.selectivities.toIndexedSeq.sortBy(_._1).map { case ((a, b), v) =>
           Json.obj("left" -> Json.str(a), "right" -> Json.str(b), "value" -> Json.num(v))
         }),
-        "kleene" -> Json.arr(st.kleene.toSeq.sortBy(_._1).map { case (k, (r, needs)) =>
+        "kleene" -> Json.arr(st.kleene.toIndexedSeq.sortBy(_._1).map { case (k, (r, needs)) =>
           Json.obj("variable" -> Json.str(k), "rows_per_window" -> Json.num(r * st.window),
             "bindings" -> Json.num(math.exp(st.logKleeneFactor(k))),
             "bindings_measured" -> Json.bool(st.kleeneBounds.contains(k) &&
               st.kleeneBindings.contains(k)),
-            "attached_where_bound" -> Json.arr(needs.toSeq.sorted.map(Json.str)))
+            "attached_where_bound" -> Json.arr(needs.toIndexedSeq.sorted.map(Json.str)))
         }),
-        "negations" -> Json.arr(st.negations.toSeq.sortBy(_._1).map { case (d, n) =>
+        "negations" -> Json.arr(st.negations.toIndexedSeq.sortBy(_._1).map { case (d, n) =>
           Json.obj("variable" -> Json.str(d), "rows_per_window" -> Json.num(n.rate * st.window),
             "pass_rate" -> Json.num(n.passRate), "pass_rate_measured" -> Json.bool(n.measured),
-            "checked_where_bound" -> Json.arr(n.needs.toSeq.sorted.map(Json.str)))
+            "checked_where_bound" -> Json.arr(n.needs.toIndexedSeq.sorted.map(Json.str)))
         }),
         "candidates" -> Json.arr(p.candidates.map(candidateJson)))
     }

@@ -29,7 +29,7 @@ object PlanAnyMatchPatterns {
    */
   def settings(conf: SQLConf, session: Option[SparkSession]): CepSettings = {
     val forced = conf.getConf(MatchRecognizeConf.FORCED_JOIN_TREE).trim
-    val forcedTrees = if (forced.isEmpty) Nil else forced.split(";").map(_.trim).toSeq
+    val forcedTrees = if (forced.isEmpty) Nil else forced.split(";").map(_.trim).toIndexedSeq
     val chooser = forcedTrees match {
       case Seq(r) if r.startsWith("random:") =>
         JoinTreeChooser.fixed("forced " + r,

@@ -92,8 +92,8 @@ object PlanPatternGroups {
         }
       case _ =>
     }
-    found.toSeq.filter(_._2.size > 1).map { case (first, indexes) =>
-      indexes.toSeq -> indexes.toSeq.map(i => onto(members(i).get, first.node.child))
+    found.toIndexedSeq.filter(_._2.size > 1).map { case (first, indexes) =>
+      indexes.toIndexedSeq -> indexes.toIndexedSeq.map(i => onto(members(i).get, first.node.child))
     }
   }
 

@@ -155,7 +155,7 @@ final class ClauseParser(
       i += 1
     }
     close(i)
-    out.toSeq
+    out.toIndexedSeq
   }
 
   /** Does a clause keyword (not a column or alias of the same name) start at token k? */
@@ -317,10 +317,10 @@ final class ClauseParser(
         if (i < tokens.length && tokens(i).isSymbol(",")) i += 1 else inList = false
       }
       expectSymbol(")")
-      out += SubsetDefinition(names.canonical(name, Some(t.start)), members.toSeq)
+      out += SubsetDefinition(names.canonical(name, Some(t.start)), members.toIndexedSeq)
       if (i < tokens.length && tokens(i).isSymbol(",")) i += 1 else more = false
     }
-    out.toSeq
+    out.toIndexedSeq
   }
 
   // ---- token helpers ---------------------------------------------------------------------

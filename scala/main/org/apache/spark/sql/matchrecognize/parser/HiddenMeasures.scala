@@ -15,7 +15,7 @@ import org.apache.spark.sql.matchrecognize.plans._
 final class HiddenMeasures {
   private val hidden = ArrayBuffer.empty[Alias]
 
-  def measures: Seq[NamedExpression] = hidden.toSeq
+  def measures: Seq[NamedExpression] = hidden.toIndexedSeq
 
   def fromSubqueries(measure: NamedExpression): NamedExpression =
     measure.transformDown {

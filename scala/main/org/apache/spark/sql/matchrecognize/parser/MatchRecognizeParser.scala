@@ -161,14 +161,14 @@ private[parser] object ClauseAttacher {
       }
       node
     }
-    texts.toSeq
+    texts.toIndexedSeq
   }
 
   /** Plan-valued fields of a node that are not among its children. */
   private def innerPlans(node: LogicalPlan): Seq[LogicalPlan] =
     node.productIterator.collect {
       case p: LogicalPlan if !node.children.exists(_ eq p) => p
-    }.toSeq
+    }.toIndexedSeq
 
   private def placeholder(p: LogicalPlan, byName: Map[String, FoundClause]): Option[FoundClause] =
     p match {

@@ -52,7 +52,7 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     if (alts.size > 1) alts.collectFirst { case (at, None) => at }.foreach { at =>
       fail(at, nearAt(at), "each alternative of '|' needs a pattern; write () for the empty pattern")
     }
-    val patterns = alts.map(_._2.getOrElse(EmptyPattern: RowPattern)).toSeq
+    val patterns = alts.map(_._2.getOrElse(EmptyPattern: RowPattern)).toIndexedSeq
     if (patterns.size == 1) patterns.head else Alternation(patterns)
   }
 
@@ -68,7 +68,7 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     at -> (items.size match {
       case 0 => None
       case 1 => Some(items.head)
-      case _ => Some(Concatenation(items.toSeq))
+      case _ => Some(Concatenation(items.toIndexedSeq))
     })
   }
 
@@ -157,7 +157,7 @@ final class PatternParser(sql: String, start: Int, end: Int) {
     }
     if (!peek(')')) fail(open, "(", "missing ')' to close PERMUTE")
     pos += 1
-    Permute(items.toSeq)
+    Permute(items.toIndexedSeq)
   }
 
   /** Reads a variable name and returns its canonical form. */

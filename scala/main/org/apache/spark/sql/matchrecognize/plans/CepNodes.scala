@@ -74,8 +74,8 @@ final case class CepNegation(
 
   override def output: Seq[Attribute] = left.output
   override lazy val references: AttributeSet = AttributeSet(leftSpan.all ++ rightSpan.all :+ rightOrder) ++
-    lower.references ++ AttributeSet(upper.toSeq.flatMap(_.references)) ++
-    AttributeSet(condition.toSeq.flatMap(_.references))
+    lower.references ++ AttributeSet(upper.toIndexedSeq.flatMap(_.references)) ++
+    AttributeSet(condition.toIndexedSeq.flatMap(_.references))
   override def simpleString(maxFields: Int): String = s"CepNegation $description"
   override protected def withNewChildrenInternal(l: LogicalPlan, r: LogicalPlan): CepNegation =
     copy(left = l, right = r)
@@ -136,10 +136,10 @@ final case class CepKleene(
 
   override lazy val references: AttributeSet =
     AttributeSet(leftSpan.all ++ rightSpan.all :+ rightOrder) ++
-      AttributeSet((lower.toSeq ++ upper.toSeq ++ rowCondition.toSeq).flatMap(_.references)) ++
+      AttributeSet((lower.toIndexedSeq ++ upper.toIndexedSeq ++ rowCondition.toIndexedSeq).flatMap(_.references)) ++
       AttributeSet(previous.map(_._1)) ++ AttributeSet(outputs.flatMap {
         case KleeneOutput.Value(_, cell, _, _) => Seq(cell)
-        case KleeneOutput.Aggregate(_, f) => f.references.toSeq
+        case KleeneOutput.Aggregate(_, f) => f.references.toIndexedSeq
         case KleeneOutput.Rows(_, cells) => cells
       }) -- AttributeSet(previous.map(_._2))
   override def simpleString(maxFields: Int): String = s"CepKleene $description"

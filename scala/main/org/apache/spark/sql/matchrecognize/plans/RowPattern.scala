@@ -19,7 +19,7 @@ sealed trait RowPattern extends Serializable {
       case Negation(v) => out += v
       case _ =>
     }
-    out.toSeq
+    out.toIndexedSeq
   }
 
   def foreach(f: RowPattern => Unit): Unit = {

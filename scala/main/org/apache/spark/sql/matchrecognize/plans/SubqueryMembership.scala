@@ -24,7 +24,7 @@ final case class SubqueryMembership(values: Seq[Expression], rows: Expression, t
   override def toString: String = text
 
   private def fieldTypes: Seq[DataType] = rows.dataType match {
-    case ArrayType(s: StructType, _) => s.fields.map(_.dataType).toSeq
+    case ArrayType(s: StructType, _) => s.fields.map(_.dataType).toIndexedSeq
     case other => throw new IllegalStateException(s"subquery rows of type $other")
   }
 

@@ -2,7 +2,7 @@ package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, FlatMapGroupsWithState, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.catalyst.streaming.WriteToStreamStatement
+import org.apache.spark.sql.catalyst.streaming.{WriteToStream, WriteToStreamStatement}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
@@ -45,6 +45,14 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
           }
         })
       }
+    // Spark 3.5, which runs the rule among the resolution rules, after its own has resolved
+    // the statement: only the checks apply there (every stream runs in flatMapGroupsWithState).
+    case write: WriteToStream if matchesIn(write.inputQuery) =>
+      val transform = conf.getConf(MatchRecognizeConf.STREAMING_OPERATOR) == "transformwithstate"
+      if (transform) TransformWithStateLowering.checkAvailable()
+      checkOutputMode(write.outputMode, transform)
+      checkOnlyInTransformWithState()
+      plan
     case _ => plan
   }
 

@@ -140,7 +140,7 @@ final class ResumableMatcher(
         release(automaton)
         null
       }
-    Advanced(output.toSeq, next, windowsCloseAt, next.matchesBefore - state.matchesBefore,
+    Advanced(output.toIndexedSeq, next, windowsCloseAt, next.matchesBefore - state.matchesBefore,
       matcher.peakLiveThreads, keptNow)
   }
 

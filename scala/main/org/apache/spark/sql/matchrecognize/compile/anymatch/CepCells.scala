@@ -40,7 +40,7 @@ final class CepCells(
       })
 
   /** Every cell of `v`: (attribute, expression over the prepared input). */
-  def of(v: String): Seq[(Attribute, Expression)] = cells.getOrElse(v, Nil).toSeq
+  def of(v: String): Seq[(Attribute, Expression)] = cells.getOrElse(v, Nil).toIndexedSeq
 
   /** A column of the prepared input, by an extra window function (ranks, row numbers). */
   def windowColumn(name: String, function: Expression, frame: WindowFrame,
@@ -52,7 +52,7 @@ final class CepCells(
   }
 
   /** Every window column added so far (ranks, row numbers, PREV/NEXT neighbours). */
-  def windowColumns: Seq[Alias] = windowed.toSeq
+  def windowColumns: Seq[Alias] = windowed.toIndexedSeq
 
   private def neighbour(rowExpr: Expression, offset: Int): Attribute =
     windowByKey.getOrElseUpdate((rowExpr.canonicalized, offset), {
@@ -74,6 +74,6 @@ final class CepCells(
   def prepare(child: LogicalPlan): LogicalPlan =
     windowed.groupBy(a => a.child.asInstanceOf[WindowExpression].windowSpec.orderSpec)
       .foldLeft(child) { case (plan, (order, aliases)) =>
-        Window(aliases.toSeq, partitionBy, order, plan)
+        Window(aliases.toIndexedSeq, partitionBy, order, plan)
       }
 }

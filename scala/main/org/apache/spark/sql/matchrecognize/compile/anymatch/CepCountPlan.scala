@@ -69,7 +69,7 @@ private[anymatch] final class CepCountPlan(pattern: CepVariables, leaves: CepLea
    */
   private lazy val closureMeasures: Seq[(Int, String, Boolean, Map[Attribute, Expression])] =
     positives.zipWithIndex.collect { case (k: Kleene, j) => (j, k.variable) }.flatMap { case (j, v) =>
-      val outputs = rewriter.kleeneOutputs.get(v).toSeq.flatten.collect {
+      val outputs = rewriter.kleeneOutputs.get(v).toIndexedSeq.flatten.collect {
         case KleeneOutput.Value(t, cell, fromFirst, 0) => t.exprId -> (cell, fromFirst)
       }.toMap
       val defined = columnsOf(v).collect { case a: Alias => a.exprId -> a.child }.toMap

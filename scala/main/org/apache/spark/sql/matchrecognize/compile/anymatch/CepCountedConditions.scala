@@ -24,10 +24,10 @@ private[anymatch] final class CepCountedConditions(pattern: CepVariables, s: Cep
 
   /** The conditions of each variable on the first row, over that row's and its own columns. */
   lazy val relations: Seq[CountedRelation] =
-    activeConditions(s).filter(fromStart).groupBy(_.owner).toSeq.sortBy(_._1).map { case (v, cs) =>
+    activeConditions(s).filter(fromStart).groupBy(_.owner).toIndexedSeq.sortBy(_._1).map { case (v, cs) =>
       // The first row's columns, as copies told apart from the row's own.
       val onStart = over(cs.map(_.expr).reduce(And), first.get)
-      val read = onStart.references.toSeq.filterNot(a => columnsOf(v).exists(_.exprId == a.exprId))
+      val read = onStart.references.toIndexedSeq.filterNot(a => columnsOf(v).exists(_.exprId == a.exprId))
       val copies = read.map(_.newInstance())
       val toCopy = read.map(_.exprId).zip(copies).toMap
       val condition = over(onStart.transform { case a: Attribute if toCopy.contains(a.exprId) => toCopy(a.exprId) }, v)
@@ -44,7 +44,7 @@ private[anymatch] final class CepCountedConditions(pattern: CepVariables, s: Cep
     parts.collectFirst { case scala.util.Left(why) => why } match {
       case Some(why) => scala.util.Left(why)
       case None =>
-        val byPair = parts.collect { case scala.util.Right((owner, p)) => p }.groupBy(_._1).toSeq.sortBy(_._1)
+        val byPair = parts.collect { case scala.util.Right((owner, p)) => p }.groupBy(_._1).toIndexedSeq.sortBy(_._1)
         byPair.collectFirst {
           case (j, ps) if ps.count(_._2 != Pair.EQUAL) > 1 =>
             s"the DEFINE of `${positives(j + 1).variable}` orders its row against " +
@@ -71,7 +71,7 @@ private[anymatch] final class CepCountedConditions(pattern: CepVariables, s: Cep
   private def part(c: CepCondition): Either[String, (Int, Int, Expression, Expression)] = {
     val at = positives.indexWhere(_.variable == c.owner)
     val other = c.reads.headOption
-    lazy val reads = c.reads.toSeq.sorted.map(v => s"`$v`").mkString(", ")
+    lazy val reads = c.reads.toIndexedSeq.sorted.map(v => s"`$v`").mkString(", ")
     if (c.readsPrevious) scala.util.Left(s"the DEFINE of `${c.owner}` reads the closure's previous row")
     else if (at <= 0 || !positives(at).isInstanceOf[Single] || c.reads.size != 1 ||
         !positives(at - 1).isInstanceOf[Single] || !other.contains(positives(at - 1).variable)) {

@@ -37,19 +37,19 @@ private[anymatch] final class CepGroupInput(taskChooser: CepTaskChooser, shareTr
   private lazy val (conditionOf, conditions) = {
     val distinct = mutable.LinkedHashMap.empty[Expression, Int]
     val of = members.map { p =>
-      p.kinds.keys.toSeq.sorted.map { v =>
+      p.kinds.keys.toIndexedSeq.sorted.map { v =>
         val c = p.ownConditions(v)
         v -> distinct.getOrElseUpdate(c.canonicalized, { distinct.size })
       }.toMap
     }
-    val byIndex = distinct.toSeq.sortBy(_._2).map(_._1.canonicalized)
+    val byIndex = distinct.toIndexedSeq.sortBy(_._2).map(_._1.canonicalized)
     // The canonical form of a condition is not evaluable (its attributes lost their
     // names): each flag computes the first member's own expression of it.
     val firstOf = mutable.HashMap.empty[Int, Expression]
     members.zip(of).foreach { case (p, vs) =>
       vs.foreach { case (v, i) => firstOf.getOrElseUpdate(i, p.ownConditions(v)) }
     }
-    (of.toSeq, byIndex.indices.map(firstOf))
+    (of.toIndexedSeq, byIndex.indices.map(firstOf))
   }
 
   private lazy val rows: SharedLeafRows = {
@@ -129,7 +129,7 @@ private[anymatch] final class CepGroupInput(taskChooser: CepTaskChooser, shareTr
       case Some(tree) => Seq(Seq(tree -> Double.PositiveInfinity))
       case None if pattern.alternatives.size != 1 || !shareTrees => pattern.alternatives.map(_ => Nil)
       case None =>
-        val before = chosen.toSeq.collect {
+        val before = chosen.toIndexedSeq.collect {
           case (p, Seq(tree)) => members.indexWhere(_ eq p) -> tree
         }
         Seq(offersAfter(m, before))
@@ -142,7 +142,7 @@ private[anymatch] final class CepGroupInput(taskChooser: CepTaskChooser, shareTr
    */
   def sharedNote(pattern: CepVariables, tree: JoinTree): Option[String] = together.flatMap { t =>
     val m = members.indexWhere(_ eq pattern)
-    val others = t.trees.toSeq.filter(_._1 != m).map { case (o, ot) => o -> nodeKeys(o, ot).map(_._2).toSet }
+    val others = t.trees.toIndexedSeq.filter(_._1 != m).map { case (o, ot) => o -> nodeKeys(o, ot).map(_._2).toSet }
     val keys = nodeKeys(m, tree).filter(_._1.isInstanceOf[JoinNode])
     // The largest first: a shared node's children are shared too, and not named again.
     val named = mutable.ArrayBuffer.empty[(JoinTree, Seq[Int])]

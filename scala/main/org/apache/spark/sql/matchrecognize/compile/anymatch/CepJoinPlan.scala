@@ -119,7 +119,7 @@ private[anymatch] final class CepJoinPlan(pattern: CepVariables, leaves: CepLeaf
     val desc = s"${m.description} + $v${Quantified(PatternVariable(v), k.min, k.max, greedy = true).quantifierSql}"
     Built(CepKleene(m.plan, rows, m.span, rowSpan, rewriter.positions(v).o,
         before.map(e => rewriter.positions(e.variable).o), after.map(e => rewriter.positions(e.variable).o),
-        kleeneRowConditions(active, v), rewriter.previous.getOrElse(v, Nil).toSeq,
+        kleeneRowConditions(active, v), rewriter.previous.getOrElse(v, Nil).toIndexedSeq,
         k.min, k.max, outputs, first, last, window, outLo, outHi, settings.maxKleeneBindings, desc),
       MatchSpan(m.span.keys, outLo, outHi), desc)
   }

@@ -60,7 +60,7 @@ private[anymatch] final class CepLeafInput(pattern: CepVariables, taskChooser: C
     case Some(g) => g.inputOf(pattern)
     case None =>
       val (_, lo, _) = rowPositions
-      val vars = kinds.keys.toSeq.sorted
+      val vars = kinds.keys.toIndexedSeq.sorted
       val read = AttributeSet(partitionBy.flatMap(_.references) ++
         vars.flatMap(columnsOf).flatMap(_.references))
       val rows = SharedLeafRows(keysPresent, partitionBy, lo, window, taskCount,
@@ -88,7 +88,7 @@ private[anymatch] final class CepLeafInput(pattern: CepVariables, taskChooser: C
    * small sample (by the optimizer), never on the whole input.
    */
   def samplePlan: SampleLayout = {
-    val vars = kinds.keys.toSeq.sorted
+    val vars = kinds.keys.toIndexedSeq.sorted
     val columns = vars.map(v => v -> columnsOf(v))
     val projected = Project(partitionBy ++ columns.flatMap(_._2), keysPresent)
     val flags = vars.map { v =>

@@ -35,7 +35,7 @@ private[anymatch] final class CepMatchOutput(pattern: CepVariables) {
           case _ =>
         }
       }
-    cols.toSeq
+    cols.toIndexedSeq
   }
 
   /** A match's columns in the union's layout, from the columns one alternative has. */

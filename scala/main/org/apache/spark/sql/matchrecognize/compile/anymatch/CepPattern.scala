@@ -72,7 +72,7 @@ object CepPattern {
         }
       case Alternation(items) => items.flatMap(expand)
       case Permute(items) =>
-        items.indices.permutations.toSeq.flatMap(order => expand(Concatenation(order.map(items))))
+        items.indices.permutations.toIndexedSeq.flatMap(order => expand(Concatenation(order.map(items))))
       case other => throw analysis("NOT_ALLOWED_WITH_ANY_MATCH",
           s"${other.sql} is not allowed with SKIP TILL ANY MATCH.")
     }
@@ -96,7 +96,7 @@ object CepPattern {
   def conjunctions(alternatives: Seq[CepSequence]): Seq[Seq[Int]] = {
     val singleRows = alternatives.indices.filter(i => alternatives(i).elements.forall(_.isInstanceOf[Single]))
     val grouped = singleRows.groupBy(i => alternatives(i).singles.toSet).values
-      .filter(g => g.size > 1 && ordersOfOnePartialOrder(g.map(alternatives))).map(_.sorted).toSeq
+      .filter(g => g.size > 1 && ordersOfOnePartialOrder(g.map(alternatives))).map(_.sorted).toIndexedSeq
     val inGroup = grouped.flatten.toSet
     (grouped ++ alternatives.indices.filterNot(inGroup).map(Seq(_))).sortBy(_.head)
   }

@@ -105,7 +105,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
         case Seq(tree) => g.sharedNote(pattern, tree)
         case _ => None
       })
-    val shares = if (group.exists(_.togetherSummary.isDefined)) sharedTogether.toSeq
+    val shares = if (group.exists(_.togetherSummary.isDefined)) sharedTogether.toIndexedSeq
     else picked.trees.indices.flatMap { i =>
       val offered = computed.lift(i).getOrElse(Nil).toMap
       // The largest: a shared node's children are shared too.

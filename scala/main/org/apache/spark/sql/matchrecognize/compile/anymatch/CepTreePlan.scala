@@ -126,7 +126,7 @@ private[anymatch] final class CepTreePlan(pattern: CepVariables, leaves: CepLeaf
       val outputs = kleeneOutputsOf(v)
       TreeKleeneSpec(TreeLeafSpec(v, enter(v), columnsOf(v)), k.min, k.max,
         before.map(e => rewriter.positions(e.variable).o), after.map(e => rewriter.positions(e.variable).o),
-        kleeneRowConditions(active, v), rewriter.previous.getOrElse(v, Nil).toSeq, outputs, first, last,
+        kleeneRowConditions(active, v), rewriter.previous.getOrElse(v, Nil).toIndexedSeq, outputs, first, last,
         settings.maxKleeneBindings, CepSequence(Seq(k)).sql)
     }
     val outLo = AttributeReference("#lo", LongType, nullable = false)()

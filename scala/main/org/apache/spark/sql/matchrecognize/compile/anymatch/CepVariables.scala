@@ -186,7 +186,7 @@ private[anymatch] final class CepVariables(val node: MatchRecognize) {
       r != v && s.kleenes.exists(k =>
         k.variable == r && s.elements.indexOf(k) <
           s.elements.indexWhere(_.variable == v)))
-    (before.toSeq ++ after.toSeq).map(_.variable).toSet ++ reads.filter(singles.contains) ++
+    (before.toIndexedSeq ++ after.toIndexedSeq).map(_.variable).toSet ++ reads.filter(singles.contains) ++
     closures.flatMap(kleeneNeeds(s, _))
   }
 
@@ -198,7 +198,7 @@ private[anymatch] final class CepVariables(val node: MatchRecognize) {
    */
   def negationNeeds(s: CepSequence, d: String): Set[String] = {
     val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
-    val around = (before.toSeq ++ after.toSeq).map(_.variable).toSet
+    val around = (before.toIndexedSeq ++ after.toIndexedSeq).map(_.variable).toSet
     val opening = if (after.isEmpty) s.elements.headOption.map(_.variable).toSet else Set.empty
     singleRowsNeeded(s, around ++ opening ++ conditions.filter(_.owner == d).flatMap(_.reads))
   }
@@ -274,7 +274,7 @@ private[anymatch] final class CepVariables(val node: MatchRecognize) {
       ArrayType(StructType(Seq(StructField("o", LongType, nullable = false))), containsNull = false))())
 
   /** The ids' columns of every Kleene variable that has them, by name. */
-  def kleeneIdColumns: Seq[Attribute] = kleeneIdAttributes.values.toSeq.sortBy(_.name)
+  def kleeneIdColumns: Seq[Attribute] = kleeneIdAttributes.values.toIndexedSeq.sortBy(_.name)
 
   /**
    * What a match carries about Kleene variable `v`'s chosen rows: the values and aggregates
@@ -282,7 +282,7 @@ private[anymatch] final class CepVariables(val node: MatchRecognize) {
    * alternatives can bind the same rows.
    */
   def kleeneOutputsOf(v: String): Seq[KleeneOutput] =
-    rewriter.kleeneOutputs.getOrElse(v, Nil).toSeq ++
+    rewriter.kleeneOutputs.getOrElse(v, Nil).toIndexedSeq ++
       (if (allRows) Seq(KleeneOutput.Rows(kleeneRowsAttribute(v), cells.of(v).map(_._1) :+ rewriter.positions(v).o))
        else Nil) ++
       (if (needsIds) Seq(KleeneOutput.Rows(kleeneIdsAttribute(v), Seq(cells.cell(v, rowId, 0)))) else Nil) ++
@@ -314,7 +314,7 @@ private[anymatch] final class CepVariables(val node: MatchRecognize) {
         val (first, lastO) = rewriter.kleeneBounds(v)
         val j = s.elements.indexWhere(_.variable == v)
         val beyond = if (last) s.neighbours(j)._1 else s.neighbours(j)._2
-        Coalesce((if (last) lastO else first) +: beyond.toSeq.map(b => rewriter.positions(b.variable).o))
+        Coalesce((if (last) lastO else first) +: beyond.toIndexedSeq.map(b => rewriter.positions(b.variable).o))
       case Negated(_) => throw new IllegalStateException("negation as a neighbour")
     }
     (boundary(before.get, last = true), after.map(boundary(_, last = false)))
@@ -323,7 +323,7 @@ private[anymatch] final class CepVariables(val node: MatchRecognize) {
   /** Whether negated `d` has a Kleene closure right before or after it (negations skipped). */
   def negationNextToClosure(s: CepSequence, d: String): Boolean = {
     val (before, after) = s.neighbours(s.elements.indexWhere(_.variable == d))
-    (before.toSeq ++ after.toSeq).exists(_.isInstanceOf[Kleene])
+    (before.toIndexedSeq ++ after.toIndexedSeq).exists(_.isInstanceOf[Kleene])
   }
 
   /**

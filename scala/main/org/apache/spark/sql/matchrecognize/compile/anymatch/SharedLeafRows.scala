@@ -30,7 +30,7 @@ private[anymatch] object SharedLeafRows {
    */
   def apply(keysPresent: LogicalPlan, partitionBy: Seq[Attribute], lo: Expression, window: Long,
       tasks: CepTaskCount, conditions: Seq[Expression], read: AttributeSet): SharedLeafRows = {
-    val groups = conditions.indices.grouped(62).toSeq
+    val groups = conditions.indices.grouped(62).toIndexedSeq
     val masks = groups.indices.map { g =>
       Alias(groups(g).zipWithIndex.map { case (c, b) =>
           If(Coalesce(Seq(conditions(c), Literal(false))), Literal(1L << b), Literal(0L)): Expression

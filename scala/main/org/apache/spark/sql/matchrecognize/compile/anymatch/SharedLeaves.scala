@@ -44,7 +44,7 @@ private[anymatch] object SharedLeaves {
         (g, byColumn)
       }
     }
-    val leaves = enters.indices.map(g => TreeLeafSpec(names(g), enterOf(g), columns(g).values.toSeq))
+    val leaves = enters.indices.map(g => TreeLeafSpec(names(g), enterOf(g), columns(g).values.toIndexedSeq))
     val rewritten = shareable.zip(placed).map { case (a, leafPlaces) =>
       val attributes = leafPlaces.flatMap(_._2).toMap
       def node(n: TreeNodeSpec): TreeNodeSpec = n match {

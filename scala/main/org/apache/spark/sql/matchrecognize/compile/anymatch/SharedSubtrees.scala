@@ -65,7 +65,7 @@ private[anymatch] final class SharedSubtrees(leaf: (CepVariables, String) => Int
   }
 
   /** Every sub-pattern (two variables or more) of a plain pattern, with its key. */
-  def subPatterns(p: CepVariables): Seq[(Seq[String], Any)] = plain(p).toSeq.flatMap { s =>
+  def subPatterns(p: CepVariables): Seq[(Seq[String], Any)] = plain(p).toIndexedSeq.flatMap { s =>
     val singles = s.singles
     (2 to singles.size).flatMap(singles.combinations).flatMap(vars => key(p, s, vars).map(vars -> _))
   }
@@ -76,7 +76,7 @@ private[anymatch] final class SharedSubtrees(leaf: (CepVariables, String) => Int
    * shape over the sub-pattern's ranks (a join over a sub-pattern that reads a previous row
    * is its pattern's alone).
    */
-  def nodeKeys(p: CepVariables, tree: JoinTree): Seq[(JoinTree, Any)] = plain(p).toSeq.flatMap { s =>
+  def nodeKeys(p: CepVariables, tree: JoinTree): Seq[(JoinTree, Any)] = plain(p).toIndexedSeq.flatMap { s =>
     val position = s.singles.zipWithIndex.toMap
     tree.nodes.map {
       case n @ JoinLeaf(v) => n -> (("leaf", leaf(p, v)): Any)
@@ -92,7 +92,7 @@ private[anymatch] final class SharedSubtrees(leaf: (CepVariables, String) => Int
    * variable names; `toSubPatterns` is `subPatterns(to)`.
    */
   def shared(from: CepVariables, tree: JoinTree, toSubPatterns: Seq[(Seq[String], Any)]): Seq[JoinTree] =
-    plain(from).toSeq.flatMap { sf =>
+    plain(from).toIndexedSeq.flatMap { sf =>
       val position = sf.singles.zipWithIndex.toMap
       val byKey = toSubPatterns.map(_.swap).toMap
       SharedSubtrees.subtrees(tree).flatMap { n =>

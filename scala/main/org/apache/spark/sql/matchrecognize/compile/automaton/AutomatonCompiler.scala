@@ -74,7 +74,7 @@ object AutomatonCompiler {
           throw MatchRecognizeErrors.analysis("PATTERN_TOO_LARGE",
             s"PERMUTE with ${items.size} elements is too large (at most $MaxPermuteItems).")
         }
-        alternation(items.indices.permutations.map(order => Concatenation(order.map(items))).toSeq)
+        alternation(items.indices.permutations.map(order => Concatenation(order.map(items))).toIndexedSeq)
       case Exclusion(item) =>
         emit(ExclusionStart); emitPattern(item); emit(ExclusionEnd)
       case PartitionStartAnchor => emit(AnchorStart)

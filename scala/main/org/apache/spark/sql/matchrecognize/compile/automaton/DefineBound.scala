@@ -66,9 +66,9 @@ object DefineBound extends PredicateHelper {
       case SortOrder(a: Attribute, direction, _, _) if input.exists(_.exprId == a.exprId) =>
         (a, direction == Descending)
     }
-    first.toSeq.flatMap { case (key, descending) =>
+    first.toIndexedSeq.flatMap { case (key, descending) =>
       labels.flatMap { label =>
-        defines.get(label).toSeq.flatMap(splitConjunctivePredicates).flatMap(of(_, label, key, descending))
+        defines.get(label).toIndexedSeq.flatMap(splitConjunctivePredicates).flatMap(of(_, label, key, descending))
       }
     }
   }

@@ -40,7 +40,7 @@ abstract class ClosureBindings[C <: AnyRef](
   protected def hiOf(c: C): Long
   protected def rowOf(c: C): InternalRow
 
-  private val bounds = UnsafeProjection.create(lower.toSeq ++ upper.toSeq, contextSchema)
+  private val bounds = UnsafeProjection.create(lower.toIndexedSeq ++ upper.toIndexedSeq, contextSchema)
   private val condition: BasePredicate =
     rowCondition.map(c => TaskPredicates.compile(c, contextSchema ++ rowSchema ++ previous.map(_._2))).orNull
   private val previousOrdinals = previous.map { case (cell, _) =>

@@ -16,7 +16,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeP
  */
 final class NegationBand(lower: Expression, upper: Option[Expression], contextSchema: Seq[Attribute],
     window: Long) {
-  private val bounds = UnsafeProjection.create(lower +: upper.toSeq, contextSchema)
+  private val bounds = UnsafeProjection.create(lower +: upper.toIndexedSeq, contextSchema)
   private var matchLo, after, before, latest = 0L
 
   /** Sets the band of the match `context` starting at `lo`; false when it forbids nothing. */

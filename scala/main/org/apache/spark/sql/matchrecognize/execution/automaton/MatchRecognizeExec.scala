@@ -45,7 +45,7 @@ case class MatchRecognizeExec(
   /** Remaining orderable columns, ascending, break ties on the ORDER BY keys. */
   private def tieBreakers: Seq[SortOrder] =
     // The prefilter's flag is not data: tied rows keep the order the prefilter saw.
-    InputOrdering.tieBreakers(partitionBy, orderBy, options.prefilter.flatMap(_.startFlag).toSeq,
+    InputOrdering.tieBreakers(partitionBy, orderBy, options.prefilter.flatMap(_.startFlag).toIndexedSeq,
       child.output)
 
   private def fullOrdering: Seq[SortOrder] =

@@ -87,7 +87,7 @@ final case class MatcherSpec(
       case _ => visit(pc + 1)
     }
     visit(0)
-    labels.toSeq
+    labels.toIndexedSeq
   }
 
   val historyDependent: Boolean = defines.exists(_.exists(!_.historyFree))

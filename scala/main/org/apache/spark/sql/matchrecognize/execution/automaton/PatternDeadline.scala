@@ -40,6 +40,6 @@ object PatternDeadline {
       val bound = binder.bind(b.bound, _ => None)
       PatternDeadline(labels.indexOf(b.variable), BindReferences.bindReference(b.key, input),
         binder.boundTo(bound), binder.slots, b.offset, b.strict, b.descending,
-        b.reads.toSeq.map(labels.indexOf).sorted, b.sql)
+        b.reads.toIndexedSeq.map(labels.indexOf).sorted, b.sql)
     }
 }

@@ -158,5 +158,5 @@ private[matchrecognize] object PatternDeadlines {
 
   /** The bounds that can end a partial match early, as written: for EXPLAIN. */
   def used(spec: MatcherSpec): Seq[String] =
-    ruleAt(spec).filter(_ >= 0).distinct.sorted.map(spec.deadlines(_).sql).toSeq
+    ruleAt(spec).filter(_ >= 0).distinct.sorted.map(spec.deadlines(_).sql).toIndexedSeq
 }

@@ -66,8 +66,8 @@ final class SlotBinder(
 
   private val found = ArrayBuffer.empty[(Expression, Slot, AttributeReference)]
 
-  def slots: Seq[Slot] = found.map(_._2).toSeq
-  def slotAttributes: Seq[Attribute] = found.map(_._3).toSeq
+  def slots: Seq[Slot] = found.map(_._2).toIndexedSeq
+  def slotAttributes: Seq[Attribute] = found.map(_._3).toIndexedSeq
 
   /** `e` with every pattern expression replaced by an inline expression or a slot reference. */
   def bind(e: Expression, inline: PatternNavigation => Option[Expression]): Expression =

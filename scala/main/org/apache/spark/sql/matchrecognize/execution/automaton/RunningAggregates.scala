@@ -38,7 +38,7 @@ private[execution] final class RunningAggregates(
   // over A and over B) never bind to each other's buffers.
   private val bufferAttributes: Array[Seq[AttributeReference]] =
     functions.map(_.aggBufferAttributes.map(_.newInstance()))
-  private val allBuffers: Seq[Attribute] = bufferAttributes.toSeq.flatten
+  private val allBuffers: Seq[Attribute] = bufferAttributes.toIndexedSeq.flatten
 
   private def rebind(i: Int, e: Expression): Expression = {
     val fresh = AttributeMap(functions(i).aggBufferAttributes.zip(bufferAttributes(i)))
@@ -71,7 +71,7 @@ private[execution] final class RunningAggregates(
     slots.indices.map(i => rebind(i, functions(i).evaluateExpression)), allBuffers)
 
   /** The buffers of a match with no rows. */
-  val initial: UnsafeRow = UnsafeProjection.create(functions.toSeq.flatMap(_.initialValues))
+  val initial: UnsafeRow = UnsafeProjection.create(functions.toIndexedSeq.flatMap(_.initialValues))
     .apply(InternalRow.empty).copy()
 
   /** Does a row of `label` change the buffers? */

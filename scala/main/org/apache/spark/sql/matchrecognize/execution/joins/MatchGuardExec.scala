@@ -29,7 +29,7 @@ case class MatchGuardExec(keys: Seq[Attribute], maxMatches: Long, reports: Seq[J
     (Seq(formattedNodeName, ExplainUtils.generateFieldString("Input", child.output),
       s"Limit: $maxMatches matches per partition key in one task", "Plan:") ++
       reports.zipWithIndex.flatMap { case (r, i) =>
-        val lines = r.summary.split(" \\| ").map("  " + _).toSeq
+        val lines = r.summary.split(" \\| ").map("  " + _).toIndexedSeq
         if (reports.size == 1) lines else s"  pattern ${i + 1}:" +: lines.map("  " + _)
       }).mkString("\n", "\n", "\n")
 

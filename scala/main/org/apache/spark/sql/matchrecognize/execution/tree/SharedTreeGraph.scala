@@ -41,7 +41,7 @@ final class SharedTreeGraph(alternatives: Seq[TreeAlternative], windows: Seq[Lon
   val window: IndexedSeq[Long] = longest.toIndexedSeq
 
   /** The alternatives whose trees node `i` is in. */
-  val alternativesOf: IndexedSeq[Seq[Int]] = users.map(_.toSeq).toIndexedSeq
+  val alternativesOf: IndexedSeq[Seq[Int]] = users.map(_.toIndexedSeq).toIndexedSeq
 
   /** The node of a node of the alternatives' trees. */
   def indexOf(n: TreeNodeSpec): Int = n match {
@@ -72,7 +72,7 @@ object SharedTreeGraph {
    */
   def units(alternatives: Seq[TreeAlternative]): Seq[Seq[Int]] = {
     val byLeaves = alternatives.indices.filter(i => alternatives(i).checksOnlyItsTree)
-      .groupBy(i => alternatives(i).leaves).values.filter(_.size > 1).map(_.sorted).toSeq
+      .groupBy(i => alternatives(i).leaves).values.filter(_.size > 1).map(_.sorted).toIndexedSeq
     val shared = byLeaves.flatten.toSet
     (alternatives.indices.filterNot(shared).map(Seq(_)) ++ byLeaves).sortBy(_.head)
   }

@@ -18,6 +18,6 @@ object GreedyOrder extends JoinOrderAlgorithm {
       chosen += next
       left = left.filterNot(_ == next)
     }
-    JoinTree.leftDeep(chosen.toSeq)
+    JoinTree.leftDeep(chosen.toIndexedSeq)
   }
 }

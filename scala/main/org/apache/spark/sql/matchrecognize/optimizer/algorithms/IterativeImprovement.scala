@@ -58,20 +58,20 @@ object IterativeImprovement {
   def improve(order: Array[String], stats: PatternStatistics,
       rng: Random = new Random(17L), deadline: Long = Long.MaxValue): Seq[String] = {
     val n = order.length
-    var current = CostModel.logOrdObjective(order.toSeq, stats)
+    var current = CostModel.logOrdObjective(order.toIndexedSeq, stats)
     def swap(i: Int, j: Int): Unit = { val t = order(i); order(i) = order(j); order(j) = t }
 
     /** Applies the move; keeps it if it lowers the cost, else undoes it. */
     def tryMove(i: Int, j: Int, k: Int): Boolean = {
       if (k < 0) swap(i, j) else { swap(i, j); swap(j, k) }
-      val c = CostModel.logOrdObjective(order.toSeq, stats)
+      val c = CostModel.logOrdObjective(order.toIndexedSeq, stats)
       if (c < current - 1e-12) { current = c; true }
       else {
         if (k < 0) swap(i, j) else { swap(j, k); swap(i, j) }
         false
       }
     }
-    if (n < 2) return order.toSeq
+    if (n < 2) return order.toIndexedSeq
     if (n <= ExhaustiveUpTo) {
       val moves = (for (i <- 0 until n; j <- i + 1 until n) yield (i, j, -1)) ++
         (for (i <- 0 until n; j <- 0 until n; k <- 0 until n if i != j && j != k && i != k)
@@ -89,7 +89,7 @@ object IterativeImprovement {
         if (tryMove(i, j, k)) misses = 0 else misses += 1
       }
     }
-    order.toSeq
+    order.toIndexedSeq
   }
 }
 

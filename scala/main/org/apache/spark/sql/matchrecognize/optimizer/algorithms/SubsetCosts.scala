@@ -15,7 +15,7 @@ private[algorithms] object SubsetCosts {
    */
   def kleeneMasks(vars: Seq[String], stats: PatternStatistics): Seq[(Int, Int => Double)] =
     if (stats.kleeneBounds.isEmpty) Nil
-    else stats.kleene.toSeq.collect {
+    else stats.kleene.toIndexedSeq.collect {
       case (k, (_, needs))
           if needs.nonEmpty &&
             needs.subsetOf(vars.toSet) =>
@@ -41,12 +41,12 @@ private[algorithms] final class MaskAttachments(vars: Seq[String], stats: Patter
   private val index = vars.zipWithIndex.toMap
   private def maskOf(needs: Set[String]): Option[Int] =
     if (needs.isEmpty || !needs.forall(index.contains)) None
-    else Some(needs.toSeq.map(v => 1 << index(v)).sum)
-  private val kleenes: Seq[(Int, Int => Double, Boolean)] = stats.kleene.toSeq.flatMap {
+    else Some(needs.toIndexedSeq.map(v => 1 << index(v)).sum)
+  private val kleenes: Seq[(Int, Int => Double, Boolean)] = stats.kleene.toIndexedSeq.flatMap {
     case (k, (_, needs)) => maskOf(needs).map(mask =>
         (mask, (m: Int) => stats.logKleeneFactor(k, m), !stats.openingKleene.contains(k)))
   }
-  private val negations: Seq[(Int, Int => Double)] = stats.negations.toSeq.flatMap { case (d, n) =>
+  private val negations: Seq[(Int, Int => Double)] = stats.negations.toIndexedSeq.flatMap { case (d, n) =>
     maskOf(n.needs).map(_ -> ((m: Int) => stats.logNegationPass(d, m)))
   }
 

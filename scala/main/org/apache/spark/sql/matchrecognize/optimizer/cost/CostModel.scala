@@ -37,7 +37,7 @@ object CostModel {
    * same rows, and the joins above keep the partial matches whose rows lie closer).
    */
   def logPM(vars: Set[String], s: PatternStatistics): Double = {
-    val seq = vars.toSeq.sorted
+    val seq = vars.toIndexedSeq.sorted
     val pairs = for (i <- seq.indices; j <- i + 1 until seq.size)
       yield math.log(s.selectivity(seq(i), seq(j)))
     val m = vars.size
@@ -88,9 +88,9 @@ object CostModel {
       else {
         val index = s.bandOrder.zipWithIndex.toMap
         def position(v: String) = index.getOrElse(v, Int.MaxValue)
-        val f = right.toSeq.sorted.minBy(position)
-        left.toSeq.map { x =>
-          if (position(x) < position(f)) right.toSeq.map(logBandFactor(x, _, s)).sum
+        val f = right.toIndexedSeq.sorted.minBy(position)
+        left.toIndexedSeq.map { x =>
+          if (position(x) < position(f)) right.toIndexedSeq.map(logBandFactor(x, _, s)).sum
           else logBandFactor(x, f, s)
         }.sum
       }
@@ -113,11 +113,11 @@ object CostModel {
     def here(needs: Set[String]) = needs.nonEmpty && needs.subsetOf(both) &&
       !needs.subsetOf(left) && !needs.subsetOf(right)
     val m = both.size
-    (s.kleene.toSeq.collect {
+    (s.kleene.toIndexedSeq.collect {
         case (k, (_, needs)) if here(needs) =>
           (s.logKleeneFactor(k, m), !s.openingKleene.contains(k))
       },
-      s.negations.toSeq.collect { case (d, n) if here(n.needs) => s.logNegationPass(d, m) })
+      s.negations.toIndexedSeq.collect { case (d, n) if here(n.needs) => s.logNegationPass(d, m) })
   }
 
   /**
@@ -203,9 +203,9 @@ object CostModel {
     // improvement calls this for every move it tries). The candidate and sort terms, when
     // weighted (always under the `spark` model), are computed per join from sets, so with
     // them the whole is O(n^3 log n); iterative improvement's time budget bounds its use.
-    val kleene = s.kleene.toSeq.filter(_._2._2.nonEmpty)
+    val kleene = s.kleene.toIndexedSeq.filter(_._2._2.nonEmpty)
     val attached = Array.fill(kleene.size)(false)
-    val negations = s.negations.toSeq.filter(_._2.needs.nonEmpty).toArray
+    val negations = s.negations.toIndexedSeq.filter(_._2.needs.nonEmpty).toArray
     val checked = Array.fill(negations.length)(false)
     val seen = scala.collection.mutable.HashSet.empty[String]
     var singles = 0.0 // the product over the prefix's rows and pairs
@@ -271,8 +271,8 @@ object CostModel {
   def logPartialMatches(tree: JoinTree, s: PatternStatistics): Seq[(JoinTree, Double)] = {
     // Each factor as a function of the rows m of the node it multiplies (logPM).
     val factors: Seq[(Set[String], Int => Double)] =
-      s.kleene.toSeq.map { case (k, (_, needs)) => (needs, (m: Int) => s.logKleeneFactor(k, m)) } ++
-        s.negations.toSeq.filter(_._2.needs.nonEmpty)
+      s.kleene.toIndexedSeq.map { case (k, (_, needs)) => (needs, (m: Int) => s.logKleeneFactor(k, m)) } ++
+        s.negations.toIndexedSeq.filter(_._2.needs.nonEmpty)
           .map { case (d, n) => (n.needs, (m: Int) => s.logNegationPass(d, m)) }
     val attachedAt: Map[JoinTree, Seq[Int => Double]] = factors.map { case (needs, f) =>
       JoinTree.lowestCovering(tree, needs.intersect(tree.variables)) -> f
@@ -283,7 +283,7 @@ object CostModel {
       val (own, below) = n match {
         case JoinLeaf(v) => (s.logWindowRows(v), Nil)
         case JoinNode(l, r) =>
-          val split = for (a <- l.variables.toSeq; b <- r.variables.toSeq)
+          val split = for (a <- l.variables.toIndexedSeq; b <- r.variables.toIndexedSeq)
             yield math.log(s.selectivity(a, b))
           val ((pl, fl), (pr, fr)) = (visit(l), visit(r))
           (pl + pr + split.sum, fl ++ fr)

@@ -69,7 +69,7 @@ object PrefilterConditions {
         "and last rows, and the pattern has no length bound or may skip rows")
     }
     val defines = o.definedVariables.zip(m.defines).toMap
-    val anchors = required(pattern).toSeq.sorted.flatMap { v =>
+    val anchors = required(pattern).toIndexedSeq.sorted.flatMap { v =>
       defines.get(v).flatMap(d => rowLevel(d, v)).map(v -> _)
     }
     if (anchors.isEmpty) {
@@ -92,7 +92,7 @@ object PrefilterConditions {
       case SortOrder(a: Attribute, Ascending, _, _)
           if a.dataType == TimestampType || a.dataType == TimestampNTZType => a
     }
-    (firstVariables(pattern).toSeq, lastVariables(pattern).toSeq, key) match {
+    (firstVariables(pattern).toIndexedSeq, lastVariables(pattern).toIndexedSeq, key) match {
       case (Seq(first), Seq(last), Some(k)) if first != last && maxRowsOf(pattern, first).contains(1L) =>
         val defines = m.options.definedVariables.zip(m.defines).toMap
         DefineBound.find(defines, Seq(last), m.orderBy, m.child.output).flatMap(_.spanFrom(k)).collectFirst {

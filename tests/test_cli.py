@@ -691,7 +691,10 @@ def test_spark_sql_cli_loads_the_jar_with_packages(tmp_path):
     fetched = [p.name for p in (tmp_path / "ivy" / "jars").glob("*.jar")]
     version = spark_match_recognize.__version__
     assert fetched == [f"io.github.sparkmatchrecognize_{module}-{version}.jar"], fetched
-    rows = [line for line in result.stdout.splitlines() if line.strip()]
+    # Spark 3.5's Ivy announces its settings file on standard output (":: loading settings").
+    rows = [
+        line for line in result.stdout.splitlines() if line.strip() and not line.startswith("::")
+    ]
     assert rows == ["2\t3", "4\t5"]
 
 

@@ -238,6 +238,22 @@ def test_the_supported_lines_are_pyprojects():
     assert INSTALLED_LINE in SPARK_RELEASES
 
 
+def test_a_local_connect_session_on_pyspark_3_gets_the_connect_server_package(monkeypatch):
+    """pyspark 3.5's release leaves Spark Connect's server to spark.jars.packages (pyspark 4
+    ships it): configure() adds the package of the installed pyspark, once."""
+    from spark_match_recognize.config import _connect_server_package
+
+    monkeypatch.setattr(pyspark, "__version__", "3.5.9")
+    monkeypatch.setattr(config_module, "installed_scala_version", lambda: "2.12")
+    server = "org.apache.spark:spark-connect_2.12:3.5.9"
+    assert _connect_server_package("local[2]", None) == server
+    assert _connect_server_package("local[2]", "a:b:1") == f"a:b:1,{server}"
+    assert _connect_server_package("local[2]", "org.apache.spark:spark-connect_2.12:3.5.1") is None
+    assert _connect_server_package(None, None) is None  # a classic session
+    monkeypatch.setattr(pyspark, "__version__", "4.1.3")
+    assert _connect_server_package("local[2]", None) is None
+
+
 @pytest.mark.smoke
 def test_pyspark_of_an_unsupported_line_is_refused_with_the_supported_lines(monkeypatch):
     monkeypatch.delenv("SPARK_MATCH_RECOGNIZE_JAR", raising=False)

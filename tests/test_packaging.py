@@ -269,17 +269,19 @@ print([tuple(r) for r in rows])
 
 @pytest.mark.smoke
 def test_the_wheel_runs_a_query_in_a_fresh_virtual_environment(dist, tmp_path):
-    """pip installs the wheel and this line's pyspark into a new virtual environment, which
-    then runs MATCH_RECOGNIZE far from the source tree with the jar the wheel carries."""
+    """pip installs this line's pyspark, then the wheel, into a new virtual environment,
+    which then runs MATCH_RECOGNIZE far from the source tree with the jar the wheel carries
+    (for the Scala of that pyspark), on the pyspark it had."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
-    install = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", str(only(dist, "*.whl")),
-         f"pyspark=={pyspark.__version__}"],
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
+    # The user's pyspark first, then the wheel, which must keep it (any supported line does).
+    for package in (f"pyspark=={pyspark.__version__}", str(only(dist, "*.whl"))):
+        install = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", package],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPARK_", "PYTHON", "SMR_"))}
     result = subprocess.run(
         [str(python), "-c", QUERY_IN_A_FRESH_ENVIRONMENT],

@@ -10,7 +10,14 @@ from __future__ import annotations
 import difflib
 from typing import Any, TypeVar
 
-from .jars import JAR_ENV_VAR, installed_spark_line, jar_info, jar_path, spark_line
+from .jars import (
+    JAR_ENV_VAR,
+    installed_scala_version,
+    installed_spark_line,
+    jar_info,
+    jar_path,
+    spark_line,
+)
 from .options import JOIN_ORDERS, OPTIONS, Option
 
 __all__ = [
@@ -211,12 +218,29 @@ def configure(builder: B, **options: Any) -> B:
     _check_running_context()
 
     builder.config("spark.jars", _append(current.get("spark.jars"), jar))  # type: ignore[attr-defined]
+    packages = _connect_server_package(remote, current.get("spark.jars.packages"))
+    if packages:
+        builder.config("spark.jars.packages", packages)  # type: ignore[attr-defined]
     builder.config(  # type: ignore[attr-defined]
         "spark.sql.extensions", _append(current.get("spark.sql.extensions"), EXTENSIONS_CLASS)
     )
     for key, value in settings.items():
         builder.config(key, value)  # type: ignore[attr-defined]
     return builder
+
+
+def _connect_server_package(remote: Any, packages: Any) -> str | None:
+    """``spark.jars.packages`` with Spark Connect's server added, for a local Connect
+    session on pyspark 3.5 (whose release leaves that package to the user; pyspark 4 ships
+    the server), or ``None`` when nothing is to change."""
+    import pyspark
+
+    if remote is None or not pyspark.__version__.startswith("3."):
+        return None
+    if "spark-connect_" in str(packages or ""):
+        return None
+    scala = installed_scala_version() or "2.12"
+    return _append(packages, f"org.apache.spark:spark-connect_{scala}:{pyspark.__version__}")
 
 
 def _jar_hint() -> str:

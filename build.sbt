@@ -133,7 +133,7 @@ lazy val defaultLineId: String = {
   if (lineProjects.map(_.id).toSet != sparkLines.map(_.id).toSet)
     sys.error("pyproject.toml's spark-lines and build.sbt's line projects differ")
   if (scala212Projects.map(_.id).toSet !=
-      Pyproject.scala212Lines(file(".")).map(l => s"spark${l.replace(".", "")}scala212").toSet)
+        Pyproject.scala212Lines(file(".")).map(l => s"spark${l.replace(".", "")}scala212").toSet)
     sys.error("pyproject.toml's scala212-lines and build.sbt's Scala 2.12 projects differ")
   sparkLines.find(_.line == defaultLine)
     .getOrElse(sys.error(s"default-spark-line $defaultLine is not among spark-lines")).id

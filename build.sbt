@@ -3,8 +3,10 @@
 // One jar per supported Spark line, all from one source tree: the shared sources live in
 // scala/main, and each line's project (sbt id spark41, base folder scala/spark-4.1) adds only
 // the few sources where Spark's internal API differs between lines, from scala/spark-4.1
-// (that line) and scala/spark-<from>+ (from a line on). The lines, the Spark release each
-// compiles against and the default line are read from pyproject.toml.
+// (that line), scala/spark-<from>+ (from a line on) and scala/spark-<from>..<to> (those
+// lines). Spark 3.5 is built twice, for Scala 2.13 and 2.12 (sbt id spark35scala212). The
+// lines, the Spark release each compiles against and the default line are read from
+// pyproject.toml.
 import scala.sys.process._
 
 def pyprojectValue(key: String): String = Pyproject.value(file("."), key)
@@ -35,15 +37,21 @@ def pysparkJars(root: File, sparkVersion: String): Seq[File] = {
 
 /**
  * The source folders of a line: the shared `scala/<kind>`, then `scala/spark-<line>/<kind>`
- * (this line only) and every `scala/spark-<from>+/<kind>` with `from` at or before the line.
+ * (this line only), every `scala/spark-<from>+/<kind>` with `from` at or before the line and
+ * every `scala/spark-<from>..<to>/<kind>` with the line between `from` and `to`.
  */
 def lineSourceDirectories(scala: File, line: String, kind: String): Seq[File] = {
   def number(v: String) = v.split('.').map(_.toInt).toSeq match { case Seq(a, b) => a * 1000 + b }
   val own = Option(scala.listFiles).toSeq.flatten.filter { dir =>
     val name = dir.getName
-    name == s"spark-$line" ||
-    (name.startsWith("spark-") && name.endsWith("+") &&
-      number(name.stripPrefix("spark-").stripSuffix("+")) <= number(line))
+    val lines = name.stripPrefix("spark-")
+    name == s"spark-$line" || (name.startsWith("spark-") && {
+      if (lines.endsWith("+")) number(lines.stripSuffix("+")) <= number(line)
+      else lines.split("\\.\\.") match {
+        case Array(from, to) => number(from) <= number(line) && number(line) <= number(to)
+        case _ => false
+      }
+    })
   }
   (scala / kind) +: own.sortBy(_.getName).map(_ / kind)
 }

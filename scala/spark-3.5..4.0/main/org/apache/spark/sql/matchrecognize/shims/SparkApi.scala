@@ -6,11 +6,11 @@ import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.plans.logical.{SubqueryAlias, UnresolvedWith}
 import org.apache.spark.sql.catalyst.trees.Origin
 
-/** The Spark 4.0 forms of the internal API calls that differ between Spark lines. */
+/** The Spark 3.5 and 4.0 forms of the internal API calls that differ between Spark lines. */
 object SparkApi {
 
   /**
-   * An analysis error with a condition of our own. Spark 4.0 looks a condition's SQLSTATE
+   * An analysis error with a condition of our own. Spark 3.5 and 4.0 look a condition's SQLSTATE
    * up in its own error registry, which does not know ours, so a subclass supplies it.
    */
   def analysisException(condition: String, sqlState: String, message: String): AnalysisException =
@@ -21,7 +21,7 @@ object SparkApi {
       parameters: Map[String, String]): ParseException =
     new ParseException(command, start, start, condition, parameters)
 
-  /** `start` and `interval` of `start + interval` on a timestamp (Spark 4.0: `TimeAdd`). */
+  /** `start` and `interval` of `start + interval` on a timestamp (Spark 3.5 and 4.0: `TimeAdd`). */
   def timestampPlusInterval(e: Expression): Option[(Expression, Expression)] = e match {
     case t: TimeAdd => Some((t.start, t.interval))
     case _ => None

@@ -16,7 +16,13 @@ import pytest
 from pyspark.sql import SparkSession
 
 import spark_match_recognize as smr
-from project_settings import SPARK_RELEASES, pyproject_value, scala_versions, spark_line
+from project_settings import (
+    SCALA_212_LINES,
+    SPARK_RELEASES,
+    pyproject_value,
+    scala_versions,
+    spark_line,
+)
 from spark_match_recognize import (
     EXTENSIONS_CLASS,
     OPTIONS,
@@ -235,6 +241,10 @@ def test_spark_connect_builder_is_refused():
 @pytest.mark.smoke
 def test_the_supported_lines_are_pyprojects():
     assert smr.SPARK_LINES == tuple(SPARK_RELEASES)
+    # and so are the lines with a Scala 2.12 jar beside the 2.13 one
+    assert {line for line in smr.SPARK_LINES if "2.12" in jars_module.scala_versions(line)} == (
+        SCALA_212_LINES
+    )
     assert INSTALLED_LINE in SPARK_RELEASES
 
 

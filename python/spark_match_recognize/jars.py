@@ -14,8 +14,8 @@ this order:
 The line is the installed pyspark's ``major.minor``; a pyspark of another line gets
 :class:`UnsupportedSparkVersionError`, which lists the supported ones. Spark 3.5 has a jar
 for each of its two Scala versions (:data:`SCALA_VERSIONS`); the one matching the Scala
-library inside the installed pyspark is taken (2.12 for pyspark 3.5 from PyPI). The jar records
-the versions it was built with in the resource ``spark-match-recognize.properties``;
+library inside the installed pyspark is taken (2.12 for pyspark 3.5 from PyPI). The jar
+records the versions it was built with in the resource ``spark-match-recognize.properties``;
 :func:`jar_info` reads them without starting a JVM.
 """
 

@@ -47,7 +47,8 @@ class StreamRun:
             if found is None and p["numInputRows"] == 0 and SPARK_3:
                 found = {"matches": max(0, p["sink"].get("numOutputRows", 0))}
             assert found is not None, f"micro-batch {p['batchId']} reports no {name}"
-            metrics.append(found)
+            # pyspark 4 gives a Row, pyspark 3.5 a dict: a dict either way
+            metrics.append(found.asDict() if hasattr(found, "asDict") else dict(found))
         return metrics
 
     def dropped_by_watermark(self) -> int:

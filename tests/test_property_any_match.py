@@ -13,6 +13,9 @@ right-deep and bushy shapes over shuffled leaves) and, for patterns that are one
 sequence, every left-deep order of its single-row variables and, past that, the trees that
 bind its first variable last (the reverse pattern order, and the pattern order with the
 first variable moved to the end), where a trailing negation is only checked at the root.
+Such patterns also run in one pass with trees per key forced (the internal conf
+spark.sql.matchRecognize.internal.keyTrees): each key runs the default tree, the reverse
+order or the pattern order by what its first 2-4 rows hold.
 
 The operators sort their own inputs: every other case sets the in-memory budget of that
 sort to 0, so its rows go through Spark's spilling sorter instead of an array sort.
@@ -35,6 +38,8 @@ CASES = int(os.environ.get("SMR_ANY_MATCH_CASES", "15"))
 SEED_BASE = int(os.environ.get("SMR_PROPERTY_SEED", "20261121"))
 TREE_CONF = "spark.sql.matchRecognize.internal.joinTree"
 ORDER_CONF = "spark.sql.matchRecognize.joinOrder"
+KEY_TREES_CONF = "spark.sql.matchRecognize.internal.keyTrees"
+PREFIX_ROWS_CONF = "spark.sql.matchRecognize.treesPerKey.prefixRows"
 EXECUTION_CONF = "spark.sql.matchRecognize.cepExecution"
 ALGORITHMS = (
     "trivial",
@@ -75,19 +80,35 @@ def _trees(pattern_text: str, seed: int, case_number: int) -> list[str | None]:
     return trees
 
 
+def _key_trees(pattern_text: str, case_number: int) -> list[str]:
+    """For a pattern of one simple sequence, trees per key forced beside the default tree:
+    "keyTrees:<prefix rows>:<trees>", each key running one of them by its first rows."""
+    flats = flat_alternatives(parse(pattern_text))
+    if len(flats) != 1 or "?" in pattern_text:
+        return []
+    singles = [e.var for e in flats[0] if isinstance(e, Single)]
+    if len(singles) < 2:
+        return []
+    others = ["(" + " ".join(reversed(singles)) + ")", "(" + " ".join(singles) + ")"]
+    return [f"keyTrees:{2 + case_number % 3}:{'; '.join(others)}"]
+
+
 def _run(spark, sql: str, tree: str | None, execution: str = "joins"):
     spark.conf.unset(TREE_CONF)
     spark.conf.set(EXECUTION_CONF, execution)
     if tree is not None and tree.startswith("joinOrder:"):
         spark.conf.set(ORDER_CONF, tree.removeprefix("joinOrder:"))
+    elif tree is not None and tree.startswith("keyTrees:"):
+        prefix, trees = tree.removeprefix("keyTrees:").split(":", 1)
+        spark.conf.set(KEY_TREES_CONF, trees)
+        spark.conf.set(PREFIX_ROWS_CONF, prefix)
     elif tree is not None:
         spark.conf.set(TREE_CONF, tree)
     try:
         return [tuple(r) for r in spark.sql(sql).collect()]
     finally:
-        spark.conf.unset(TREE_CONF)
-        spark.conf.unset(ORDER_CONF)
-        spark.conf.unset(EXECUTION_CONF)
+        for conf in (TREE_CONF, ORDER_CONF, EXECUTION_CONF, KEY_TREES_CONF, PREFIX_ROWS_CONF):
+            spark.conf.unset(conf)
 
 
 @pytest.mark.smoke
@@ -109,9 +130,11 @@ def test_random_any_match_patterns_agree_with_the_reference_under_every_tree(spa
         if checked % 2:
             spark.conf.set(SORT_IN_MEMORY_CONF, "0")
         try:
-            for execution, tree in itertools.product(
-                ("joins", "tree"), _trees(case.pattern_text, seed, checked)
-            ):
+            runs = list(
+                itertools.product(("joins", "tree"), _trees(case.pattern_text, seed, checked))
+            )
+            runs += [("tree", t) for t in _key_trees(case.pattern_text, checked)]
+            for execution, tree in runs:
                 try:
                     got = _run(spark, case.sql, tree, execution)
                 except Exception as e:  # noqa: BLE001 - reported with the seed and the tree

@@ -77,6 +77,9 @@ class PatternReport:
     alternatives: list[AlternativePlan] = field(default_factory=list)
     pattern: str | None = None
     note: str | None = None
+    # Trees per key: the other trees keys may run, each with its share of the sampled rows,
+    # and the prefix a key's tree is chosen from (empty: one tree for every key).
+    trees_per_key: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> PatternReport:
@@ -118,4 +121,5 @@ class PatternReport:
             sample=dict(d.get("sample", {})),
             alternatives=alternatives,
             note=d.get("reason"),
+            trees_per_key=dict(d.get("trees_per_key", {})),
         )

@@ -140,4 +140,16 @@ def text_report(reports: list[PatternReport]) -> str:
                         f"      {c.algorithm:<{width}}  cost {format_number(c.cost):>9}  "
                         f"{c.shape:<9}  {c.tree}  ({c.planning_ms:.2f} ms)"
                     )
+        k = r.trees_per_key
+        if k:
+            others = ", ".join(
+                f"{t['tree']} ({t['sampled_share']:.0%})" for t in k.get("trees", [])
+            )
+            lines.append(
+                f"  trees per key: the tree above for {k.get('own_tree_sampled_share', 0):.0%} "
+                f"of the sampled rows, {others}; each key runs the one the rates of its first "
+                f"{int(k.get('prefix_rows', 0))} rows make cheapest (estimated cost "
+                f"{format_number(k.get('cost_per_key', 0))} against "
+                f"{format_number(k.get('cost_one_tree', 0))} with one tree)"
+            )
     return "\n".join(lines)

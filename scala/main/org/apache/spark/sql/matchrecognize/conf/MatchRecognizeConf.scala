@@ -136,6 +136,33 @@ object MatchRecognizeConf {
       .longFrom(0, "must be >= 0")
       .createWithDefault(100L)
 
+  val TREES_PER_KEY: ConfigEntry[Int] =
+    buildConf("spark.sql.matchRecognize.treesPerKey.max")
+      .doc("The most trees a SKIP TILL ANY MATCH pattern of one alternative run in one pass " +
+        "may use: where the statistics sample shows partition keys whose variables' rates " +
+        "differ enough that another tree costs less for them, each key (each time slice of " +
+        "one) runs the tree its own first rows make cheapest (see docs/optimizer.md, 'Trees " +
+        "per key'). 1: every key runs the one tree chosen for the sample's average.")
+      .version("0.1.0")
+      .intBetween(1, 8)
+      .createWithDefault(4)
+
+  val TREES_PER_KEY_PREFIX_ROWS: ConfigEntry[Int] =
+    buildConf("spark.sql.matchRecognize.treesPerKey.prefixRows")
+      .doc("With several trees per key (treesPerKey.max), the rows of a key read, and held, " +
+        "before its tree is chosen from the rates they show.")
+      .version("0.1.0")
+      .intBetween(2, 1000000)
+      .createWithDefault(1000)
+
+  val TREES_PER_KEY_MIN_GAIN: ConfigEntry[Double] =
+    buildConf("spark.sql.matchRecognize.treesPerKey.minGain")
+      .doc("Trees per key are used only when the cost model predicts that they divide the " +
+        "cost of the sampled keys by at least this factor against one tree for all.")
+      .version("0.1.0")
+      .finiteFrom(1.0)
+      .createWithDefault(1.25)
+
   val STATISTICS_SAMPLE_ROWS: ConfigEntry[Int] =
     buildConf("spark.sql.matchRecognize.statistics.sampleRows")
       .doc("Rows read to estimate arrival rates and selectivities for join ordering (and the " +
@@ -354,6 +381,16 @@ object MatchRecognizeConf {
       .stringConf
       .createWithDefault("")
 
+  val FORCED_KEY_TREES: ConfigEntry[String] =
+    buildConf("spark.sql.matchRecognize.internal.keyTrees")
+      .internal()
+      .doc("Forces trees per key (tests only): `;`-separated trees a one-pass pattern of one " +
+        "alternative runs beside its own, each key taking one by what its first rows hold " +
+        "(treesPerKey.prefixRows).")
+      .version("0.1.0")
+      .stringConf
+      .createWithDefault("")
+
   /**
    * For benchmarks: `false` lets adaptive execution shuffle a cached input once per leaf of
    * an ANY MATCH plan, as Spark does by itself (see ShareCachedInputScans).
@@ -410,7 +447,9 @@ object MatchRecognizeConf {
    */
   def entries: Seq[ConfigEntry[_]] =
     Seq(MAX_LIVE_PARTIAL_MATCHES, MAX_BUFFERED_ROWS, MAX_MATCHER_BYTES, MAX_STEPS_PER_ROW, JOIN_ORDER, COST_MODEL,
-      LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
+      LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, TREES_PER_KEY,
+      TREES_PER_KEY_PREFIX_ROWS,
+      TREES_PER_KEY_MIN_GAIN, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
       EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
       PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR, STATE_TTL_MS, REAL_TIME_REORDER_MS,

@@ -4,7 +4,7 @@ import java.util.Locale
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, OnePassFootprint, PatternStatistics}
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, OnePassFootprint, PatternStatistics, RatesTreeChooser}
 import org.apache.spark.sql.matchrecognize.compile.anymatch._
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf._
 import org.apache.spark.sql.matchrecognize.optimizer.algorithms.{AutoOrder, JoinOrderAlgorithm}
@@ -25,6 +25,9 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
   private val withCandidates = conf.getConf(EXPLAIN_CANDIDATES)
   private val maxBuffered = conf.getConf(MAX_BUFFERED_PARTIAL_MATCHES)
   private val budgetMillis = conf.getConf(AUTO_TIME_BUDGET_MS)
+  private val maxTreesPerKey = conf.getConf(TREES_PER_KEY)
+  private val prefixRows = conf.getConf(TREES_PER_KEY_PREFIX_ROWS)
+  private val minGainPerKey = conf.getConf(TREES_PER_KEY_MIN_GAIN)
   private val auto = new AutoOrder(conf.getConf(AUTO_DP_THRESHOLD), budgetMillis)
 
   private def algorithm(name: String): JoinOrderAlgorithm =
@@ -131,10 +134,46 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
             s"cepExecution=tree (auto: one pass over each partition key, about ${fmt(f)} " +
               s"partial matches buffered per key)")
         }
-        val planned = onePassPlans.filter(_ => execution.forall(_.onePass))
-          .getOrElse(planAll(onePass = false))
-        ChosenTrees(planned.map(_.tree), report(builder, e, fresh, planned, footprint), execution)
+        val onePassRuns = onePassPlans.filter(_ => execution.forall(_.onePass))
+        val planned = onePassRuns.getOrElse(planAll(onePass = false))
+        val perKey = onePassRuns.flatMap(treesPerKey(builder, e, _))
+        val base = report(builder, e, fresh, planned, footprint)
+        ChosenTrees(planned.map(_.tree), perKey.fold(base)(k => withTreesPerKey(base, k._2)), execution,
+          perKey.map(_._1))
     }
+  }
+
+  /**
+   * Trees per key (see [[TreeClasses]]) for a one-pass pattern of one alternative planned on
+   * its own, when the sample's groups' rates make them worth it.
+   */
+  private def treesPerKey(builder: CepPlanBuilder, e: StatisticsEstimator.Estimates,
+      planned: Seq[Planned]): Option[(KeyTrees, TreeClasses.Classes)] = planned match {
+    case Seq(p)
+        if maxTreesPerKey > 1 && requested != "trivial" && latencyWeight == 0 &&
+          !builder.inGroup && p.sequence.singles.size > 2 =>
+      TreeClasses.choose(p.tree, p.stats, e.groups, st => algorithm(requested).plan(p.sequence.singles, st),
+        maxTreesPerKey, minGainPerKey).map { c =>
+        (KeyTrees(c.others, RatesTreeChooser(p.tree +: c.others, p.stats, prefixRows)), c)
+      }
+    case _ => None
+  }
+
+  private def withTreesPerKey(r: JoinPlanReport, c: TreeClasses.Classes): JoinPlanReport = {
+    def pct(share: Double) = s"${math.round(share * 100)}%"
+    val trees = c.others.zip(c.shares.tail).map { case (t, sh) => s"${t.sql} (${pct(sh)})" }
+    JoinPlanReport(
+      r.summary + s" | trees per key: the tree above for ${pct(c.shares.head)} of the sampled " +
+        s"rows, ${trees.mkString(", ")}, each key's chosen from its first $prefixRows rows " +
+        s"(estimated cost ${fmtLog(c.logCostPerKey)} against ${fmtLog(c.logCostOne)} with one tree)",
+      r.json.stripSuffix("}") + ", " + Json.str("trees_per_key") + ": " + Json.obj(
+        "prefix_rows" -> Json.num(prefixRows.toDouble),
+        "cost_one_tree" -> Json.num(math.exp(c.logCostOne)),
+        "cost_per_key" -> Json.num(math.exp(c.logCostPerKey)),
+        "trees" -> Json.arr(c.others.zip(c.shares.tail).map { case (t, sh) =>
+          Json.obj("tree" -> Json.str(t.sql), "sampled_share" -> Json.num(sh))
+        }),
+        "own_tree_sampled_share" -> Json.num(c.shares.head)) + "}")
   }
 
   /**

@@ -30,7 +30,7 @@ object PlanAnyMatchPatterns {
   def settings(conf: SQLConf, session: Option[SparkSession]): CepSettings = {
     val forced = conf.getConf(MatchRecognizeConf.FORCED_JOIN_TREE).trim
     val forcedTrees = if (forced.isEmpty) Nil else forced.split(";").map(_.trim).toIndexedSeq
-    val chooser = forcedTrees match {
+    val chosen = forcedTrees match {
       case Seq(r) if r.startsWith("random:") =>
         JoinTreeChooser.fixed("forced " + r,
           (i, s) =>
@@ -38,6 +38,11 @@ object PlanAnyMatchPatterns {
       case Seq() => session.map(new JoinOrderPlanner(_, conf)).getOrElse(JoinTreeChooser.patternOrder)
       case trees => JoinTreeChooser.fixed("forced", (i, _) => JoinTree.parse(trees(i % trees.size)))
     }
+    val keyTrees = conf.getConf(MatchRecognizeConf.FORCED_KEY_TREES).split(";").map(_.trim).filter(_.nonEmpty)
+    val chooser =
+      if (keyTrees.isEmpty) chosen
+      else new ForcedKeyTrees(chosen, keyTrees.toIndexedSeq.map(JoinTree.parse),
+        conf.getConf(MatchRecognizeConf.TREES_PER_KEY_PREFIX_ROWS))
     CepSettings(
       conf.getConf(MatchRecognizeConf.MAX_KLEENE_BINDINGS),
       conf.getConf(MatchRecognizeConf.MAX_MATCHES_PER_PARTITION),

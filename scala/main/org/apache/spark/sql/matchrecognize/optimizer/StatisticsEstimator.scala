@@ -42,10 +42,20 @@ object StatisticsEstimator {
   val MaxPairs = 100000
   val RandomPairs = 2000
 
-  /** What the estimates came from, for the plan report. */
+  /**
+   * What the estimates came from, for the plan report. `groups`: the rates of each (key,
+   * block) group of the sample with at least [[MinGroupRows]] rows, when the sample is in
+   * ORDER BY order (each group's rows cover their span).
+   */
   final case class Estimates(perAlternative: Seq[PatternStatistics], sampleRows: Int,
       blocks: Int, rowsPerKeyPerUnit: Double, densityFromInput: Boolean = false,
-      ratesFromInput: Boolean = false)
+      ratesFromInput: Boolean = false, groups: Seq[GroupRates] = Nil)
+
+  /** One sampled group's rows and the arrival rate of each variable among them. */
+  final case class GroupRates(rows: Int, rates: Map[String, Double])
+
+  /** Fewer rows than this say too little of a group's own rates. */
+  val MinGroupRows = 20
 
   /**
    * `density`: rows per key per position unit measured over the whole input, used instead
@@ -77,6 +87,18 @@ object StatisticsEstimator {
       else math.max(1.0, (los.max - los.min).toDouble * is.size / (is.size - 1))
     }.sum
     val lambda = density.getOrElse(rows.length / covered)
+
+    // Each group's own rates: its rows passing a variable's conditions over the span they cover.
+    val groupRates = if (density.isDefined) Nil
+    else groups.values.filter(_.size >= MinGroupRows).toIndexedSeq.map { is =>
+      val los = is.map(i => rows(i).getLong(loIndex))
+      val span = math.max(1.0, (los.max - los.min).toDouble * is.size / (is.size - 1))
+      val flagged = layout.flags.map { case (v, flag) =>
+        val fi = index(flag)
+        v -> math.max(is.count(i => !rows(i).isNullAt(fi) && rows(i).getBoolean(fi)).toDouble, 0.5) / span
+      }
+      GroupRates(is.size, flagged)
+    }
 
     val passing: Map[String, Array[Int]] = layout.flags.map { case (v, flag) =>
       val fi = index(flag)
@@ -196,7 +218,7 @@ object StatisticsEstimator {
           .map(_.variable).toSet)
     }
     Some(Estimates(perAlternative, sampleRows, blocks, lambda, density.isDefined,
-        counts.isDefined))
+        counts.isDefined, groupRates))
   }
 
   private def safely(v: => Boolean): Boolean =

@@ -95,6 +95,8 @@ final case class TreeKleeneSpec(
  * time slice owning its first row); `columns` computes the operator's output from them.
  * `window`: its own window, in a group of patterns of different windows (otherwise the
  * operator's).
+ * `perKey`: other trees of the same alternative that groups of rows may be evaluated with
+ * instead (the first alternative of an operator only).
  */
 final case class TreeAlternative(
     leaves: Seq[TreeLeafSpec],
@@ -107,7 +109,8 @@ final case class TreeAlternative(
     kleenes: Seq[TreeKleeneSpec] = Nil,
     postCondition: Option[Expression] = None,
     keep: Option[Expression] = None,
-    window: Option[Long] = None) {
+    window: Option[Long] = None,
+    perKey: Option[TreesPerKey] = None) {
 
   /**
    * Whether the tree's nodes are all the alternative checks (no negation, closure or
@@ -132,7 +135,8 @@ final case class TreeAlternative(
     columns = columns.map(f(_).asInstanceOf[NamedExpression]),
     kleenes = kleenes.map(_.map(f)),
     postCondition = postCondition.map(f),
-    keep = keep.map(f))
+    keep = keep.map(f),
+    perKey = perKey.map(_.map(f)))
 
   /**
    * The (uncorrelated) scalar subqueries of the conditions the tree evaluates itself (an IN

@@ -44,6 +44,9 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
 
   def alternatives: Seq[CepSequence] = pattern.alternatives
 
+  /** Whether the pattern is planned in a group of patterns over the same input. */
+  def inGroup: Boolean = group.isDefined
+
   /** The window W in position units (microseconds, or rows for WITHIN n ROWS). */
   def window: Long = pattern.window
   def rowsWindow: Boolean = pattern.rowsWindow
@@ -125,7 +128,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
     val built =
       if (!execution.onePass) alternatives.zip(chosen.trees).map { case (s, t) => joins.alternative(s, t) }
       else groups.map {
-        case Seq(i) => trees.alternative(alternatives(i), chosen.trees(i))
+        case Seq(i) => trees.alternative(alternatives(i), chosen.trees(i), chosen.perKey.filter(_ => groups.size == 1))
         case group => trees.conjunction(group.map(alternatives), chosen.trees(group.head))
       }
     // Alternatives line up their columns for the union (absent variables are NULL). One

@@ -17,11 +17,18 @@ private[anymatch] final class CepTreePlan(pattern: CepVariables, leaves: CepLeaf
 
   /**
    * Alternative `s` as one [[CepTreeMatch]] evaluating the whole `tree` in one pass over
-   * the shared input: the same leaves, conditions and window as the joins would apply.
+   * the shared input: the same leaves, conditions and window as the joins would apply. With
+   * `perKey`, groups of rows may run its other trees instead.
    */
-  def alternative(s: CepSequence, tree: JoinTree): Built = {
-    val (shared, flags, slice) = leaves.sharedLeafInput
-    val (o, lo, hi) = rowPositions
+  def alternative(s: CepSequence, tree: JoinTree, perKey: Option[KeyTrees] = None): Built = {
+    val own = sliced(s, tree)
+    built(own.copy(perKey = perKey.map(k => TreesPerKey(k.others.map(sliced(s, _)), k.chooser))))
+  }
+
+  /** `s` evaluated as `tree` over the shared input, a match kept by the slice of its first row. */
+  private def sliced(s: CepSequence, tree: JoinTree): TreeAlternative = {
+    val (_, flags, slice) = leaves.sharedLeafInput
+    val (_, lo, _) = rowPositions
     // A match is kept only by the slice that owns its first row: a first single row enters
     // only there; when a closure starts the pattern, a match's first row is known once its
     // rows are chosen.
@@ -30,10 +37,8 @@ private[anymatch] final class CepTreePlan(pattern: CepVariables, leaves: CepLeaf
       v =>
         if (!firstSingle.contains(v)) flags(v)
         else And(flags(v), EqualTo(OwningSlice(lo, leaves.sliceLength), slice)))
-    val alternative =
-      if (firstSingle.isDefined) spec0
-      else spec0.copy(keep = Some(EqualTo(OwningSlice(spec0.outLo, leaves.sliceLength), slice)))
-    built(alternative)
+    if (firstSingle.isDefined) spec0
+    else spec0.copy(keep = Some(EqualTo(OwningSlice(spec0.outLo, leaves.sliceLength), slice)))
   }
 
   /**

@@ -2,14 +2,21 @@ package org.apache.spark.sql.matchrecognize.compile.anymatch
 
 import scala.annotation.nowarn
 
-import org.apache.spark.sql.matchrecognize.plans.JoinPlanReport
+import org.apache.spark.sql.matchrecognize.plans.{JoinPlanReport, KeyTreeChooser}
 
 /**
  * The join trees chosen for the alternatives of one pattern, and why (for EXPLAIN); with
- * `execution`, the chooser also settled how they run (`cepExecution = auto`).
+ * `execution`, the chooser also settled how they run (`cepExecution = auto`); with `perKey`,
+ * groups of rows of a one-pass pattern of one alternative may run other trees.
  */
 final case class ChosenTrees(trees: Seq[JoinTree], report: JoinPlanReport,
-    execution: Option[TreeExecutionChoice] = None)
+    execution: Option[TreeExecutionChoice] = None, perKey: Option[KeyTrees] = None)
+
+/**
+ * The trees a one-pass alternative may run beside its own, tree `i` of `chooser` being
+ * `others(i - 1)` (its tree 0 is the alternative's own).
+ */
+final case class KeyTrees(others: Seq[JoinTree], chooser: KeyTreeChooser)
 
 /**
  * Chooses the join tree of every alternative (simple sequence) of a SKIP TILL ANY MATCH

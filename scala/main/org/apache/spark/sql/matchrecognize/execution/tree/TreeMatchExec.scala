@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, A
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{ScalarSubquery => ScalarSubqueryExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.matchrecognize.plans.TreeAlternative
+import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreesPerKey}
 
 /**
  * Runs the one-pass trees of SKIP TILL ANY MATCH alternatives (see [[TreeGraphEvaluator]]) over
@@ -49,7 +49,10 @@ case class TreeMatchExec(
 
   override def simpleString(maxFields: Int): String =
     s"CepTreeMatch ${alternatives.map(_.description).mkString(" ∪ ")} within $window, " +
-      "one pass over each partition key" + SharedTreeGraph.describe(alternatives)
+      "one pass over each partition key" + SharedTreeGraph.describe(alternatives) +
+      perKey.fold("")(k =>
+        s", trees per key: ${k.chooser.trees.mkString(" | ")} (each key runs one, chosen from " +
+          s"its first ${k.chooser.prefixRows} rows)")
 
   /** The same operator writing `list` (over its output) instead of its output. */
   def projectedBy(list: Seq[NamedExpression]): TreeMatchExec = {
@@ -69,8 +72,25 @@ case class TreeMatchExec(
     copy(projections = next)
   }
 
-  /** Per unit, the names of its state's buffers, in the evaluator's numbering (see [[TreeUnits.bufferNames]]). */
-  @transient private lazy val nodeNames: Seq[Seq[String]] = TreeUnits.bufferNames(alternatives, window)
+  /** With trees per key (one alternative only), the others a group may run. */
+  private def perKey: Option[TreesPerKey] = alternatives match {
+    case Seq(a) => a.perKey
+    case _ => None
+  }
+
+  /**
+   * Per tree a group may run (the alternatives' own, then those of [[perKey]]), per unit, the
+   * names of its state's buffers, in the evaluator's numbering (see [[TreeUnits.bufferNames]]).
+   */
+  @transient private lazy val nodeNames: Seq[Seq[Seq[String]]] = {
+    val own = TreeUnits.bufferNames(alternatives, window)
+    perKey.fold(Seq(own)) { k =>
+      val trees = k.chooser.trees
+      (own +: k.classes.map(c => TreeUnits.bufferNames(Seq(c), window))).zipWithIndex.map { case (names, c) =>
+        names.map(_.map(name => s"$name (tree ${trees(c)})"))
+      }
+    }
+  }
 
   override lazy val metrics: Map[String, SQLMetric] = Map(
     "numInputRows" -> SQLMetrics.createMetric(sparkContext, "number of events read"),
@@ -78,16 +98,19 @@ case class TreeMatchExec(
     "partialMatches" -> SQLMetrics.createMetric(sparkContext, "partial matches created"),
     "peakBuffered" ->
       SQLMetrics.createAverageMetric(sparkContext, "peak buffered partial matches per task")) ++
-    nodeNames.flatten.zipWithIndex.flatMap { case (name, i) =>
+    nodeNames.flatten.flatten.zipWithIndex.flatMap { case (name, i) =>
       Seq(s"created$i" -> SQLMetrics.createMetric(sparkContext, s"partial matches created at $name"),
         s"peak$i" -> SQLMetrics.createAverageMetric(sparkContext,
           s"peak buffered partial matches at $name per task"))
-    }
+    } ++
+    perKey.toSeq.flatMap(_.chooser.trees.zipWithIndex.map { case (tree, c) =>
+      s"keysTree$c" -> SQLMetrics.createMetric(sparkContext, s"keys run with tree $tree")
+    })
 
   override protected def doExecute(): RDD[InternalRow] =
     child.execute().mapPartitionsWithEvaluator(new TreeMatchEvaluatorFactory(
         TreeTask(withSubqueryValues(alternatives), child.output, order, lo, hi, window, narrowByOrder, maxBuffered),
-        keys, projections, nodeNames.map(_.size), metrics))
+        keys, projections, nodeNames.map(_.map(_.size)), metrics))
 
   /** `alternatives` with each subquery replaced by its value (Spark has run them by now). */
   private def withSubqueryValues(alternatives: Seq[TreeAlternative]): Seq[TreeAlternative] = {

@@ -1,0 +1,35 @@
+package org.apache.spark.sql.matchrecognize.optimizer
+
+import org.apache.spark.sql.matchrecognize.compile.anymatch.{CepPlanBuilder, ChosenTrees, JoinTree, JoinTreeChooser, KeyTrees}
+import org.apache.spark.sql.matchrecognize.plans.KeyTreeChooser
+
+/**
+ * Trees per key forced for tests (`spark.sql.matchRecognize.internal.keyTrees`): a pattern of
+ * one alternative planned on its own runs, beside the tree `chooser` picks, the `others`
+ * over its variables, each group taking one by what its first `prefixRows` rows hold
+ * ([[SpreadKeyTrees]]), so groups of one input run different trees.
+ */
+final class ForcedKeyTrees(chooser: JoinTreeChooser, others: Seq[JoinTree], prefixRows: Int)
+  extends JoinTreeChooser {
+
+  override def choose(builder: CepPlanBuilder): ChosenTrees = {
+    val chosen = chooser.choose(builder)
+    val fits = builder.alternatives.size == 1 && !builder.inGroup &&
+      others.forall(_.variables == builder.alternatives.head.singles.toSet)
+    if (!fits) chosen
+    else {
+      val trees = chosen.trees.head +: others
+      chosen.copy(perKey = Some(KeyTrees(others,
+          SpreadKeyTrees(trees.map(_.sql), builder.alternatives.head.singles, prefixRows))))
+    }
+  }
+}
+
+/** Picks a tree by a weighted sum of the counts and the span, so that groups differ. */
+final case class SpreadKeyTrees(trees: Seq[String], variables: Seq[String], prefixRows: Int)
+  extends KeyTreeChooser {
+  override def choose(admitted: Array[Long], rows: Long, span: Double): Int = {
+    val weighted = admitted.indices.map(i => admitted(i) * (i + 2)).sum
+    java.lang.Math.floorMod(rows + weighted + span.toLong, trees.size.toLong).toInt
+  }
+}

@@ -1,0 +1,39 @@
+package org.apache.spark.sql.matchrecognize.optimizer.cost
+
+import org.apache.spark.sql.matchrecognize.compile.anymatch.JoinTree
+import org.apache.spark.sql.matchrecognize.plans.KeyTreeChooser
+
+/**
+ * Chooses a group's tree by the cost model: `stats` (the sample's, selectivities and all)
+ * with the single-row variables' rates replaced by those the group's first rows show, each
+ * of `candidates` costed, the cheapest taken (the first of equals, so tree 0 on a tie).
+ */
+final case class RatesTreeChooser(candidates: Seq[JoinTree], stats: PatternStatistics,
+    prefixRows: Int) extends KeyTreeChooser {
+
+  override val variables: Seq[String] = stats.rates.keys.toIndexedSeq.sorted
+
+  override def trees: Seq[String] = candidates.map(_.sql)
+
+  override def choose(admitted: Array[Long], rows: Long, span: Double): Int =
+    if (rows < 2) 0
+    else {
+      val s = stats.copy(rates = RatesTreeChooser.rates(variables, admitted, span))
+      var best = 0
+      var bestCost = Double.PositiveInfinity
+      var i = 0
+      while (i < candidates.length) {
+        val c = CostModel.logTreeObjective(candidates(i), s)
+        if (c < bestCost) { best = i; bestCost = c }
+        i += 1
+      }
+      best
+    }
+}
+
+object RatesTreeChooser {
+
+  /** Rows admitted per window position, half a row where none was (no rate is 0, as in sampling). */
+  def rates(variables: Seq[String], admitted: Array[Long], span: Double): Map[String, Double] =
+    variables.indices.map(i => variables(i) -> math.max(admitted(i).toDouble, 0.5) / math.max(span, 1.0)).toMap
+}

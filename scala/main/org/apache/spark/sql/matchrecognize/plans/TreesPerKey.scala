@@ -1,0 +1,37 @@
+package org.apache.spark.sql.matchrecognize.plans
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+
+/**
+ * Picks the tree one group of rows (a partition key, or a time slice of one) is evaluated
+ * with, from what its first rows show: how many of them each variable's own conditions
+ * admit, and the window positions they span. Tree 0 is the alternative's own; the others are
+ * [[TreesPerKey.classes]]. Runs in the tasks, so it must be serializable.
+ */
+trait KeyTreeChooser extends Serializable {
+
+  /** The single-row variables whose admitted rows `choose` reads, in the order of its counts. */
+  def variables: Seq[String]
+
+  /** Rows of a group read before its tree is chosen (fewer when the group ends first). */
+  def prefixRows: Int
+
+  /**
+   * The tree for a group whose first `rows` rows spread over `span` window positions
+   * (ORDER BY units, or rows under a ROWS window) admit `admitted(i)` rows as `variables(i)`.
+   */
+  def choose(admitted: Array[Long], rows: Long, span: Double): Int
+
+  /** The trees, in their numbering, as EXPLAIN names them. */
+  def trees: Seq[String]
+}
+
+/**
+ * Trees of one SKIP TILL ANY MATCH alternative beside its own, for groups of rows whose rates
+ * differ from the sample's average enough that another tree costs less (see
+ * docs/optimizer.md, "Trees per key"): `classes(i - 1)` is tree `i` of `chooser`, the same
+ * alternative (leaves, conditions, negations, closures) evaluated as another tree.
+ */
+final case class TreesPerKey(classes: Seq[TreeAlternative], chooser: KeyTreeChooser) {
+  def map(f: Expression => Expression): TreesPerKey = copy(classes = classes.map(_.map(f)))
+}

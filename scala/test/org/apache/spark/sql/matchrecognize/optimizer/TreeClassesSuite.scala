@@ -1,0 +1,59 @@
+package org.apache.spark.sql.matchrecognize.optimizer
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import org.apache.spark.sql.matchrecognize.compile.anymatch.JoinTree
+import org.apache.spark.sql.matchrecognize.optimizer.StatisticsEstimator.GroupRates
+import org.apache.spark.sql.matchrecognize.optimizer.algorithms.JoinOrderAlgorithm
+import org.apache.spark.sql.matchrecognize.optimizer.cost.{CostModel, PatternStatistics, RatesTreeChooser}
+
+/** Trees per key chosen from sampled groups' rates, and a group's pick among them (no Spark session). */
+class TreeClassesSuite extends AnyFunSuite {
+
+  private val vars = Seq("A", "B", "C")
+  // PATTERN (A B C) WITHIN 100, selective conditions between neighbours only.
+  private val base = PatternStatistics(100, Map("A" -> 0.25, "B" -> 0.5, "C" -> 0.25),
+    Map(("A", "B") -> 0.01, ("B", "C") -> 0.01, ("A", "C") -> 0.5), candidateWeight = 0.1)
+  private val rareA = Map("A" -> 0.01, "B" -> 0.5, "C" -> 0.49)
+  private val rareC = Map("A" -> 0.49, "B" -> 0.5, "C" -> 0.01)
+  private val dp = JoinOrderAlgorithm.named("dp_bushy").get
+  private def plan(s: PatternStatistics): JoinTree = dp.plan(vars, s)
+  private def best(rates: Map[String, Double]) = plan(base.copy(rates = rates))
+
+  test("opposite groups get each their own tree, with their shares of the sampled rows") {
+    val groups = Seq.fill(3)(GroupRates(100, rareA)) ++ Seq.fill(2)(GroupRates(100, rareC))
+    val average = plan(base)
+    val c = TreeClasses.choose(average, base, groups, plan, maxTrees = 4, minGain = 1.25).get
+    val trees = average +: c.others
+    assert(best(rareA) != best(rareC))
+    assert(trees.contains(best(rareA)) && trees.contains(best(rareC)))
+    assert(math.abs(c.shares.sum - 1.0) < 1e-9)
+    assert(c.logCostPerKey <= c.logCostOne - math.log(1.25))
+  }
+
+  test("groups alike, too few groups, or one tree asked for: no trees per key") {
+    val alike = Seq.fill(5)(GroupRates(100, rareA))
+    assert(TreeClasses.choose(best(rareA), base, alike, plan, 4, 1.25).isEmpty)
+    val opposite = Seq(GroupRates(100, rareA), GroupRates(100, rareC))
+    assert(TreeClasses.choose(plan(base), base, opposite.take(1), plan, 4, 1.25).isEmpty)
+    assert(TreeClasses.choose(plan(base), base, opposite, plan, 1, 1.25).isEmpty)
+    // A gain the cost model predicts but below the asked factor is not taken.
+    assert(TreeClasses.choose(plan(base), base, opposite, plan, 4, 1e6).isEmpty)
+  }
+
+  test("a group's first rows pick the tree cheapest under their rates") {
+    val trees = Seq(best(rareA), best(rareC))
+    val chooser = RatesTreeChooser(trees, base, prefixRows = 1000)
+    assert(chooser.variables == vars)
+    // 1,000 rows over 1,000 positions: A on 10, B on 500, C on 490; and the reverse.
+    assert(chooser.choose(Array(10L, 500L, 490L), 1000, 1000.0) == 0)
+    assert(chooser.choose(Array(490L, 500L, 10L), 1000, 1000.0) == 1)
+    // A variable with no rows counts as half a row, as in sampling; one row tells nothing.
+    assert(chooser.choose(Array(0L, 500L, 490L), 990, 1000.0) == 0)
+    assert(chooser.choose(Array(0L, 0L, 1L), 1, 1.0) == 0)
+    val rates = RatesTreeChooser.rates(vars, Array(0L, 10L, 20L), 10.0)
+    assert(rates == Map("A" -> 0.05, "B" -> 1.0, "C" -> 2.0))
+    assert(CostModel.logTreeObjective(trees(0), base.copy(rates = rareA)) <
+      CostModel.logTreeObjective(trees(1), base.copy(rates = rareA)))
+  }
+}

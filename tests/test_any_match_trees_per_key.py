@@ -134,3 +134,125 @@ def test_the_settings_are_checked(spark):
     ):
         with pytest.raises(IllegalArgumentException):
             spark.conf.set(key, bad)
+
+
+KEY_TREES = "spark.sql.matchRecognize.internal.keyTrees"
+
+MOVING = """
+SELECT * FROM (SELECT k, timestamp_seconds(t) AS ts, t, kind, v FROM moving_keys)
+MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY ts
+  MEASURES A.t AS a, B.t AS b, C.t AS c{measures}
+  ONE ROW PER MATCH
+  SKIP TILL ANY MATCH
+  PATTERN ({pattern})
+  {within}
+  DEFINE A AS kind = 'A', B AS kind = 'B' AND B.v > A.v, C AS kind = 'C' AND C.v >= B.v{more}
+)"""
+
+
+@pytest.mark.parametrize(
+    "pattern, within, measures",
+    [
+        ("A B C", "WITHIN 15 ROWS", ""),
+        ("A B !X C", "WITHIN 30 ROWS", ""),
+        ("A B C !X", "WITHIN INTERVAL '20' SECOND", ""),
+        ("A K+ B C", "WITHIN INTERVAL '12' SECOND", ", COUNT(K.t) AS ks"),
+    ],
+)
+def test_keys_moving_between_trees_lose_and_repeat_no_match(spark, pattern, within, measures):
+    """A key whose rates call for another tree moves to it at a row position: the matches
+    starting before come from the tree it leaves (which reads on until their windows have
+    passed), the others from the next. Forced here (internal.keyTrees) with short prefixes,
+    so that keys move every few rows, on timestamps with ties."""
+    import random
+
+    from pyspark.sql import Row
+
+    rng = random.Random(5)
+    rows = [
+        Row(k=k, t=t, kind=rng.choice("ABCX"), v=rng.randint(0, 9))
+        for k in range(5)
+        for t in sorted(rng.randint(0, 400) for _ in range(150))
+    ]
+    spark.createDataFrame(rows, "k int, t long, kind string, v int").createOrReplaceTempView(
+        "moving_keys"
+    )
+    more = "".join(
+        d
+        for v, d in (
+            ("X", ", X AS kind = 'X' AND X.v > 6"),
+            ("K", ", K AS kind = 'X' AND K.v <= 6"),
+        )
+        if v in pattern
+    )
+    sql = MOVING.format(pattern=pattern, within=within, measures=measures, more=more)
+    try:
+        expected, _ = _rows(spark, sql, **{EXECUTION: "joins"})
+        assert expected
+        moves = 0
+        for prefix in ("2", "3", "5", "1000"):
+            got, ops = _rows(
+                spark,
+                sql,
+                **{EXECUTION: "tree", KEY_TREES: "(C B A); ((B C) A)", PREFIX_ROWS: prefix},
+            )
+            assert got == expected, (prefix, len(got), len(expected))
+            (op,) = ops
+            moves += op.metrics["treeMoves"]
+            assert prefix != "1000" or op.metrics["treeMoves"] == 0
+        assert moves > 0
+    finally:
+        spark.catalog.dropTempView("moving_keys")
+
+
+DRIFT = """
+SELECT * FROM drifting_keys MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY ts
+  MEASURES A.ts AS a_ts, D.ts AS d_ts
+  ONE ROW PER MATCH
+  SKIP TILL ANY MATCH
+  PATTERN (A B C D)
+  WITHIN INTERVAL '60' SECOND
+  DEFINE A AS kind = 'A',
+         B AS kind = 'B' AND pmod(B.v + A.v, 10) = 0,
+         C AS kind = 'C' AND pmod(C.v + B.v, 10) = 0,
+         D AS kind = 'D' AND pmod(D.v + C.v, 10) = 0
+)"""
+
+
+def test_keys_whose_rates_drift_move_to_the_trees_made_for_them(spark):
+    """Each key's rare variable changes every 200 rows (A, D, B, C, ...); the sample reads
+    a key's first rows only, which show the rates moving: trees are kept ready for each
+    variable being rare, and keys move between them as they go, with the rows of one tree."""
+    spark.sql("""
+        SELECT k, timestamp_seconds(t) AS ts,
+               CASE WHEN h < 2 THEN rare
+                    ELSE element_at(filter(array('A', 'B', 'C', 'D'), x -> x != rare),
+                                    CAST(pmod(h, 3) AS INT) + 1) END AS kind,
+               CAST(pmod(hash(id, 7), 100) AS INT) AS v
+        FROM (SELECT id, k, t, h, substr('ADBC', CAST(pmod(t DIV 200, 4) AS INT) + 1, 1) AS rare
+              FROM (SELECT id, id % 4 AS k, id DIV 4 AS t, pmod(hash(id, 3), 100) AS h
+                    FROM range(9600)))""").createOrReplaceTempView("drifting_keys")
+    conf = {
+        EXECUTION: "tree",
+        PREFIX_ROWS: "100",
+        "spark.sql.matchRecognize.statistics.sampleRows": "1000",
+    }
+    try:
+        for k, v in conf.items():
+            spark.conf.set(k, v)
+        plan = spark.sql(f"EXPLAIN {DRIFT}").collect()[0][0]
+        assert "for rates the sample shows moving" in plan, plan
+        report = explain_pattern(spark, DRIFT).reports[0]
+        assert any(t["for_drift"] for t in report.trees_per_key["trees"]), report.trees_per_key
+        rows, ops = _rows(spark, DRIFT)
+        one_tree, _ = _rows(spark, DRIFT, **{MAX_TREES: "1"})
+        joins, _ = _rows(spark, DRIFT, **{EXECUTION: "joins"})
+    finally:
+        for k in conf:
+            spark.conf.unset(k)
+        spark.catalog.dropTempView("drifting_keys")
+    assert rows and rows == one_tree == joins
+    (op,) = ops
+    assert op.metrics["treeMoves"] > 0

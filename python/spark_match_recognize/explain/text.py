@@ -143,12 +143,18 @@ def text_report(reports: list[PatternReport]) -> str:
         k = r.trees_per_key
         if k:
             others = ", ".join(
-                f"{t['tree']} ({t['sampled_share']:.0%})" for t in k.get("trees", [])
+                f"{t['tree']} (for rates the sample shows moving)"
+                if t.get("for_drift")
+                else f"{t['tree']} ({t['sampled_share']:.0%})"
+                for t in k.get("trees", [])
             )
+            prefix = int(k.get("prefix_rows", 0))
             lines.append(
                 f"  trees per key: the tree above for {k.get('own_tree_sampled_share', 0):.0%} "
                 f"of the sampled rows, {others}; each key runs the one the rates of its first "
-                f"{int(k.get('prefix_rows', 0))} rows make cheapest (estimated cost "
+                f"{prefix} rows make cheapest, and moves when those of {prefix} more call for "
+                "another "
+                "(estimated cost "
                 f"{format_number(k.get('cost_per_key', 0))} against "
                 f"{format_number(k.get('cost_one_tree', 0))} with one tree)"
             )

@@ -139,10 +139,11 @@ object MatchRecognizeConf {
   val TREES_PER_KEY: ConfigEntry[Int] =
     buildConf("spark.sql.matchRecognize.treesPerKey.max")
       .doc("The most trees a SKIP TILL ANY MATCH pattern of one alternative run in one pass " +
-        "may use: where the statistics sample shows partition keys whose variables' rates " +
-        "differ enough that another tree costs less for them, each key (each time slice of " +
-        "one) runs the tree its own first rows make cheapest (see docs/optimizer.md, 'Trees " +
-        "per key'). 1: every key runs the one tree chosen for the sample's average.")
+        "may use: where the statistics sample shows keys (or times) whose variables' rates " +
+        "differ enough that another tree costs less for them, or rates that move, each key " +
+        "(each time slice of one) runs the tree its latest rows make cheapest, and moves to " +
+        "another as its rates drift (see docs/optimizer.md, 'Trees per key'). 1: every key " +
+        "runs the one tree chosen for the sample's average.")
       .version("0.1.0")
       .intBetween(1, 8)
       .createWithDefault(4)
@@ -150,7 +151,8 @@ object MatchRecognizeConf {
   val TREES_PER_KEY_PREFIX_ROWS: ConfigEntry[Int] =
     buildConf("spark.sql.matchRecognize.treesPerKey.prefixRows")
       .doc("With several trees per key (treesPerKey.max), the rows of a key read, and held, " +
-        "before its tree is chosen from the rates they show.")
+        "before its tree is chosen from the rates they show; then the rows after which it is " +
+        "chosen again from the rates of those rows.")
       .version("0.1.0")
       .intBetween(2, 1000000)
       .createWithDefault(1000)
@@ -158,7 +160,9 @@ object MatchRecognizeConf {
   val TREES_PER_KEY_MIN_GAIN: ConfigEntry[Double] =
     buildConf("spark.sql.matchRecognize.treesPerKey.minGain")
       .doc("Trees per key are used only when the cost model predicts that they divide the " +
-        "cost of the sampled keys by at least this factor against one tree for all.")
+        "cost of the sampled keys by at least this factor against one tree for all (or when " +
+        "the sample shows rates moving within keys); a key moves to another tree only when " +
+        "it costs this factor less under the key's latest rates.")
       .version("0.1.0")
       .finiteFrom(1.0)
       .createWithDefault(1.25)

@@ -6,8 +6,9 @@ import org.apache.spark.sql.matchrecognize.plans.KeyTreeChooser
 /**
  * Trees per key forced for tests (`spark.sql.matchRecognize.internal.keyTrees`): a pattern of
  * one alternative planned on its own runs, beside the tree `chooser` picks, the `others`
- * over its variables, each group taking one by what its first `prefixRows` rows hold
- * ([[SpreadKeyTrees]]), so groups of one input run different trees.
+ * over its variables, each group taking one by what its first `prefixRows` rows hold and
+ * moving to another by what each `prefixRows` more hold ([[SpreadKeyTrees]]), so groups of
+ * one input run different trees, and change trees as they go.
  */
 final class ForcedKeyTrees(chooser: JoinTreeChooser, others: Seq[JoinTree], prefixRows: Int)
   extends JoinTreeChooser {
@@ -25,10 +26,13 @@ final class ForcedKeyTrees(chooser: JoinTreeChooser, others: Seq[JoinTree], pref
   }
 }
 
-/** Picks a tree by a weighted sum of the counts and the span, so that groups differ. */
+/**
+ * Picks a tree by a weighted sum of the counts and the span, whatever the group runs, so
+ * that groups differ and a group's tree changes often.
+ */
 final case class SpreadKeyTrees(trees: Seq[String], variables: Seq[String], prefixRows: Int)
   extends KeyTreeChooser {
-  override def choose(admitted: Array[Long], rows: Long, span: Double): Int = {
+  override def choose(admitted: Array[Long], rows: Long, span: Double, current: Int): Int = {
     val weighted = admitted.indices.map(i => admitted(i) * (i + 2)).sum
     java.lang.Math.floorMod(rows + weighted + span.toLong, trees.size.toLong).toInt
   }

@@ -39,7 +39,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
   /** The pattern's statistics from a sample of its input (cached), and whether they were computed now. */
   private def estimatesOf(builder: CepPlanBuilder): (Option[StatisticsEstimator.Estimates], Boolean) =
     StatisticsCache.getOrCompute[Option[StatisticsEstimator.Estimates]](
-      ("join statistics", builder.node.canonicalized, sampleRows, seed)) {
+      ("join statistics", builder.node.canonicalized, sampleRows, seed, prefixRows)) {
       // Time windows measure rows per microsecond, which a block gives only when the input
       // is stored in time order; otherwise one aggregate over the input gives it.
       val time = if (builder.rowsWindow) None else Some(KeyMicros(builder.node.orderBy.head.child))
@@ -51,7 +51,7 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
       // A sample spread over an unordered input holds too few rows of rare variables.
       val counts = density.map(_ => InputSample.passingCounts(session, builder.samplePlan))
       StatisticsEstimator.estimate(session, sampling, sample.rows, sample.blocks, 0.0, density,
-        counts)
+        counts, prefixRows)
     }
 
   /** What the cost model knows of each alternative, under the configured model. */
@@ -153,25 +153,29 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
         if maxTreesPerKey > 1 && requested != "trivial" && latencyWeight == 0 &&
           !builder.inGroup && p.sequence.singles.size > 2 =>
       TreeClasses.choose(p.tree, p.stats, e.groups, st => algorithm(requested).plan(p.sequence.singles, st),
-        maxTreesPerKey, minGainPerKey).map { c =>
-        (KeyTrees(c.others, RatesTreeChooser(p.tree +: c.others, p.stats, prefixRows)), c)
+        maxTreesPerKey, minGainPerKey, 2 * budgetMillis).map { c =>
+        (KeyTrees(c.others, RatesTreeChooser(p.tree +: c.others, p.stats, prefixRows, minGainPerKey)), c)
       }
     case _ => None
   }
 
   private def withTreesPerKey(r: JoinPlanReport, c: TreeClasses.Classes): JoinPlanReport = {
     def pct(share: Double) = s"${math.round(share * 100)}%"
-    val trees = c.others.zip(c.shares.tail).map { case (t, sh) => s"${t.sql} (${pct(sh)})" }
+    val trees = c.others.zip(c.shares.tail).map { case (t, sh) =>
+      if (sh > 0) s"${t.sql} (${pct(sh)})" else s"${t.sql} (for rates the sample shows moving)"
+    }
     JoinPlanReport(
       r.summary + s" | trees per key: the tree above for ${pct(c.shares.head)} of the sampled " +
-        s"rows, ${trees.mkString(", ")}, each key's chosen from its first $prefixRows rows " +
-        s"(estimated cost ${fmtLog(c.logCostPerKey)} against ${fmtLog(c.logCostOne)} with one tree)",
+        s"rows, ${trees.mkString(", ")}, each key's chosen from its first $prefixRows rows and " +
+        s"again after each $prefixRows more (estimated cost ${fmtLog(c.logCostPerKey)} against " +
+        s"${fmtLog(c.logCostOne)} with one tree)",
       r.json.stripSuffix("}") + ", " + Json.str("trees_per_key") + ": " + Json.obj(
         "prefix_rows" -> Json.num(prefixRows.toDouble),
         "cost_one_tree" -> Json.num(math.exp(c.logCostOne)),
         "cost_per_key" -> Json.num(math.exp(c.logCostPerKey)),
         "trees" -> Json.arr(c.others.zip(c.shares.tail).map { case (t, sh) =>
-          Json.obj("tree" -> Json.str(t.sql), "sampled_share" -> Json.num(sh))
+          Json.obj("tree" -> Json.str(t.sql), "sampled_share" -> Json.num(sh),
+            "for_drift" -> Json.bool(sh == 0))
         }),
         "own_tree_sampled_share" -> Json.num(c.shares.head)) + "}")
   }

@@ -43,16 +43,20 @@ object StatisticsEstimator {
   val RandomPairs = 2000
 
   /**
-   * What the estimates came from, for the plan report. `groups`: the rates of each (key,
-   * block) group of the sample with at least [[MinGroupRows]] rows, when the sample is in
-   * ORDER BY order (each group's rows cover their span).
+   * What the estimates came from, for the plan report. `groups`: the rates in each run of
+   * up to `chunkRows` consecutive rows of one (key, block) group of the sample with at least
+   * [[MinGroupRows]] rows, when the sample is in ORDER BY order (rows cover their span):
+   * what a key's first rows, or its later rows, show when it runs (see [[TreeClasses]]).
    */
   final case class Estimates(perAlternative: Seq[PatternStatistics], sampleRows: Int,
       blocks: Int, rowsPerKeyPerUnit: Double, densityFromInput: Boolean = false,
       ratesFromInput: Boolean = false, groups: Seq[GroupRates] = Nil)
 
-  /** One sampled group's rows and the arrival rate of each variable among them. */
-  final case class GroupRates(rows: Int, rates: Map[String, Double])
+  /**
+   * Some consecutive sampled rows of one key (within one block; `key` numbers the (key,
+   * block) groups) and the arrival rate of each variable among them.
+   */
+  final case class GroupRates(rows: Int, rates: Map[String, Double], key: Int = 0)
 
   /** Fewer rows than this say too little of a group's own rates. */
   val MinGroupRows = 20
@@ -64,7 +68,8 @@ object StatisticsEstimator {
    */
   def estimate(session: SparkSession, sampling: CepPlanBuilder, sampleRows: Int, blocks: Int,
       latencyWeight: Double, density: Option[Double] = None,
-      counts: Option[InputSample.PassingCounts] = None): Option[Estimates] = {
+      counts: Option[InputSample.PassingCounts] = None,
+      chunkRows: Int = Int.MaxValue): Option[Estimates] = {
     val layout = sampling.samplePlan
     val output = layout.plan.output
     def index(a: Attribute) = output.indexWhere(_.exprId == a.exprId)
@@ -88,16 +93,20 @@ object StatisticsEstimator {
     }.sum
     val lambda = density.getOrElse(rows.length / covered)
 
-    // Each group's own rates: its rows passing a variable's conditions over the span they cover.
+    // Each group's own rates, run by run of its rows: those passing a variable's conditions
+    // over the span they cover.
     val groupRates = if (density.isDefined) Nil
-    else groups.values.filter(_.size >= MinGroupRows).toIndexedSeq.map { is =>
-      val los = is.map(i => rows(i).getLong(loIndex))
-      val span = math.max(1.0, (los.max - los.min).toDouble * is.size / (is.size - 1))
-      val flagged = layout.flags.map { case (v, flag) =>
-        val fi = index(flag)
-        v -> math.max(is.count(i => !rows(i).isNullAt(fi) && rows(i).getBoolean(fi)).toDouble, 0.5) / span
+    else groups.values.toIndexedSeq.zipWithIndex.flatMap { case (is, key) =>
+      val sorted = is.sortBy(i => rows(i).getLong(loIndex))
+      sorted.grouped(math.max(chunkRows, MinGroupRows)).filter(_.size >= MinGroupRows).map { run =>
+        val los = run.map(i => rows(i).getLong(loIndex))
+        val span = math.max(1.0, (los.max - los.min).toDouble * run.size / (run.size - 1))
+        val flagged = layout.flags.map { case (v, flag) =>
+          val fi = index(flag)
+          v -> math.max(run.count(i => !rows(i).isNullAt(fi) && rows(i).getBoolean(fi)).toDouble, 0.5) / span
+        }
+        GroupRates(run.size, flagged, key)
       }
-      GroupRates(is.size, flagged)
     }
 
     val passing: Map[String, Array[Int]] = layout.flags.map { case (v, flag) =>

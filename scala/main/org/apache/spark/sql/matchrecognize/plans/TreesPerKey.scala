@@ -3,24 +3,27 @@ package org.apache.spark.sql.matchrecognize.plans
 import org.apache.spark.sql.catalyst.expressions.Expression
 
 /**
- * Picks the tree one group of rows (a partition key, or a time slice of one) is evaluated
- * with, from what its first rows show: how many of them each variable's own conditions
- * admit, and the window positions they span. Tree 0 is the alternative's own; the others are
- * [[TreesPerKey.classes]]. Runs in the tasks, so it must be serializable.
+ * Picks the tree a group of rows (a partition key, or a time slice of one) is evaluated with,
+ * from what its rows show: how many of the last rows read each variable's own conditions
+ * admit, and the window positions they span. Asked once the group's first `prefixRows` rows
+ * are read (or the group ends), then again after every `prefixRows` more, so that a group
+ * whose rates drift moves to the tree that suits them. Tree 0 is the alternative's own; the
+ * others are [[TreesPerKey.classes]]. Runs in the tasks, so it must be serializable.
  */
 trait KeyTreeChooser extends Serializable {
 
   /** The single-row variables whose admitted rows `choose` reads, in the order of its counts. */
   def variables: Seq[String]
 
-  /** Rows of a group read before its tree is chosen (fewer when the group ends first). */
+  /** Rows of a group read before its tree is chosen, and between two later choices. */
   def prefixRows: Int
 
   /**
-   * The tree for a group whose first `rows` rows spread over `span` window positions
-   * (ORDER BY units, or rows under a ROWS window) admit `admitted(i)` rows as `variables(i)`.
+   * The tree for a group whose last `rows` rows spread over `span` window positions (ORDER
+   * BY units, or rows under a ROWS window) admit `admitted(i)` rows as `variables(i)`, the
+   * group running tree `current` (-1: none yet).
    */
-  def choose(admitted: Array[Long], rows: Long, span: Double): Int
+  def choose(admitted: Array[Long], rows: Long, span: Double, current: Int): Int
 
   /** The trees, in their numbering, as EXPLAIN names them. */
   def trees: Seq[String]

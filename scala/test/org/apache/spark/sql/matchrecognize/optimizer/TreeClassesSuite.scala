@@ -21,7 +21,7 @@ class TreeClassesSuite extends AnyFunSuite {
   private def best(rates: Map[String, Double]) = plan(base.copy(rates = rates))
 
   test("opposite groups get each their own tree, with their shares of the sampled rows") {
-    val groups = Seq.fill(3)(GroupRates(100, rareA)) ++ Seq.fill(2)(GroupRates(100, rareC))
+    val groups = (Seq.fill(3)(rareA) ++ Seq.fill(2)(rareC)).zipWithIndex.map { case (r, k) => GroupRates(100, r, k) }
     val average = plan(base)
     val c = TreeClasses.choose(average, base, groups, plan, maxTrees = 4, minGain = 1.25).get
     val trees = average +: c.others
@@ -32,25 +32,51 @@ class TreeClassesSuite extends AnyFunSuite {
   }
 
   test("groups alike, too few groups, or one tree asked for: no trees per key") {
-    val alike = Seq.fill(5)(GroupRates(100, rareA))
+    val alike = (0 until 5).map(GroupRates(100, rareA, _))
     assert(TreeClasses.choose(best(rareA), base, alike, plan, 4, 1.25).isEmpty)
-    val opposite = Seq(GroupRates(100, rareA), GroupRates(100, rareC))
+    val opposite = Seq(GroupRates(100, rareA, 0), GroupRates(100, rareC, 1))
     assert(TreeClasses.choose(plan(base), base, opposite.take(1), plan, 4, 1.25).isEmpty)
     assert(TreeClasses.choose(plan(base), base, opposite, plan, 1, 1.25).isEmpty)
     // A gain the cost model predicts but below the asked factor is not taken.
     assert(TreeClasses.choose(plan(base), base, opposite, plan, 4, 1e6).isEmpty)
   }
 
+  test("a key whose rates move gets trees for each variable rare, beside those sampled") {
+    // Two runs of one key's rows: A rare, then B rare. Neither C nor D's profile is sampled.
+    val four = Seq("A", "B", "C", "D")
+    val st = PatternStatistics(100, four.map(_ -> 0.25).toMap,
+      Map(("A", "B") -> 0.01, ("B", "C") -> 0.01, ("C", "D") -> 0.01), candidateWeight = 0.1)
+    def plan4(s: PatternStatistics) = dp.plan(four, s)
+    def rare(v: String) = four.map(w => w -> (if (w == v) 0.0025 else 0.33)).toMap
+    val runs = Seq(GroupRates(100, rare("A"), 0), GroupRates(100, rare("B"), 0))
+    val c = TreeClasses.choose(plan4(st), st, runs, plan4, maxTrees = 8, minGain = 1.25).get
+    val hedged = c.others.zip(c.shares.tail).filter(_._2 == 0).map(_._1)
+    assert(c.hedges == hedged.size && hedged.nonEmpty)
+    // Every variable's rare profile has its best tree in the set.
+    for (v <- four) assert((plan4(st) +: c.others).contains(plan4(st.copy(rates = st.rates.updated(v, 0.0025)))), v)
+    // The same runs as two keys that do not move: no hedges.
+    val still = runs.zipWithIndex.map { case (g, k) => g.copy(key = k) }
+    assert(TreeClasses.choose(plan4(st), st, still, plan4, 8, 1.25).forall(_.hedges == 0))
+    // At most maxTrees trees in all.
+    assert(TreeClasses.choose(plan4(st), st, runs, plan4, 2, 1.25).forall(_.others.size == 1))
+  }
+
   test("a group's first rows pick the tree cheapest under their rates") {
     val trees = Seq(best(rareA), best(rareC))
-    val chooser = RatesTreeChooser(trees, base, prefixRows = 1000)
+    val chooser = RatesTreeChooser(trees, base, prefixRows = 1000, minGain = 1.25)
     assert(chooser.variables == vars)
     // 1,000 rows over 1,000 positions: A on 10, B on 500, C on 490; and the reverse.
-    assert(chooser.choose(Array(10L, 500L, 490L), 1000, 1000.0) == 0)
-    assert(chooser.choose(Array(490L, 500L, 10L), 1000, 1000.0) == 1)
+    assert(chooser.choose(Array(10L, 500L, 490L), 1000, 1000.0, -1) == 0)
+    assert(chooser.choose(Array(490L, 500L, 10L), 1000, 1000.0, -1) == 1)
     // A variable with no rows counts as half a row, as in sampling; one row tells nothing.
-    assert(chooser.choose(Array(0L, 500L, 490L), 990, 1000.0) == 0)
-    assert(chooser.choose(Array(0L, 0L, 1L), 1, 1.0) == 0)
+    assert(chooser.choose(Array(0L, 500L, 490L), 990, 1000.0, -1) == 0)
+    assert(chooser.choose(Array(0L, 0L, 1L), 1, 1.0, -1) == 0)
+    assert(chooser.choose(Array(0L, 0L, 1L), 1, 1.0, 1) == 1)
+    // A group running a tree moves only for one that costs minGain times less.
+    assert(chooser.choose(Array(490L, 500L, 10L), 1000, 1000.0, 0) == 1)
+    val even = Array(250L, 500L, 250L)
+    val stay = chooser.choose(even, 1000, 1000.0, -1)
+    assert(chooser.choose(even, 1000, 1000.0, 1 - stay) == 1 - stay)
     val rates = RatesTreeChooser.rates(vars, Array(0L, 10L, 20L), 10.0)
     assert(rates == Map("A" -> 0.05, "B" -> 1.0, "C" -> 2.0))
     assert(CostModel.logTreeObjective(trees(0), base.copy(rates = rareA)) <

@@ -58,8 +58,14 @@ class TreeMatchEvaluatorFactory(
       def describeKey(): String = PartitionKeyText.inOneSlice(keys.init, key)
       val describe = () => describeKey()
 
-      /** The alternatives evaluated as one of the trees a group may run (`TreesPerKey`). */
-      final class Run(task: TreeTask, firstNode: Int, counts: Seq[Int]) {
+      /**
+       * The alternatives evaluated as one of the trees a group may run (`TreesPerKey`). Its
+       * matches wait in `pending` under `tag`: the alternative's number, or with trees per
+       * key (one alternative), the tree's. While a group moves off it, only its matches
+       * starting before `emitBefore` are written (the next tree finds the others).
+       */
+      final class Run(task: TreeTask, firstNode: Int, counts: Seq[Int], tag: Int => Int) {
+        var emitBefore: Long = Long.MaxValue
         private val alts = task.alternatives
         // Each unit: one alternative alone, or alternatives evaluated as one shared graph.
         val evaluators = new TreeUnits(task)
@@ -85,9 +91,14 @@ class TreeMatchEvaluatorFactory(
         private val emits: Array[PartialMatch => Unit] = alts.indices.map { t =>
           new PairSink {
             override def apply(pm: PartialMatch): Unit =
-              if (keeps(t) == null || keeps(t).eval(outputOf(t, pm))) pending.add(t, pm)
+              if (pm.lo < emitBefore && (keeps(t) == null || keeps(t).eval(outputOf(t, pm)))) {
+                pending.add(tag(t), pm)
+              }
             override def pair(l: PartialMatch, r: PartialMatch): Unit =
-              if (keeps(t) == null || keeps(t).eval(pairOutputOf(t, l, r))) pending.add(t, l, r)
+              if (math.min(l.lo, r.lo) < emitBefore &&
+                  (keeps(t) == null || keeps(t).eval(pairOutputOf(t, l, r)))) {
+                pending.add(tag(t), l, r)
+              }
           }
         }.toArray
         val unitEmits: Array[Array[PartialMatch => Unit]] = evaluators.byUnit(emits)
@@ -120,29 +131,77 @@ class TreeMatchEvaluatorFactory(
       val firstNodes = nodeCounts.map(_.sum).scanLeft(0)(_ + _)
       val runs = new Array[Run](tasks.length)
       def runOf(c: Int): Run = {
-        if (runs(c) == null) runs(c) = new Run(tasks(c), firstNodes(c), nodeCounts(c))
+        if (runs(c) == null) {
+          runs(c) = new Run(tasks(c), firstNodes(c), nodeCounts(c), t => if (perKey.isEmpty) t else c)
+        }
         runs(c)
       }
       var run = runOf(0)
-      val prefix = perKey.map(k => new KeyPrefix(k.chooser, task.alternatives.head, input, task.lo)).orNull
+      var tree = 0
+      val watch = perKey.map(k => new KeyTreeWatch(k.chooser, task.alternatives.head, input, task.lo)).orNull
+      val window = task.alternatives.head.window.getOrElse(task.window)
       val keysByTree = tasks.indices.map(c => metrics.get(s"keysTree$c").orNull).toArray
+      // A group moving to another tree: the tree it runs until the windows of the matches
+      // starting before the move have passed (`retireAfter`), and the tree it moves to.
+      var retiring: Run = null
+      var retiringStates: Array[TreeState] = null
+      var retireAfter = Long.MaxValue
+      var moveTo = -1
 
-      def startGroup(): Unit =
-        if (prefix == null) states = run.evaluators.newStates()
-        else prefix.start()
-      def add(row: InternalRow): Unit =
-        if (states != null) run.evaluators.add(states, row, run.unitEmits, describe)
-        else if (prefix.add(row)) choose()
-      // The group's tree, from its rows read so far, which it then reads.
-      def choose(): Unit = {
-        val c = prefix.choice
+      def startGroup(): Unit = {
+        retiring = null
+        moveTo = -1
+        if (watch == null) states = run.evaluators.newStates()
+        else { states = null; watch.start() }
+      }
+      def runTree(c: Int): Unit = {
         keysByTree(c) += 1
+        tree = c
         run = runOf(c)
+        run.emitBefore = Long.MaxValue
         states = run.evaluators.newStates()
-        prefix.drain(r => run.evaluators.add(states, r, run.unitEmits, describe))
+      }
+      def add(row: InternalRow): Unit =
+        if (watch == null) run.evaluators.add(states, row, run.unitEmits, describe)
+        else {
+          val due = watch.read(row)
+          if (watch.holding) { if (due) firstTree() }
+          else {
+            val at = watch.position
+            if (retiring != null && at > retireAfter) retire()
+            // A move happens at a row past the one before it: every row of that position
+            // and after goes to the next tree, every match starting before to the last.
+            if (moveTo >= 0 && at > watch.previousPosition) {
+              retiring = run
+              retiringStates = states
+              retiring.emitBefore = at
+              retireAfter = if (at > Long.MaxValue - window) Long.MaxValue else at + window
+              runTree(moveTo)
+              moveTo = -1
+              metrics("treeMoves") += 1
+            }
+            if (retiring != null) retiring.evaluators.add(retiringStates, row, retiring.unitEmits, describe)
+            run.evaluators.add(states, row, run.unitEmits, describe)
+            if (due) {
+              val c = watch.choose(tree)
+              if (c != tree && retiring == null && moveTo < 0) moveTo = c
+            }
+          }
+        }
+      // The group's first tree, from its first rows, which it then reads.
+      def firstTree(): Unit = {
+        runTree(watch.choose(-1))
+        watch.drain(r => run.evaluators.add(states, r, run.unitEmits, describe))
+      }
+      def retire(): Unit = {
+        retiring.evaluators.finish(retiringStates, retiring.unitEmits, describe)
+        retiring.count(retiringStates)
+        retiring = null
+        retiringStates = null
       }
       def finishGroup(): Unit = {
-        if (prefix != null && prefix.active) choose()
+        if (watch != null && watch.holding) firstTree()
+        if (retiring != null) retire()
         if (states != null) {
           run.evaluators.finish(states, run.unitEmits, describe)
           run.count(states)
@@ -182,11 +241,12 @@ class TreeMatchEvaluatorFactory(
           fill()
           if (pending.isEmpty) throw new NoSuchElementException
           outRows += 1
-          val t = pending.tree
+          // With trees per key a match's tag is its tree (of the one alternative).
+          val (from, t) = if (perKey.isEmpty) (run, pending.tree) else (runs(pending.tree), 0)
           val l = pending.left
           val r = pending.right
           pending.drop()
-          run.projects(t)(if (r == null) run.outputOf(t, l) else run.pairOutputOf(t, l, r))
+          from.projects(t)(if (r == null) from.outputOf(t, l) else from.pairOutputOf(t, l, r))
         }
       }
     }

@@ -52,7 +52,7 @@ case class TreeMatchExec(
       "one pass over each partition key" + SharedTreeGraph.describe(alternatives) +
       perKey.fold("")(k =>
         s", trees per key: ${k.chooser.trees.mkString(" | ")} (each key runs one, chosen from " +
-          s"its first ${k.chooser.prefixRows} rows)")
+          s"its first ${k.chooser.prefixRows} rows, and again after each ${k.chooser.prefixRows} more)")
 
   /** The same operator writing `list` (over its output) instead of its output. */
   def projectedBy(list: Seq[NamedExpression]): TreeMatchExec = {
@@ -105,7 +105,7 @@ case class TreeMatchExec(
     } ++
     perKey.toSeq.flatMap(_.chooser.trees.zipWithIndex.map { case (tree, c) =>
       s"keysTree$c" -> SQLMetrics.createMetric(sparkContext, s"keys run with tree $tree")
-    })
+    } :+ ("treeMoves" -> SQLMetrics.createMetric(sparkContext, "moves of a key to another tree")))
 
   override protected def doExecute(): RDD[InternalRow] =
     child.execute().mapPartitionsWithEvaluator(new TreeMatchEvaluatorFactory(

@@ -5,29 +5,24 @@ import org.apache.spark.sql.matchrecognize.plans.KeyTreeChooser
 
 /**
  * Chooses a group's tree by the cost model: `stats` (the sample's, selectivities and all)
- * with the single-row variables' rates replaced by those the group's first rows show, each
- * of `candidates` costed, the cheapest taken (the first of equals, so tree 0 on a tie).
+ * with the single-row variables' rates replaced by those the group's last rows show, each
+ * of `candidates` costed, the cheapest taken (the first of equals, so tree 0 on a tie). A
+ * group running a tree moves to another only when it costs `minGain` times less.
  */
 final case class RatesTreeChooser(candidates: Seq[JoinTree], stats: PatternStatistics,
-    prefixRows: Int) extends KeyTreeChooser {
+    prefixRows: Int, minGain: Double) extends KeyTreeChooser {
 
   override val variables: Seq[String] = stats.rates.keys.toIndexedSeq.sorted
 
   override def trees: Seq[String] = candidates.map(_.sql)
 
-  override def choose(admitted: Array[Long], rows: Long, span: Double): Int =
-    if (rows < 2) 0
+  override def choose(admitted: Array[Long], rows: Long, span: Double, current: Int): Int =
+    if (rows < 2) math.max(current, 0)
     else {
       val s = stats.copy(rates = RatesTreeChooser.rates(variables, admitted, span))
-      var best = 0
-      var bestCost = Double.PositiveInfinity
-      var i = 0
-      while (i < candidates.length) {
-        val c = CostModel.logTreeObjective(candidates(i), s)
-        if (c < bestCost) { best = i; bestCost = c }
-        i += 1
-      }
-      best
+      val costs = candidates.map(CostModel.logTreeObjective(_, s))
+      val best = costs.indices.minBy(costs)
+      if (current < 0 || costs(best) + math.log(minGain) < costs(current)) best else current
     }
 }
 

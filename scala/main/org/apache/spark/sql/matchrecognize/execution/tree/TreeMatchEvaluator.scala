@@ -182,9 +182,10 @@ class TreeMatchEvaluatorFactory(
             }
             if (retiring != null) retiring.evaluators.add(retiringStates, row, retiring.unitEmits, describe)
             run.evaluators.add(states, row, run.unitEmits, describe)
-            if (due) {
+            // Costed only when the group could move (not while it is moving).
+            if (due && retiring == null && moveTo < 0) {
               val c = watch.choose(tree)
-              if (c != tree && retiring == null && moveTo < 0) moveTo = c
+              if (c != tree) moveTo = c
             }
           }
         }
@@ -242,7 +243,8 @@ class TreeMatchEvaluatorFactory(
           if (pending.isEmpty) throw new NoSuchElementException
           outRows += 1
           // With trees per key a match's tag is its tree (of the one alternative).
-          val (from, t) = if (perKey.isEmpty) (run, pending.tree) else (runs(pending.tree), 0)
+          val from = if (perKey.isEmpty) run else runs(pending.tree)
+          val t = if (perKey.isEmpty) pending.tree else 0
           val l = pending.left
           val r = pending.right
           pending.drop()

@@ -141,3 +141,38 @@ def test_random_patterns_with_time_ranges_match_the_reference(spark, level):
         spark.conf.unset(PREFILTER)
     assert not failures, "\n\n".join(failures)
     assert applied == TIME_RANGE_CASES, f"only {applied} cases used the time-range join"
+
+
+SPLIT_CASES = int(os.environ.get("SMR_SPLIT_CASES", "16"))
+SPLIT = "spark.sql.matchRecognize.split.mode"
+
+
+@pytest.mark.adaptive("off")
+def test_random_patterns_matched_in_ranges_match_the_reference(spark):
+    """Random cases that split matching applies to (AFTER MATCH SKIP TO NEXT ROW, forced
+    on) cut into ranges of two or three rows, so partitions cross many range edges and
+    matches read far into the following ranges: the rows must be the reference's."""
+    failures, applied, seed = [], 0, SEED_BASE + 200_000
+    spark.conf.set(SPLIT, "on")
+    spark.conf.set("spark.sql.shuffle.partitions", "16")
+    try:
+        while applied < SPLIT_CASES and seed < SEED_BASE + 200_000 + 80 * SPLIT_CASES:
+            seed += 1
+            case = generate(seed, "full")
+            if case.expect_error or case.spec.skip != ("to_next_row",):
+                continue
+            plan = spark.sql(case.sql)._jdf.queryExecution().executedPlan().toString()
+            if "split into ranges matched in parallel" not in plan:
+                continue
+            applied += 1
+            try:
+                _check(spark, case)
+            except AssertionError as e:
+                failures.append(f"seed {seed} (split): {e}")
+            if len(failures) >= 3:
+                break
+    finally:
+        spark.conf.unset(SPLIT)
+        spark.conf.set("spark.sql.shuffle.partitions", "4")
+    assert not failures, "\n\n".join(failures)
+    assert applied == SPLIT_CASES, f"only {applied} cases could be split"

@@ -206,6 +206,30 @@ object MatchRecognizeConf {
       .oneOf(Seq("auto", "on", "off"))
       .createWithDefault("auto")
 
+  val SPLIT_MODE: ConfigEntry[String] =
+    buildConf("spark.sql.matchRecognize.split.mode")
+      .doc("Split matching of large partitions (docs/design.md): the rows are cut into " +
+        "ranges of the PARTITION BY and ORDER BY order, each matched by its own task, which " +
+        "reads on into the next range to finish the matches that start in its own; so one " +
+        "huge partition, or a key holding most rows, is matched on every core. Applies to " +
+        "AFTER MATCH SKIP TO NEXT ROW patterns without MATCH_NUMBER() and without WITH " +
+        "UNMATCHED ROWS. `auto`: for a query without PARTITION BY whose input Spark " +
+        "estimates at spark.sql.matchRecognize.split.minBytes or more; `on`: whenever the " +
+        "pattern allows it (also with PARTITION BY, where it spreads skewed keys); `off`: " +
+        "never. EXPLAIN says which and why. The result is the same either way.")
+      .version("0.1.0")
+      .oneOf(Seq("auto", "on", "off"))
+      .createWithDefault("auto")
+
+  val SPLIT_MIN_BYTES: ConfigEntry[Long] =
+    buildConf("spark.sql.matchRecognize.split.minBytes")
+      .doc("Under spark.sql.matchRecognize.split.mode=auto, the smallest estimated input " +
+        "(Spark's statistics of the query's input) of a query without PARTITION BY that is " +
+        "split into ranges matched in parallel.")
+      .version("0.1.0")
+      .bytesFrom(1, "must be positive")
+      .createWithDefault(128L << 20)
+
   val MAX_KLEENE_BINDINGS: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.maxKleeneBindings")
       .doc("Under SKIP TILL ANY MATCH, the most bindings a Kleene closure (B+, B*, B{n,m}) may " +
@@ -454,7 +478,7 @@ object MatchRecognizeConf {
       LATENCY_WEIGHT, CANDIDATE_WEIGHT, AUTO_DP_THRESHOLD, AUTO_TIME_BUDGET_MS, TREES_PER_KEY,
       TREES_PER_KEY_PREFIX_ROWS,
       TREES_PER_KEY_MIN_GAIN, STATISTICS_SAMPLE_ROWS, STATISTICS_SEED,
-      EXPLAIN_CANDIDATES, PREFILTER, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
+      EXPLAIN_CANDIDATES, PREFILTER, SPLIT_MODE, SPLIT_MIN_BYTES, MAX_KLEENE_BINDINGS, MAX_MATCHES_PER_PARTITION,
       TARGET_ROWS_PER_TASK, CEP_EXECUTION, MAX_BUFFERED_PARTIAL_MATCHES, COUNT_WITHOUT_MATCHES,
       PLAN_PATTERNS_TOGETHER, STREAMING_OPERATOR, STATE_TTL_MS, REAL_TIME_REORDER_MS,
       LATE_ROWS_KEPT, KEPT_STATE_BYTES)

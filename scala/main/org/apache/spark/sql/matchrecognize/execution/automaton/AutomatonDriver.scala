@@ -83,6 +83,19 @@ final class AutomatonDriver(
       spec.maxLookBehind)
   }
 
+  /**
+   * A range of a split partition has no rows past this one: rows added from here on only
+   * finish the matches that start before it (see [[finishedBefore]]).
+   */
+  def stopStartsAt(pos: Long): Unit = matcher.stopStartsAt(pos)
+
+  /**
+   * Whether every match starting before `pos` is decided and written: the rows before it
+   * have been offered, no attempt is live and no match waits for rows its measures read.
+   */
+  def finishedBefore(pos: Long): Boolean =
+    offered >= pos && matcher.idle && writer.waiting == 0
+
   /** The partition has ended: offers the rows left and starts deciding its open matches. */
   def beginEnd(): Unit = {
     offerAll()

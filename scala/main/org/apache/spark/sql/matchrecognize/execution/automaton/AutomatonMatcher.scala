@@ -74,6 +74,9 @@ final class AutomatonMatcher(
 
   private val attempts = new AttemptQueue
   private var nextStart = 0L
+  // No attempt starts at or past this row: a range of a split partition reads on past its
+  // end only to finish the matches that start inside it ([[stopStartsAt]]).
+  private var startsBefore = Long.MaxValue
   private var matchCount = 0L
   private var liveThreads = 0L
   private var peakThreads = 0L
@@ -124,7 +127,14 @@ final class AutomatonMatcher(
     finishEnd = -1L
     closePending = false
     resolvePaused = false
+    startsBefore = Long.MaxValue
   }
+
+  /** No attempt starts at `pos` or later (until [[reset]]). */
+  def stopStartsAt(pos: Long): Unit = startsBefore = pos
+
+  /** Whether no attempt is live: every match starting before the rows offered is decided. */
+  def idle: Boolean = attempts.isEmpty
 
   /**
    * The first row a match not yet decided may start at: every start before it is decided.
@@ -192,7 +202,7 @@ final class AutomatonMatcher(
   private def runFrom(from: Long, to: Long): Unit = {
     var p = from
     while (p <= to) {
-      if (p >= nextStart && mayStartAt(p)) attempts.addLast(newAttempt(p))
+      if (p >= nextStart && p < startsBefore && mayStartAt(p)) attempts.addLast(newAttempt(p))
       step(p)
       if (resolve() && spec.shareAcrossStarts) {
         clearAttempts()

@@ -2,9 +2,10 @@ package org.apache.spark.sql.matchrecognize.execution.automaton
 
 import org.apache.spark.{PartitionEvaluator, PartitionEvaluatorFactory, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.expressions.{Attribute, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.matchrecognize.execution.TaskSort
+import org.apache.spark.sql.matchrecognize.plans.PartitionKeys
 
 /**
  * The per-task part of [[MatchRecognizeExec]]: sorts a task's rows when the operator sorts
@@ -34,4 +35,27 @@ class MatchRecognizeEvaluatorFactory(
         processor.run(sorted)
       }
     }
+
+  /**
+   * Matches one range of a split partition ([[SplitMatching]]): the input partitions
+   * `first` until `end` of `ranges`, whose rows are `rows` (unsorted unless `sort` is empty)
+   * and whose neighbours' rows `read(j)` returns; `ordering` is the total order the input
+   * partitions follow.
+   */
+  def evalRange(
+      ordering: Seq[SortOrder],
+      first: Int,
+      end: Int,
+      ranges: Int,
+      rows: Iterator[InternalRow],
+      read: Int => Iterator[InternalRow]): Iterator[InternalRow] = {
+    val sorted = sort.map(_.sort(rows, metrics("sortTime"))).getOrElse(rows)
+    val keyOf = UnsafeProjection.create(PartitionKeys.comparable(partitionKeys), inputSchema)
+    val neighbours = new RangeNeighbours(read, first, end, ranges, RowOrdering.create(ordering, inputSchema),
+      (a: UnsafeRow, b: UnsafeRow) => keyOf(a).copy() == keyOf(b))
+    val processor =
+      new PartitionProcessor(spec, partitionKeys, inputSchema, first, metrics, Some(neighbours))
+    TaskContext.get().addTaskCompletionListener[Unit](_ => processor.reportMetrics())
+    processor.run(sorted)
+  }
 }

@@ -3,7 +3,7 @@ package org.apache.spark.sql.matchrecognize.execution.automaton
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
-import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, Partitioning, UnknownPartitioning}
+import org.apache.spark.sql.catalyst.plans.physical.{AllTuples, ClusteredDistribution, Distribution, OrderedDistribution, Partitioning, UnknownPartitioning}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
@@ -16,6 +16,12 @@ import org.apache.spark.sql.matchrecognize.plans.MatchRecognizeOptions
  * on shuffle order), and each partition is matched in one pass over its rows. The sort is
  * this operator's own ([[TaskSort]], with [[PartitionSortPrefix]] where it applies), or
  * Spark's (required of the child) under an internal conf for benchmarks.
+ *
+ * With `split` ([[SplitMatching]]) the input is instead range-partitioned by that total
+ * order, and each task matches its range, reading into its neighbours' rows where a
+ * partition crosses a range's edge.
+ *
+ * @param splitNote what EXPLAIN says about splitting (empty: nothing)
  */
 case class MatchRecognizeExec(
     partitionBy: Seq[Attribute],
@@ -25,7 +31,9 @@ case class MatchRecognizeExec(
     defines: Seq[Expression],
     options: MatchRecognizeOptions,
     output: Seq[Attribute],
-    child: SparkPlan) extends UnaryExecNode {
+    child: SparkPlan,
+    split: Boolean = false,
+    splitNote: String = "") extends UnaryExecNode {
 
   override def producedAttributes: AttributeSet = AttributeSet(measureOutput)
 
@@ -37,19 +45,16 @@ case class MatchRecognizeExec(
       SQLMetrics.createAverageMetric(sparkContext, "peak live partial matches per task"),
     "peakBufferedRows" -> SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"),
     "matchingSteps" -> SQLMetrics.createMetric(sparkContext, "matching steps"),
-    "sortTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own sort time"))
+    "sortTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own sort time"),
+    "neighbourRows" -> SQLMetrics.createMetric(sparkContext, "rows read from neighbouring ranges"))
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (partitionBy.isEmpty) AllTuples :: Nil else ClusteredDistribution(partitionBy) :: Nil
-
-  /** Remaining orderable columns, ascending, break ties on the ORDER BY keys. */
-  private def tieBreakers: Seq[SortOrder] =
-    // The prefilter's flag is not data: tied rows keep the order the prefilter saw.
-    InputOrdering.tieBreakers(partitionBy, orderBy, options.prefilter.flatMap(_.startFlag).toIndexedSeq,
-      child.output)
+    if (split) OrderedDistribution(fullOrdering) :: Nil
+    else if (partitionBy.isEmpty) AllTuples :: Nil
+    else ClusteredDistribution(partitionBy) :: Nil
 
   private def fullOrdering: Seq[SortOrder] =
-    partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++ tieBreakers
+    MatchRecognizeExec.totalOrdering(partitionBy, orderBy, options, child.output)
 
   /**
    * This operator's own sort, unless the child's rows already come in the order: with the
@@ -70,6 +75,8 @@ case class MatchRecognizeExec(
     if (ownSort.isDefined) Seq(Nil) else Seq(fullOrdering)
 
   override def outputPartitioning: Partitioning = child.outputPartitioning match {
+    // A range writes matches that read rows of the next range: no partitioning holds.
+    case p if split => UnknownPartitioning(p.numPartitions)
     case p: Expression if p.references.subsetOf(AttributeSet(output)) => p.asInstanceOf[Partitioning]
     case p => UnknownPartitioning(p.numPartitions)
   }
@@ -83,7 +90,7 @@ case class MatchRecognizeExec(
     options.strategy.map(_.sql).getOrElse(options.effectiveSkip.sql) +
     options.within.map(w => s", ${w.sql}").getOrElse("") +
     options.prefilter.map(d => s", prefilter: ${d.note}").getOrElse("") +
-    ownSort.map(_._2).getOrElse("") + deadlineNote +
+    ownSort.map(_._2).getOrElse("") + splitNote + deadlineNote +
     s", measures=[${measureOutput.map(_.name).mkString(", ")}]"
   }
 
@@ -102,10 +109,29 @@ case class MatchRecognizeExec(
 
   override protected def doExecute(): RDD[InternalRow] = {
     val spec = this.spec
-    child.execute().mapPartitionsWithEvaluator(
-      new MatchRecognizeEvaluatorFactory(spec, partitionBy, child.output, ownSort.map(_._1), metrics))
+    val factory =
+      new MatchRecognizeEvaluatorFactory(spec, partitionBy, child.output, ownSort.map(_._1), metrics)
+    if (split) {
+      val ordering = fullOrdering
+      new NeighbourReadingRDD[InternalRow, InternalRow](child.execute(), SplitMatching.tasks(sparkContext),
+        (first, end, ranges, rows, read) => factory.evalRange(ordering, first, end, ranges, rows, read))
+    } else child.execute().mapPartitionsWithEvaluator(factory)
   }
 
   override protected def withNewChildInternal(newChild: SparkPlan): MatchRecognizeExec =
     copy(child = newChild)
+}
+
+object MatchRecognizeExec {
+
+  /**
+   * The order the matcher reads rows in: partition, ORDER BY, then the remaining orderable
+   * columns ascending, which break ties on the ORDER BY keys.
+   */
+  def totalOrdering(partitionBy: Seq[Attribute], orderBy: Seq[SortOrder],
+      options: MatchRecognizeOptions, input: Seq[Attribute]): Seq[SortOrder] =
+    partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++
+      // The prefilter's flag is not data: tied rows keep the order the prefilter saw.
+      InputOrdering.tieBreakers(partitionBy, orderBy, options.prefilter.flatMap(_.startFlag).toIndexedSeq,
+        input)
 }

@@ -3,19 +3,27 @@ package org.apache.spark.sql.matchrecognize.execution.automaton
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.matchrecognize.compile.automaton.Instruction
 import org.apache.spark.sql.matchrecognize.plans.PartitionKeys
 
 /**
  * The per-task loop of [[MatchRecognizeExec]]: reads the sorted rows of a Spark partition,
  * cuts them into MATCH_RECOGNIZE partitions, runs each through the [[AutomatonDriver]] and
  * hands out output rows as they are produced.
+ *
+ * With `neighbours`, the task's rows are one range of a split partition ([[SplitMatching]]):
+ * its first partition may have begun in the range before, whose last rows it then reads for
+ * navigation only (no match of this range starts there), and its last partition may go on
+ * in the range after, whose rows it reads until the matches starting in this range are
+ * decided (none starts there).
  */
 final class PartitionProcessor(
     spec: MatcherSpec,
     partitionKeys: Seq[Attribute],
     inputSchema: Seq[Attribute],
     partitionIndex: Int,
-    metrics: Map[String, SQLMetric]) {
+    metrics: Map[String, SQLMetric],
+    neighbours: Option[RangeNeighbours] = None) {
 
   // The first row of the next partition, held while the current partition's end is decided.
   private var heldRow: UnsafeRow = _
@@ -40,6 +48,11 @@ final class PartitionProcessor(
   private var currentKeyValues: UnsafeRow = _
   private var inputRows = 0L
 
+  // The rows after the range (split partitions), once its own rows are read; null before.
+  private var rowsAfter: Iterator[UnsafeRow] = _
+  // The position of the first row after the range in the partition's buffer.
+  private var rangeEnd = -1L
+
   def run(rows: Iterator[InternalRow]): Iterator[InternalRow] = new Iterator[InternalRow] {
     private var exhausted = false
 
@@ -47,8 +60,16 @@ final class PartitionProcessor(
       while (out.isEmpty && !exhausted) {
         if (driver.endingPartition) continueEnd()
         else if (rows.hasNext) add(rows.next().asInstanceOf[UnsafeRow])
-        else if (currentKey != null) beginEnd()
-        else exhausted = true
+        else if (currentKey != null) {
+          if (rowsAfter == null && neighbours.isDefined) {
+            rangeEnd = driver.buffer.end
+            driver.stopStartsAt(rangeEnd)
+            rowsAfter = neighbours.get.rowsAfter(previousRow)
+          }
+          if (rowsAfter != null && !driver.finishedBefore(rangeEnd) && rowsAfter.hasNext) {
+            driver.add(rowsAfter.next())
+          } else beginEnd()
+        } else exhausted = true
       }
       !out.isEmpty
     }
@@ -79,13 +100,37 @@ final class PartitionProcessor(
       beginEnd()
       return
     }
-    inputRows += 1
     if (currentKey == null) {
       currentKey = keyOf(row).copy()
       currentKeyValues = if (keyValuesOf eq keyOf) currentKey else keyValuesOf(row).copy()
+      if (inputRows == 0 && neighbours.isDefined) readBefore(row)
     }
+    inputRows += 1
     val kept = driver.add(row)
     if (keysFixedWidth) previous = kept
+    lastRow = kept
+  }
+
+  // Whether anything reads rows before a match's first: navigation, or `^`.
+  private val readsBack =
+    spec.maxLookBehind > 0 || spec.program.instructions.contains(Instruction.AnchorStart)
+
+  // The last row of the range read (the buffer's copy).
+  private var lastRow: UnsafeRow = _
+  private def previousRow: UnsafeRow = lastRow
+
+  /**
+   * The range's first partition began before it: its rows there (as many as navigation
+   * reads back, at least one so that `^` sees the partition did not start here) are
+   * buffered ahead of the range's, and attempts start at the range's first row. When
+   * nothing reads back, they are not read: the range's first row then starts the buffer.
+   */
+  private def readBefore(first: UnsafeRow): Unit = if (readsBack) {
+    val before = neighbours.get.rowsBefore(first, math.max(spec.maxLookBehind, 1))
+    if (before.nonEmpty) {
+      driver.resume(0, before.length, 0, before.length - 1)
+      before.foreach(driver.add)
+    }
   }
 
   private def beginEnd(): Unit = driver.beginEnd()
@@ -94,6 +139,7 @@ final class PartitionProcessor(
   private def continueEnd(): Unit = {
     if (!driver.continueEnd()) return
     currentKey = null
+    rowsAfter = null
     if (heldRow != null) {
       val next = heldRow
       heldRow = null
@@ -117,5 +163,6 @@ final class PartitionProcessor(
     metrics("matchingSteps") += driver.matcher.steps
     metrics("peakLivePartialMatches").set(driver.matcher.peakLiveThreads.toDouble)
     metrics("peakBufferedRows").set(driver.peakBufferedRows.toDouble)
+    neighbours.foreach(n => metrics("neighbourRows") += n.neighbourRowsRead)
   }
 }

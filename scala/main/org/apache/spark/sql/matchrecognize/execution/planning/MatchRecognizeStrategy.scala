@@ -1,13 +1,15 @@
 package org.apache.spark.sql.matchrecognize.execution.planning
 
 import org.apache.spark.sql.execution.SparkStrategy
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.catalyst.expressions.{ExprId, ScalarSubquery}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, RepartitionByExpression}
-import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RangePartitioning}
 import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
 import org.apache.spark.sql.matchrecognize.compile.anymatch.CepTaskChooser
 import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
-import org.apache.spark.sql.matchrecognize.execution.automaton.MatchRecognizeExec
+import org.apache.spark.sql.matchrecognize.execution.automaton.{MatchRecognizeExec, SplitMatching}
 import org.apache.spark.sql.matchrecognize.execution.joins._
 import org.apache.spark.sql.matchrecognize.execution.counting.MatchCountExec
 import org.apache.spark.sql.matchrecognize.execution.tree.TreeMatchExec
@@ -20,8 +22,18 @@ import org.apache.spark.sql.matchrecognize.plans._
 object MatchRecognizeStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case m: MatchRecognize =>
+      val split = SplitMatching.choose(m, SQLConf.get)
+      val child =
+        if (!split.split) planLater(m.child)
+        else {
+          // Finer ranges than tasks, fixed (adaptive execution must not merge them).
+          val order = MatchRecognizeExec.totalOrdering(m.partitionBy, m.orderBy, m.options, m.child.output)
+          val session = SparkSession.active
+          ShuffleExchangeExec(RangePartitioning(order, SplitMatching.ranges(session.sparkContext, SQLConf.get)),
+            planLater(m.child), REPARTITION_BY_NUM)
+        }
       MatchRecognizeExec(m.partitionBy, m.orderBy, m.measures, m.measureOutput, m.defines,
-        m.options, m.output, planLater(m.child)) :: Nil
+        m.options, m.output, child, split.split, split.note) :: Nil
     case Project(list, j: CepSequenceJoin) if SequenceJoinExec.canProject(list) =>
       // The join writes each match's projected row directly, not its columns and then a copy.
       sequenceJoin(j).copy(output = list.map(_.toAttribute), projection = list) :: Nil

@@ -1,0 +1,108 @@
+"""Split matching: one large partition, and one key holding half the rows, matched in ranges
+on every core vs one task per partition.
+
+Each query runs with `spark.sql.matchRecognize.split.mode` off (the whole partition, or the
+skewed key, in one task) and on (ranges of the order, one task each), side by side in
+interleaved rounds on the same data (bench/common.py's protocol). Both sides' rows are
+checked equal by count and by a checksum of every output row.
+
+    .venv/bin/python bench/split_partition.py                  # 20M rows, 2 cores
+    .venv/bin/python bench/split_partition.py --rows 50000000  # the recorded one-partition figure
+    .venv/bin/python bench/split_partition.py --rows 2000000 --runs 1  # a quick profile
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from common import cached_parquet, report, session, timed_rounds
+
+SPLIT = "spark.sql.matchRecognize.split.mode"
+
+
+def generate_sql(rows: int, keys: int) -> str:
+    # k: with keys > 1, key 0 holds half the rows and the others share the rest; ts: a minute
+    # per row of a key; x: a wavy price with noise; cat: a selective category code.
+    key = "0" if keys == 1 else f"IF(id % 2 = 0, 0, CAST(1 + (id DIV 2) % {keys - 1} AS INT))"
+    return f"""
+        SELECT CAST({key} AS INT) AS k,
+               TIMESTAMP_SECONDS(1767225600 + id * 60) AS ts,
+               CAST(100 + 10 * sin(id * 0.37) + 3 * cos(id * 1.91) + (hash(id) % 5) AS DOUBLE) AS x,
+               CAST(pmod(hash(id, 7), 100) AS INT) AS cat
+        FROM range({rows})"""
+
+
+def queries(view: str, keyed: bool) -> dict[str, str]:
+    keys = "PARTITION BY k " if keyed else ""
+    return {
+        "A B* C, SKIP TO NEXT ROW": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
+              {keys}ORDER BY ts
+              MEASURES A.ts AS a_ts, C.ts AS c_ts, count(B.x) AS bs
+              ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
+              PATTERN (A B* C)
+              DEFINE A AS cat < 5, B AS cat <> 2, C AS cat = 2 AND x > A.x)""",
+        "V shape, SKIP TO NEXT ROW": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
+              {keys}ORDER BY ts
+              MEASURES FIRST(STRT.ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts,
+                       LAST(UP.ts) AS end_ts, count(*) AS n
+              ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
+              PATTERN (STRT DOWN+ UP+)
+              DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x))""",
+    }
+
+
+def checksum(spark, sql: str) -> tuple:
+    return tuple(spark.sql(f"SELECT count(*), sum(hash(*)) FROM ({sql})").collect()[0])
+
+
+def run(spark, rows: int, keys: int, runs: int) -> list[dict]:
+    view = cached_parquet(spark, f"split-{rows}-{keys}", generate_sql(rows, keys))
+    label = "one partition" if keys == 1 else f"{keys} keys, one with half the rows"
+    results = []
+    for name, sql in queries(view, keyed=keys > 1).items():
+        sides = {"one task": sql, "split": sql}
+
+        def before(side: str) -> None:
+            spark.conf.set(SPLIT, "on" if side == "split" else "off")
+
+        sums = {}
+        for side in sides:
+            before(side)
+            sums[side] = checksum(spark, sql)
+        assert sums["one task"] == sums["split"], f"{name}: different rows {sums}"
+        timings = timed_rounds(spark, sides, runs=runs, before=before)
+        one, split = timings["one task"][0], timings["split"][0]
+        results.append(
+            {
+                "data": f"{rows:,} rows, {label}",
+                "query": name,
+                "one task (s)": round(one, 2),
+                "split (s)": round(split, 2),
+                "speed-up": round(one / split, 2),
+                "matches (both)": sums["split"][0],
+                "runs one / split": " ".join(f"{x:.1f}" for x in timings["one task"][1])
+                + " / "
+                + " ".join(f"{x:.1f}" for x in timings["split"][1]),
+            }
+        )
+    spark.conf.unset(SPLIT)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=20_000_000)
+    parser.add_argument("--keys", type=int, default=1000, help="keys of the skewed run")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--skip-skewed", action="store_true")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    spark = session("bench-split-partition", driver_memory="12g")
+    results = run(spark, args.rows, 1, args.runs)
+    if not args.skip_skewed:
+        results += run(spark, args.rows, args.keys, args.runs)
+    report("Split matching: ranges on every core vs one task per partition", results, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+package org.apache.spark.sql.matchrecognize.execution.automaton
+
+import org.apache.spark.SparkContext
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, MatchRecognize, RowsPerMatch}
+
+/**
+ * Whether [[MatchRecognizeExec]] matches large partitions in ranges, one task each
+ * (`spark.sql.matchRecognize.split.mode`). The input is range-partitioned by the operator's
+ * total order, so a partition too large for one core, or a skewed key, spreads over several
+ * tasks; each task starts attempts at its own rows only and reads on into the next range
+ * ([[RangeNeighbours]]) until they are decided.
+ *
+ * That is exact when every row is an attempt's start whatever the matches before it, which
+ * is what AFTER MATCH SKIP TO NEXT ROW means, and when no output depends on the matches of
+ * other ranges: not MATCH_NUMBER() (it counts them), not WITH UNMATCHED ROWS (a row is
+ * unmatched only if no earlier match covers it). Under the other skip modes where an
+ * attempt starts depends on the match before it, which may lie in another range.
+ */
+object SplitMatching {
+
+  /** Input ranges per task: what a task reads of its neighbours is one of them each side. */
+  val RangesPerTask = 8
+
+  /** Tasks per core, so that a range slower than the others does not hold up a core alone. */
+  val TasksPerCore = 2
+
+  /** The tasks that match a split input. */
+  def tasks(sc: SparkContext): Int = TasksPerCore * math.max(1, sc.defaultParallelism)
+
+  /**
+   * The ranges the input is cut into: enough for [[RangesPerTask]] per task, and no fewer
+   * than `spark.sql.shuffle.partitions` (at most 8,192).
+   */
+  def ranges(sc: SparkContext, conf: SQLConf): Int =
+    math.max(conf.numShufflePartitions, math.min(RangesPerTask * tasks(sc), 8192))
+
+  /**
+   * Whether to split, and what EXPLAIN should say (empty when the setting or the input's
+   * size leaves nothing to explain).
+   */
+  final case class Choice(split: Boolean, note: String)
+
+  def choose(m: MatchRecognize, conf: SQLConf): Choice = {
+    val mode = conf.getConf(MatchRecognizeConf.SPLIT_MODE)
+    val wanted = mode match {
+      case "on" => true
+      case "auto" =>
+        m.partitionBy.isEmpty &&
+        m.child.stats.sizeInBytes >= BigInt(conf.getConf(MatchRecognizeConf.SPLIT_MIN_BYTES))
+      case _ => false
+    }
+    if (!wanted) Choice(split = false, "")
+    else unsupported(m) match {
+      case Some(why) => Choice(split = false, s", one task per partition (not split: $why)")
+      case None => Choice(split = true, ", split into ranges matched in parallel")
+    }
+  }
+
+  /** Why the pattern cannot be matched in ranges, if it cannot. */
+  private def unsupported(m: MatchRecognize): Option[String] = {
+    val o = m.options
+    def usesMatchNumber(e: Expression) = e.exists(_.isInstanceOf[MatchNumber])
+    if (o.strategy.isDefined) Some(o.strategy.get.sql)
+    else if (o.effectiveSkip != AfterMatchSkip.ToNextRow) Some(s"${o.effectiveSkip.sql} needs the match before")
+    else if (o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched) Some("WITH UNMATCHED ROWS")
+    else if (m.measures.exists(usesMatchNumber) || m.defines.exists(usesMatchNumber)) Some("MATCH_NUMBER()")
+    else if (o.prefilter.exists(_.startFlag.isDefined)) Some("the join prefilter runs")
+    else None
+  }
+}

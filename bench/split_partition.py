@@ -4,7 +4,9 @@ on every core vs one task per partition.
 Each query runs with `spark.sql.matchRecognize.split.mode` off (the whole partition, or the
 skewed key, in one task) and on (ranges of the order, one task each), side by side in
 interleaved rounds on the same data (bench/common.py's protocol). Both sides' rows are
-checked equal by count and by a checksum of every output row.
+checked equal by count and by a checksum of every output row. One more run of each side
+times its stages: the matching stage (the last) and the stages before it, where the split
+side pays for the range bounds' sampling pass over the input and the range exchange.
 
     .venv/bin/python bench/split_partition.py                  # 20M rows, 2 cores
     .venv/bin/python bench/split_partition.py --rows 50000000  # the recorded one-partition figure
@@ -14,6 +16,9 @@ checked equal by count and by a checksum of every output row.
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import urllib.request
 
 from common import cached_parquet, report, session, timed_rounds
 
@@ -55,6 +60,31 @@ def checksum(spark, sql: str) -> tuple:
     return tuple(spark.sql(f"SELECT count(*), sum(hash(*)) FROM ({sql})").collect()[0])
 
 
+def _stages(spark) -> dict[int, dict]:
+    sc = spark.sparkContext
+    url = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/stages?status=complete"
+    with urllib.request.urlopen(url) as response:
+        return {s["stageId"]: s for s in json.load(response)}
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.datetime.strptime(stamp[:23], "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+
+
+def stage_split(spark, sql: str) -> tuple[float, float]:
+    """One more run of `sql`: the wall seconds of its last stage (the matching) and of the
+    stages before it (reading, the range bounds' sampling pass, the exchange's writes)."""
+    before = set(_stages(spark))
+    spark.sql(sql).write.format("noop").mode("overwrite").save()
+    new = sorted(
+        (s for i, s in _stages(spark).items() if i not in before), key=lambda s: s["stageId"]
+    )
+    last = new[-1]
+    start = min(_seconds(s["submissionTime"]) for s in new)
+    matching = _seconds(last["completionTime"]) - _seconds(last["submissionTime"])
+    return matching, _seconds(last["submissionTime"]) - start
+
+
 def run(spark, rows: int, keys: int, runs: int) -> list[dict]:
     view = cached_parquet(spark, f"split-{rows}-{keys}", generate_sql(rows, keys))
     label = "one partition" if keys == 1 else f"{keys} keys, one with half the rows"
@@ -72,6 +102,10 @@ def run(spark, rows: int, keys: int, runs: int) -> list[dict]:
         assert sums["one task"] == sums["split"], f"{name}: different rows {sums}"
         timings = timed_rounds(spark, sides, runs=runs, before=before)
         one, split = timings["one task"][0], timings["split"][0]
+        stages = {}
+        for side in sides:
+            before(side)
+            stages[side] = stage_split(spark, sql)
         results.append(
             {
                 "data": f"{rows:,} rows, {label}",
@@ -80,6 +114,10 @@ def run(spark, rows: int, keys: int, runs: int) -> list[dict]:
                 "split (s)": round(split, 2),
                 "speed-up": round(one / split, 2),
                 "matches (both)": sums["split"][0],
+                "matching stage one / split (s)": f"{stages['one task'][0]:.1f} / "
+                f"{stages['split'][0]:.1f}",
+                "stages before it one / split (s)": f"{stages['one task'][1]:.1f} / "
+                f"{stages['split'][1]:.1f}",
                 "runs one / split": " ".join(f"{x:.1f}" for x in timings["one task"][1])
                 + " / "
                 + " ".join(f"{x:.1f}" for x in timings["split"][1]),
@@ -97,7 +135,10 @@ def main() -> None:
     parser.add_argument("--skip-skewed", action="store_true")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    spark = session("bench-split-partition", driver_memory="12g")
+    # The web UI's REST API gives each stage's times (the matching stage against the others).
+    spark = session(
+        "bench-split-partition", driver_memory="12g", extra={"spark.ui.enabled": "true"}
+    )
     results = run(spark, args.rows, 1, args.runs)
     if not args.skip_skewed:
         results += run(spark, args.rows, args.keys, args.runs)

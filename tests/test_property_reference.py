@@ -54,33 +54,47 @@ PREFILTER = "spark.sql.matchRecognize.prefilter"
 PREFILTER_CASES = int(os.environ.get("SMR_PREFILTER_CASES", "12"))
 
 
+def _check_forced_cases(spark, wanted: int, first_seed: int, tries: int, draw, applies, label):
+    """Draws cases from `first_seed` on (`draw(seed)`) until `wanted` of them pass
+    `applies(case, plan)` (within `tries` seeds) and checks those: a setting forced on
+    changes the plan of the cases it applies to, never their rows."""
+    failures, applied, seed = [], 0, first_seed
+    while applied < wanted and seed < first_seed + tries:
+        seed += 1
+        case = draw(seed)
+        if case.expect_error:
+            continue
+        if not applies(case, spark.sql(case.sql)._jdf.queryExecution()):
+            continue
+        applied += 1
+        try:
+            _check(spark, case)
+        except AssertionError as e:
+            failures.append(f"seed {seed} ({label}): {e}")
+        if len(failures) >= 3:
+            break
+    assert not failures, "\n\n".join(failures)
+    assert applied == wanted, f"only {applied} cases: {label}"
+
+
 @pytest.mark.parametrize("level", ["basic", "full", "next_match"])
 def test_random_patterns_with_the_prefilter_forced_on_match_the_reference(spark, level):
     """Random cases on which the join prefilter applies (forced on, so it is used wherever
     the pattern allows it): the ranges and start flags must never change a result. Seeds
     are drawn until PREFILTER_CASES cases used it; the others are the test above's."""
-    failures, applied, seed = [], 0, SEED_BASE
     spark.conf.set(PREFILTER, "on")
     try:
-        while applied < PREFILTER_CASES and seed < SEED_BASE + 60 * PREFILTER_CASES:
-            seed += 1
-            case = generate(seed, level)
-            if case.expect_error:
-                continue
-            plan = spark.sql(case.sql)._jdf.queryExecution().optimizedPlan().toString()
-            if "prefilter: anchor" not in plan:
-                continue
-            applied += 1
-            try:
-                _check(spark, case)
-            except AssertionError as e:
-                failures.append(f"seed {seed} (prefilter on): {e}")
-            if len(failures) >= 3:
-                break
+        _check_forced_cases(
+            spark,
+            PREFILTER_CASES,
+            SEED_BASE,
+            60 * PREFILTER_CASES,
+            lambda seed: generate(seed, level),
+            lambda case, qe: "prefilter: anchor" in qe.optimizedPlan().toString(),
+            "prefilter on",
+        )
     finally:
         spark.conf.unset(PREFILTER)
-    assert not failures, "\n\n".join(failures)
-    assert applied == PREFILTER_CASES, f"only {applied} cases could use the prefilter"
 
 
 TIME_RANGE_CASES = int(os.environ.get("SMR_TIME_RANGE_CASES", "12"))
@@ -147,32 +161,25 @@ SPLIT_CASES = int(os.environ.get("SMR_SPLIT_CASES", "16"))
 SPLIT = "spark.sql.matchRecognize.split.mode"
 
 
-@pytest.mark.adaptive("off")
 def test_random_patterns_matched_in_ranges_match_the_reference(spark):
     """Random cases that split matching applies to (AFTER MATCH SKIP TO NEXT ROW, forced
     on) cut into ranges of two or three rows, so partitions cross many range edges and
     matches read far into the following ranges: the rows must be the reference's."""
-    failures, applied, seed = [], 0, SEED_BASE + 200_000
     spark.conf.set(SPLIT, "on")
     spark.conf.set("spark.sql.shuffle.partitions", "16")
     try:
-        while applied < SPLIT_CASES and seed < SEED_BASE + 200_000 + 80 * SPLIT_CASES:
-            seed += 1
-            case = generate(seed, "full")
-            if case.expect_error or case.spec.skip != ("to_next_row",):
-                continue
-            plan = spark.sql(case.sql)._jdf.queryExecution().executedPlan().toString()
-            if "split into ranges matched in parallel" not in plan:
-                continue
-            applied += 1
-            try:
-                _check(spark, case)
-            except AssertionError as e:
-                failures.append(f"seed {seed} (split): {e}")
-            if len(failures) >= 3:
-                break
+        _check_forced_cases(
+            spark,
+            SPLIT_CASES,
+            SEED_BASE + 200_000,
+            80 * SPLIT_CASES,
+            lambda seed: generate(seed, "full"),
+            lambda case, qe: (
+                case.spec.skip == ("to_next_row",)
+                and "split into ranges matched in parallel" in qe.executedPlan().toString()
+            ),
+            "split",
+        )
     finally:
         spark.conf.unset(SPLIT)
         spark.conf.set("spark.sql.shuffle.partitions", "4")
-    assert not failures, "\n\n".join(failures)
-    assert applied == SPLIT_CASES, f"only {applied} cases could be split"

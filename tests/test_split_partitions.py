@@ -15,7 +15,6 @@ SPLIT = "spark.sql.matchRecognize.split.mode"
 MIN_BYTES = "spark.sql.matchRecognize.split.minBytes"
 SPLIT_NOTE = "split into ranges matched in parallel"
 
-pytestmark = pytest.mark.adaptive("off")
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +144,26 @@ def test_auto_splits_a_large_query_without_partition_by(spark, events, ranges):
     _same_rows_as_one_task(spark, QUERIES["one_row_with_navigation"])
     keyed = QUERIES["one_row_with_navigation"].replace("ORDER BY ts", "PARTITION BY k ORDER BY ts")
     assert SPLIT_NOTE not in _plan(spark.sql(keyed)), "auto leaves PARTITION BY queries alone"
+
+
+def test_auto_splits_a_partitioned_query_when_one_key_holds_most_rows(spark, events, ranges):
+    """On two cores a key must hold three quarters of the sampled rows (share x cores >= 1.5)."""
+    spark.conf.set(SPLIT, "auto")
+    spark.conf.set(MIN_BYTES, "1")
+    sql = """
+        SELECT * FROM {view} MATCH_RECOGNIZE (
+          PARTITION BY {key} ORDER BY ts
+          MEASURES FIRST(A.id) AS a, LAST(C.id) AS c
+          AFTER MATCH SKIP TO NEXT ROW
+          PATTERN (A B* C)
+          DEFINE A AS v = 1, B AS v > PREV(v) OR v = 7, C AS v = 2)"""
+    # k: three keys of a third each; skewed: 0 for the first 2,000 rows of 2,400.
+    even = spark.sql(sql.format(view="split_events", key="k"))
+    assert SPLIT_NOTE not in _plan(even), _plan(even)
+    skewed = sql.format(view="split_events", key="skewed")
+    plan = _plan(spark.sql(skewed))
+    assert f"{SPLIT_NOTE} (the largest key holds 83% of the sampled rows)" in plan, plan
+    _same_rows_as_one_task(spark, skewed)
 
 
 @pytest.mark.parametrize(

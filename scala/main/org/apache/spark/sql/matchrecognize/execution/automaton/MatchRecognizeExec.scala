@@ -49,7 +49,7 @@ case class MatchRecognizeExec(
     "neighbourRows" -> SQLMetrics.createMetric(sparkContext, "rows read from neighbouring ranges"))
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (split) OrderedDistribution(fullOrdering) :: Nil
+    if (split) OrderedDistribution(MatchRecognizeExec.rangeOrdering(partitionBy, orderBy)) :: Nil
     else if (partitionBy.isEmpty) AllTuples :: Nil
     else ClusteredDistribution(partitionBy) :: Nil
 
@@ -134,4 +134,12 @@ object MatchRecognizeExec {
       // The prefilter's flag is not data: tied rows keep the order the prefilter saw.
       InputOrdering.tieBreakers(partitionBy, orderBy, options.prefilter.flatMap(_.startFlag).toIndexedSeq,
         input)
+
+  /**
+   * The order a split input is cut into ranges by: partition and ORDER BY keys, a prefix of
+   * [[totalOrdering]] (rows tied on it go to one range, which sorts them by the rest), so
+   * the range exchange compares fewer columns.
+   */
+  def rangeOrdering(partitionBy: Seq[Attribute], orderBy: Seq[SortOrder]): Seq[SortOrder] =
+    partitionBy.map(SortOrder(_, Ascending)) ++ orderBy
 }

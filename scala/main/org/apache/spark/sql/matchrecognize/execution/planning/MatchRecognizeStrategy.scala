@@ -27,7 +27,7 @@ object MatchRecognizeStrategy extends SparkStrategy {
         if (!split.split) planLater(m.child)
         else {
           // Finer ranges than tasks, fixed (adaptive execution must not merge them).
-          val order = MatchRecognizeExec.totalOrdering(m.partitionBy, m.orderBy, m.options, m.child.output)
+          val order = MatchRecognizeExec.rangeOrdering(m.partitionBy, m.orderBy)
           val session = SparkSession.active
           ShuffleExchangeExec(RangePartitioning(order, SplitMatching.ranges(session.sparkContext, SQLConf.get)),
             planLater(m.child), REPARTITION_BY_NUM)

@@ -16,7 +16,6 @@ MIN_BYTES = "spark.sql.matchRecognize.split.minBytes"
 SPLIT_NOTE = "split into ranges matched in parallel"
 
 
-
 @pytest.fixture(scope="module")
 def events(spark):
     """2,400 rows in one order: v cycles with noise; runs of 300 rows where v stays 7 make
@@ -125,6 +124,16 @@ def test_matches_longer_than_a_range_read_several_ranges_on(spark, events, range
     assert operator.metrics["neighbourRows"] > 300, operator.metrics
 
 
+@pytest.mark.adaptive("off")
+def test_tasks_group_the_ranges_and_the_plan_says_how_many(spark, events, ranges):
+    df = spark.sql(QUERIES["long_runs"])
+    plan = df._jdf.queryExecution().executedPlan()
+    assert "rangepartitioning" in plan.toString() and ", 32), REPARTITION_BY_NUM" in plan.toString()
+    # 32 ranges (eight per task), two tasks per core of local[2]: four tasks.
+    assert plan.outputPartitioning().numPartitions() == 4
+    assert df.rdd.getNumPartitions() == 4
+
+
 def test_skewed_and_small_keys_in_ranges(spark, events, ranges):
     sql = """
         SELECT * FROM split_events MATCH_RECOGNIZE (
@@ -146,24 +155,19 @@ def test_auto_splits_a_large_query_without_partition_by(spark, events, ranges):
     assert SPLIT_NOTE not in _plan(spark.sql(keyed)), "auto leaves PARTITION BY queries alone"
 
 
-def test_auto_splits_a_partitioned_query_when_one_key_holds_most_rows(spark, events, ranges):
-    """On two cores a key must hold three quarters of the sampled rows (share x cores >= 1.5)."""
+def test_auto_leaves_partitioned_queries_to_on(spark, events, ranges):
     spark.conf.set(SPLIT, "auto")
     spark.conf.set(MIN_BYTES, "1")
     sql = """
-        SELECT * FROM {view} MATCH_RECOGNIZE (
-          PARTITION BY {key} ORDER BY ts
+        SELECT * FROM split_events MATCH_RECOGNIZE (
+          PARTITION BY skewed ORDER BY ts
           MEASURES FIRST(A.id) AS a, LAST(C.id) AS c
           AFTER MATCH SKIP TO NEXT ROW
           PATTERN (A B* C)
           DEFINE A AS v = 1, B AS v > PREV(v) OR v = 7, C AS v = 2)"""
-    # k: three keys of a third each; skewed: 0 for the first 2,000 rows of 2,400.
-    even = spark.sql(sql.format(view="split_events", key="k"))
-    assert SPLIT_NOTE not in _plan(even), _plan(even)
-    skewed = sql.format(view="split_events", key="skewed")
-    plan = _plan(spark.sql(skewed))
-    assert f"{SPLIT_NOTE} (the largest key holds 83% of the sampled rows)" in plan, plan
-    _same_rows_as_one_task(spark, skewed)
+    assert SPLIT_NOTE not in _plan(spark.sql(sql))
+    spark.conf.set(SPLIT, "on")
+    _same_rows_as_one_task(spark, sql)
 
 
 @pytest.mark.parametrize(

@@ -213,11 +213,10 @@ object MatchRecognizeConf {
         "reads on into the next range to finish the matches that start in its own; so one " +
         "huge partition, or a key holding most rows, is matched on every core. Applies to " +
         "AFTER MATCH SKIP TO NEXT ROW patterns without MATCH_NUMBER() and without WITH " +
-        "UNMATCHED ROWS. `auto`: when Spark estimates the input at " +
-        "spark.sql.matchRecognize.split.minBytes or more, for a query without PARTITION BY, " +
-        "or for one whose largest key holds enough of the statistics sample's rows that its " +
-        "task alone would take 1.5 times as long as the work spread over the cores (share x " +
-        "cores >= 1.5); `on`: whenever the pattern allows it; `off`: " +
+        "UNMATCHED ROWS. `auto`: for a query without PARTITION BY whose input Spark estimates " +
+        "at spark.sql.matchRecognize.split.minBytes or more; `on`: whenever the pattern " +
+        "allows it (also with PARTITION BY, where it spreads a key holding most rows over " +
+        "several tasks while the other keys stay whole); `off`: " +
         "never. EXPLAIN says which and why. The result is the same either way.")
       .version("0.1.0")
       .oneOf(Seq("auto", "on", "off"))

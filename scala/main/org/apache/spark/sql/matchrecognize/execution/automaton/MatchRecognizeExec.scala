@@ -75,8 +75,9 @@ case class MatchRecognizeExec(
     if (ownSort.isDefined) Seq(Nil) else Seq(fullOrdering)
 
   override def outputPartitioning: Partitioning = child.outputPartitioning match {
-    // A range writes matches that read rows of the next range: no partitioning holds.
-    case p if split => UnknownPartitioning(p.numPartitions)
+    // A task writes matches that read rows of the next ranges: no partitioning holds. Its
+    // tasks group the ranges (NeighbourReadingRDD).
+    case p if split => UnknownPartitioning(math.max(1, math.min(SplitMatching.tasks(sparkContext), p.numPartitions)))
     case p: Expression if p.references.subsetOf(AttributeSet(output)) => p.asInstanceOf[Partitioning]
     case p => UnknownPartitioning(p.numPartitions)
   }

@@ -1,12 +1,10 @@
 package org.apache.spark.sql.matchrecognize.execution.automaton
 
 import org.apache.spark.SparkContext
-import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Expression, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
-import org.apache.spark.sql.matchrecognize.optimizer.{InputSample, StatisticsCache}
-import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, MatchRecognize, PartitionKeys, RowsPerMatch}
+import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, MatchRecognize, RowsPerMatch}
 
 /**
  * Whether [[MatchRecognizeExec]] matches large partitions in ranges, one task each
@@ -46,55 +44,21 @@ object SplitMatching {
   final case class Choice(split: Boolean, note: String)
 
   def choose(m: MatchRecognize, conf: SQLConf): Choice = {
-    val mode = conf.getConf(MatchRecognizeConf.SPLIT_MODE)
-    lazy val large = m.child.stats.sizeInBytes >= BigInt(conf.getConf(MatchRecognizeConf.SPLIT_MIN_BYTES))
-    val wanted: Option[String] = mode match {
-      case "on" => Some("")
-      case "auto" if m.isStreaming || !large => None
-      case "auto" if m.partitionBy.isEmpty => Some("")
+    val wanted = conf.getConf(MatchRecognizeConf.SPLIT_MODE) match {
+      case "on" => true
+      // Physical planning must not sample the input for key shares: under adaptive
+      // execution it runs again inside the query, where a nested job can wait on it.
       case "auto" =>
-        val share = largestKeyShare(m, conf)
-        val cores = math.max(1, SparkSession.active.sparkContext.defaultParallelism)
-        if (share * cores >= MinGain) Some(f" (the largest key holds ${share * 100}%.0f%% of the sampled rows)")
-        else None
-      case _ => None
+        !m.isStreaming && m.partitionBy.isEmpty &&
+        m.child.stats.sizeInBytes >= BigInt(conf.getConf(MatchRecognizeConf.SPLIT_MIN_BYTES))
+      case _ => false
     }
-    wanted match {
-      case None => Choice(split = false, "")
-      case Some(why) =>
-        unsupported(m) match {
-          case Some(not) => Choice(split = false, s", one task per partition (not split: $not)")
-          case None => Choice(split = true, s", split into ranges matched in parallel$why")
-        }
-    }
-  }
-
-  /**
-   * The gain the largest key must promise before `auto` splits a partitioned query: its
-   * task takes at least its share of the time unsplit, and about 1 / cores split.
-   */
-  val MinGain = 1.5
-
-  /**
-   * The share of the rows the largest PARTITION BY key holds in the statistics sample
-   * (contiguous blocks of the input, [[InputSample]]; cached as the other statistics are).
-   * Blocks of an input stored grouped by key overstate it, which costs a split that did not
-   * pay, never a wrong row.
-   */
-  private def largestKeyShare(m: MatchRecognize, conf: SQLConf): Double = {
-    val rows = conf.getConf(MatchRecognizeConf.STATISTICS_SAMPLE_ROWS)
-    val seed = conf.getConf(MatchRecognizeConf.STATISTICS_SEED)
-    val keyColumns = m.partitionBy.map(a => m.child.output.indexWhere(_.exprId == a.exprId))
-    StatisticsCache.getOrCompute(("splitKeyShare", m.child.canonicalized, keyColumns, rows, seed)) {
-      val sample = InputSample.draw(SparkSession.active, m.child, rows, seed)
-      val keyOf = UnsafeProjection.create(PartitionKeys.comparable(m.partitionBy), m.child.output)
-      val counts = scala.collection.mutable.HashMap.empty[UnsafeRow, Int]
-      sample.relation.data.foreach { r =>
-        val k = keyOf(r).copy()
-        counts(k) = counts.getOrElse(k, 0) + 1
+    if (!wanted) Choice(split = false, "")
+    else
+      unsupported(m) match {
+        case Some(not) => Choice(split = false, s", one task per partition (not split: $not)")
+        case None => Choice(split = true, ", split into ranges matched in parallel")
       }
-      if (counts.isEmpty) 0.0 else counts.values.max.toDouble / sample.rows
-    }._1
   }
 
   /** Why the pattern cannot be matched in ranges, if it cannot. */

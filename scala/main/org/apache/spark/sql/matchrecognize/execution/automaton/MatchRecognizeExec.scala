@@ -131,7 +131,7 @@ object MatchRecognizeExec {
    */
   def totalOrdering(partitionBy: Seq[Attribute], orderBy: Seq[SortOrder],
       options: MatchRecognizeOptions, input: Seq[Attribute]): Seq[SortOrder] =
-    partitionBy.map(SortOrder(_, Ascending)) ++ orderBy ++
+    rangeOrdering(partitionBy, orderBy) ++
       // The prefilter's flag is not data: tied rows keep the order the prefilter saw.
       InputOrdering.tieBreakers(partitionBy, orderBy, options.prefilter.flatMap(_.startFlag).toIndexedSeq,
         input)

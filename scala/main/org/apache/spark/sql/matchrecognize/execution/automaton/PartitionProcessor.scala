@@ -64,7 +64,7 @@ final class PartitionProcessor(
           if (rowsAfter == null && neighbours.isDefined) {
             rangeEnd = driver.buffer.end
             driver.stopStartsAt(rangeEnd)
-            rowsAfter = neighbours.get.rowsAfter(previousRow)
+            rowsAfter = neighbours.get.rowsAfter(lastRow)
           }
           if (rowsAfter != null && !driver.finishedBefore(rangeEnd) && rowsAfter.hasNext) {
             driver.add(rowsAfter.next())
@@ -117,7 +117,6 @@ final class PartitionProcessor(
 
   // The last row of the range read (the buffer's copy).
   private var lastRow: UnsafeRow = _
-  private def previousRow: UnsafeRow = lastRow
 
   /**
    * The range's first partition began before it: its rows there (as many as navigation

@@ -69,8 +69,13 @@ def timed_count(
 
 
 def timed_rounds(
-    spark, sqls: dict[str, str], runs: int = 5, warmups: int = 1, before=None,
-    min_seconds: float = 0.0, max_runs: int = 0,
+    spark,
+    sqls: dict[str, str],
+    runs: int = 5,
+    warmups: int = 1,
+    before=None,
+    min_seconds: float = 0.0,
+    max_runs: int = 0,
 ) -> dict[str, tuple[float, list[float]]]:
     """Median wall times of several sides run in interleaved rounds (`warmups` runs of each,
     then `runs` rounds of every side in turn), so that a slow spell of the machine, which on

@@ -92,13 +92,34 @@ def classpath() -> str:
 
 
 def run_shape(
-    csv: str | Path, shape: str, syms: list[str], window_ms: int, runs: int = 3,
-    epl: str | None = None, heap: str = "4g",
+    csv: str | Path,
+    shape: str,
+    syms: list[str],
+    window_ms: int,
+    runs: int = 3,
+    epl: str | None = None,
+    heap: str = "4g",
 ) -> dict:
     """Runs one shape in a JVM of its own and returns its JSON line as a dict."""
-    cmd = ["java", f"-Xmx{heap}", "-cp", classpath(), "EsperShapes",
-           "--csv", str(csv), "--shape", shape, "--syms", ",".join(syms),
-           "--window-ms", str(window_ms), "--runs", str(runs), "--version", ESPER_VERSION]
+    cmd = [
+        "java",
+        f"-Xmx{heap}",
+        "-cp",
+        classpath(),
+        "EsperShapes",
+        "--csv",
+        str(csv),
+        "--shape",
+        shape,
+        "--syms",
+        ",".join(syms),
+        "--window-ms",
+        str(window_ms),
+        "--runs",
+        str(runs),
+        "--version",
+        ESPER_VERSION,
+    ]
     if epl is not None:
         cmd += ["--epl", epl]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)

@@ -51,8 +51,18 @@ from common import ROOT, cached_parquet, partial_matches_per_node, report, sessi
 from stock_data import events_sql, rates_sql
 
 SETS = ("sequence", "negation", "conjunction", "kleene", "disjunction")
-ALGORITHMS = ("auto", "trivial", "efreq", "greedy", "ii_random", "ii_greedy", "dp_left_deep",
-              "dp_bushy", "zstream", "zstream_ord")
+ALGORITHMS = (
+    "auto",
+    "trivial",
+    "efreq",
+    "greedy",
+    "ii_random",
+    "ii_greedy",
+    "dp_left_deep",
+    "dp_bushy",
+    "zstream",
+    "zstream_ord",
+)
 TREE_CONF = "spark.sql.matchRecognize.internal.joinTree"
 
 
@@ -89,8 +99,9 @@ def _sequence_defines(rng: random.Random, names: list[str], symbols: list[str]) 
     return [f"{n} AS {' AND '.join(c)}" for n, c in conds.items()]
 
 
-def workload(spark, ticks: str, seed: int, sets: list[str], sizes: list[int], per_set: int,
-             max_conj: int) -> list[Pattern]:
+def workload(
+    spark, ticks: str, seed: int, sets: list[str], sizes: list[int], per_set: int, max_conj: int
+) -> list[Pattern]:
     rates = [(r.sym, r.per_window) for r in spark.sql(rates_sql(seed)).collect()]
     rare = [s for s, w in rates if w <= 4]  # Kleene symbols: 2^(rows per window) stays small
     out = []
@@ -114,14 +125,14 @@ def _pattern(rng, ticks, kind, size, index, rates, rare) -> Pattern:
     if kind == "negation":
         k = rng.randrange(1, size - 1)  # between two positive elements
         positive = [n for i, n in enumerate(names) if i != k]
-        defines = _sequence_defines(rng, positive, syms[:size - 1])
+        defines = _sequence_defines(rng, positive, syms[: size - 1])
         defines.append(f"{names[k]} AS {names[k]}.sym = '{syms[size - 1]}'")
         text = " ".join(("!" + n) if i == k else n for i, n in enumerate(names))
         return Pattern(kind, size, index, _query(ticks, text, defines, names[0]), [positive])
     if kind == "kleene":
         k = rng.randrange(1, size - 1)
         positive = [n for i, n in enumerate(names) if i != k]
-        defines = _sequence_defines(rng, positive, syms[:size - 1])
+        defines = _sequence_defines(rng, positive, syms[: size - 1])
         defines.append(f"{names[k]} AS {names[k]}.sym = '{rng.choice(rare)}'")
         text = " ".join((n + "+") if i == k else n for i, n in enumerate(names))
         return Pattern(kind, size, index, _query(ticks, text, defines, names[0]), [positive])
@@ -130,7 +141,7 @@ def _pattern(rng, ticks, kind, size, index, rates, rare) -> Pattern:
     for b, letter in enumerate("ABC"):
         bn = [f"{letter}{i + 1}" for i in range(size)]
         branches.append(bn)
-        defines += _sequence_defines(rng, bn, syms[b * size:(b + 1) * size])
+        defines += _sequence_defines(rng, bn, syms[b * size : (b + 1) * size])
     text = " | ".join("(" + " ".join(bn) + ")" for bn in branches)
     return Pattern(kind, size, index, _query(ticks, f"({text})", defines, "A1"), branches)
 
@@ -162,18 +173,28 @@ def probe_tree(spark, p: Pattern, tree: str) -> dict:
     try:
         df = spark.sql(f"SELECT count(*) FROM ({p.sql})")
         rows = df.collect()[0][0]
-        joins = [op for op in operator_metrics(df)
-                 if op.operator in ("SequenceJoinExec", "NegationExec", "KleeneExec")]
+        joins = [
+            op
+            for op in operator_metrics(df)
+            if op.operator in ("SequenceJoinExec", "NegationExec", "KleeneExec")
+        ]
 
         def total(metric: str) -> int:
             return sum(op.metrics.get(metric, 0) for op in joins)
+
         # The one pass's join nodes, named by their subtrees (the join operators' lines
         # start with the operator's name and are counted above).
         operators = ("SequenceJoin", "KleeneClosure", "Negation")
-        one_pass = sum(created for node, created, _ in partial_matches_per_node(df)
-                       if "⋈" in node and not node.startswith(operators))
-        return {"rows": rows, "partial_matches": total("numOutputRows") + one_pass,
-                "candidates_tested": total("numCandidatesTested")}
+        one_pass = sum(
+            created
+            for node, created, _ in partial_matches_per_node(df)
+            if "⋈" in node and not node.startswith(operators)
+        )
+        return {
+            "rows": rows,
+            "partial_matches": total("numOutputRows") + one_pass,
+            "candidates_tested": total("numCandidatesTested"),
+        }
     except Exception as e:  # noqa: BLE001 - a guard hit is a result to report
         return {"error": str(e).split("\n", 1)[0][:200]}
     finally:
@@ -193,8 +214,9 @@ def floor_sql(p: Pattern) -> str:
     return f"SELECT * FROM {ticks} WHERE sym IN ({listed}) DISTRIBUTE BY sym SORT BY ts"
 
 
-def time_trees(spark, p: Pattern, trees: list[str], runs: int, min_seconds: float = 0.0,
-               max_runs: int = 0) -> dict[str, float]:
+def time_trees(
+    spark, p: Pattern, trees: list[str], runs: int, min_seconds: float = 0.0, max_runs: int = 0
+) -> dict[str, float]:
     """Median seconds of each forced tree and of the pattern's floor, timed in interleaved
     rounds (see timed_rounds; at least `runs`, more for sub-second trees)."""
     sides = {t: p.sql for t in trees}
@@ -205,9 +227,17 @@ def time_trees(spark, p: Pattern, trees: list[str], runs: int, min_seconds: floa
             spark.conf.unset(TREE_CONF)
         else:
             spark.conf.set(TREE_CONF, side)
+
     try:
-        timed = timed_rounds(spark, sides, runs=runs, warmups=1 if runs > 1 else 0,
-                             before=before, min_seconds=min_seconds, max_runs=max_runs)
+        timed = timed_rounds(
+            spark,
+            sides,
+            runs=runs,
+            warmups=1 if runs > 1 else 0,
+            before=before,
+            min_seconds=min_seconds,
+            max_runs=max_runs,
+        )
     finally:
         spark.conf.unset(TREE_CONF)
     return {t: m for t, (m, _) in timed.items()}
@@ -245,9 +275,15 @@ def plan_quality(sizes: str, instances: int, seed: int) -> list[dict]:
         out = Path(tmp) / "plan_quality.json"
         main = "org.apache.spark.sql.matchrecognize.optimizer.PlanningBench"
         subprocess.run(
-            [str(ROOT / "dev" / "sbt"), f"spark{line.replace('.', '')}/Test/runMain {main} "
-             f"{sizes} {instances} {seed} 12 16 100 {out}"],
-            cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            [
+                str(ROOT / "dev" / "sbt"),
+                f"spark{line.replace('.', '')}/Test/runMain {main} "
+                f"{sizes} {instances} {seed} 12 16 100 {out}",
+            ],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -264,8 +300,11 @@ def plots(out_dir: Path, results: list[dict], quality: list[dict], sizes: list[i
             by[(r["set"], r["algorithm"], r["size"])].append(r)
     for metric, ylabel, name in (
         ("events_per_s", "throughput (events/s, geometric mean)", "jqpg_throughput.png"),
-        ("partial_matches", "partial matches produced (geometric mean)",
-         "jqpg_partial_matches.png"),
+        (
+            "partial_matches",
+            "partial matches produced (geometric mean)",
+            "jqpg_partial_matches.png",
+        ),
     ):
         fig, axes = plt.subplots(1, len(SETS), figsize=(4 * len(SETS), 3.6), sharey=False)
         for ax, kind in zip(axes, SETS, strict=True):
@@ -289,10 +328,18 @@ def plots(out_dir: Path, results: list[dict], quality: list[dict], sizes: list[i
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
     for alg in sorted({r["algorithm"] for r in quality}):
         xs = [s for s in qs if q.get((alg, s))]
-        a1.plot(xs, [geomean([r["normalized_cost"] for r in q[(alg, s)]]) for s in xs],
-                marker="o", label=alg)
-        a2.plot(xs, [statistics.mean(r["planning_ms"] for r in q[(alg, s)]) for s in xs],
-                marker="o", label=alg)
+        a1.plot(
+            xs,
+            [geomean([r["normalized_cost"] for r in q[(alg, s)]]) for s in xs],
+            marker="o",
+            label=alg,
+        )
+        a2.plot(
+            xs,
+            [statistics.mean(r["planning_ms"] for r in q[(alg, s)]) for s in xs],
+            marker="o",
+            label=alg,
+        )
     a1.set_yscale("log")
     a1.set_xlabel("pattern size")
     a1.set_ylabel("plan cost / best found (geometric mean)")
@@ -307,26 +354,39 @@ def plots(out_dir: Path, results: list[dict], quality: list[dict], sizes: list[i
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="1M events, sizes 3-5, one pattern per set and size")
+    ap.add_argument(
+        "--quick", action="store_true", help="1M events, sizes 3-5, one pattern per set and size"
+    )
     ap.add_argument("--events", type=int, default=10_000_000)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--sizes", default="3,4,5,6,7")
     ap.add_argument("--per-set", type=int, default=20)
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--runs", type=int, default=3, help="timed rounds, at least")
-    ap.add_argument("--min-seconds", type=float, default=0.0,
-                    help="more rounds (up to --max-runs) until the slowest tree ran this long")
+    ap.add_argument(
+        "--min-seconds",
+        type=float,
+        default=0.0,
+        help="more rounds (up to --max-runs) until the slowest tree ran this long",
+    )
     ap.add_argument("--max-runs", type=int, default=15)
-    ap.add_argument("--exhaustive", type=int, default=5,
-                    help="execute every tree of patterns with up to this many variables")
+    ap.add_argument(
+        "--exhaustive",
+        type=int,
+        default=5,
+        help="execute every tree of patterns with up to this many variables",
+    )
     ap.add_argument("--max-conj", type=int, default=4, help="largest PERMUTE (n! sequences)")
     ap.add_argument("--quality-sizes", default="4,6,8,10,12,14,16,18,20,22")
     ap.add_argument("--quality-instances", type=int, default=20)
     ap.add_argument("--json", help="write every measurement here")
     ap.add_argument("--plots", default=str(ROOT / "docs" / "img"))
-    ap.add_argument("--execution", choices=("auto", "tree", "joins"), default="auto",
-                    help="spark.sql.matchRecognize.cepExecution")
+    ap.add_argument(
+        "--execution",
+        choices=("auto", "tree", "joins"),
+        default="auto",
+        help="spark.sql.matchRecognize.cepExecution",
+    )
     a = ap.parse_args()
     if a.quick:
         a.events, a.sizes, a.per_set = 1_000_000, "3,4,5", 1
@@ -335,15 +395,21 @@ def main() -> None:
 
     # The partial matches per node are read from count(*) queries, which must build their
     # matches rather than count them.
-    spark = session("jqpg-patterns", extra={
-        "spark.sql.shuffle.partitions": "8",
-        "spark.sql.matchRecognize.cepExecution": a.execution,
-        "spark.sql.matchRecognize.countWithoutMatches": "false"})
+    spark = session(
+        "jqpg-patterns",
+        extra={
+            "spark.sql.shuffle.partitions": "8",
+            "spark.sql.matchRecognize.cepExecution": a.execution,
+            "spark.sql.matchRecognize.countWithoutMatches": "false",
+        },
+    )
     print(f"[jqpg] cepExecution={a.execution}", flush=True)
     ticks = cached_parquet(spark, f"ticks-v2-{a.events}-{a.seed}", events_sql(a.events, a.seed))
     patterns = workload(spark, ticks, a.seed, a.sets.split(","), sizes, a.per_set, a.max_conj)
-    print(f"[jqpg] {len(patterns)} patterns over {a.events:,} events, {a.runs} run(s) each",
-          flush=True)
+    print(
+        f"[jqpg] {len(patterns)} patterns over {a.events:,} events, {a.runs} run(s) each",
+        flush=True,
+    )
 
     # The JVM compiles the operators' code during the first queries: warm it up on the
     # first pattern so that the first trees timed are not the slowest for that reason.
@@ -355,28 +421,57 @@ def main() -> None:
     for n, p in enumerate(patterns, 1):
         plan_all(spark, p)
         chosen = list(dict.fromkeys(p.plans[alg]["tree"] for alg in ALGORITHMS))
-        every = all_trees(p.singles[0]) \
-            if len(p.singles) == 1 and len(p.singles[0]) <= a.exhaustive else []
+        every = (
+            all_trees(p.singles[0])
+            if len(p.singles) == 1 and len(p.singles[0]) <= a.exhaustive
+            else []
+        )
         # Every tree is probed once (rows, partial matches, tests; a warm-up), then all the
         # pattern's trees are timed in interleaved rounds, so drift hits them alike.
         executed = {t: probe_tree(spark, p, t) for t in dict.fromkeys(chosen + every)}
-        seconds = time_trees(spark, p, [t for t, m in executed.items() if "rows" in m], a.runs,
-                             a.min_seconds, a.max_runs)
+        seconds = time_trees(
+            spark,
+            p,
+            [t for t, m in executed.items() if "rows" in m],
+            a.runs,
+            a.min_seconds,
+            a.max_runs,
+        )
         for t, m in executed.items():
             if t in seconds:
                 m["seconds"] = seconds[t]
-        trees.append({"set": p.kind, "size": p.size, "pattern": p.index,
-                      "trees": {t: m for t, m in executed.items()}})
-        floors.append({"set": p.kind, "size": p.size, "pattern": p.index,
-                       "floor_s": round(seconds[FLOOR], 3),
-                       "trivial_s": round(executed[p.plans["trivial"]["tree"]].get(
-                           "seconds", math.nan), 3)})
+        trees.append(
+            {
+                "set": p.kind,
+                "size": p.size,
+                "pattern": p.index,
+                "trees": {t: m for t, m in executed.items()},
+            }
+        )
+        floors.append(
+            {
+                "set": p.kind,
+                "size": p.size,
+                "pattern": p.index,
+                "floor_s": round(seconds[FLOOR], 3),
+                "trivial_s": round(
+                    executed[p.plans["trivial"]["tree"]].get("seconds", math.nan), 3
+                ),
+            }
+        )
         for alg in ALGORITHMS:
             tree = p.plans[alg]["tree"]
             m = executed[tree]
-            row = {"set": p.kind, "size": p.size, "pattern": p.index, "algorithm": alg,
-                   "tree": tree, "cost": p.plans[alg]["cost"],
-                   "planning_ms": p.plans[alg]["planning_ms"], **m}
+            row = {
+                "set": p.kind,
+                "size": p.size,
+                "pattern": p.index,
+                "algorithm": alg,
+                "tree": tree,
+                "cost": p.plans[alg]["cost"],
+                "planning_ms": p.plans[alg]["planning_ms"],
+                **m,
+            }
             if "seconds" in m:
                 row["events_per_s"] = a.events / m["seconds"]
             else:
@@ -388,20 +483,34 @@ def main() -> None:
         if every:
             fastest = min(executed[t].get("seconds", math.inf) for t in executed)
             dp = executed[p.plans["dp_bushy"]["tree"]].get("seconds", math.inf)
-            exhaustive.append({"set": p.kind, "size": p.size, "pattern": p.index,
-                               "dp_bushy_s": round(dp, 3), "fastest_tree_s": round(fastest, 3),
-                               "ratio": round(dp / fastest, 3)})
-        best = min(m["seconds"] for m in executed.values() if "seconds" in m) \
-            if any("seconds" in m for m in executed.values()) else float("nan")
-        print(f"[jqpg] {n}/{len(patterns)} {p.kind} size {p.size}: {len(executed)} distinct "
-              f"tree(s), {counts.pop() if counts else '?'} rows, fastest {best:.2f} s", flush=True)
+            exhaustive.append(
+                {
+                    "set": p.kind,
+                    "size": p.size,
+                    "pattern": p.index,
+                    "dp_bushy_s": round(dp, 3),
+                    "fastest_tree_s": round(fastest, 3),
+                    "ratio": round(dp / fastest, 3),
+                }
+            )
+        best = (
+            min(m["seconds"] for m in executed.values() if "seconds" in m)
+            if any("seconds" in m for m in executed.values())
+            else float("nan")
+        )
+        print(
+            f"[jqpg] {n}/{len(patterns)} {p.kind} size {p.size}: {len(executed)} distinct "
+            f"tree(s), {counts.pop() if counts else '?'} rows, fastest {best:.2f} s",
+            flush=True,
+        )
 
     # ---- per set and size: throughput of each algorithm (geometric mean over patterns)
     table = []
     for kind in SETS:
         for size in sizes:
-            rows = [r for r in results if r["set"] == kind and r["size"] == size and
-                    "events_per_s" in r]
+            rows = [
+                r for r in results if r["set"] == kind and r["size"] == size and "events_per_s" in r
+            ]
             if not rows:
                 continue
             line = {"set": kind, "size": size}
@@ -421,15 +530,20 @@ def main() -> None:
         return geomean([v[den] / v[num] for v in by.values() if num in v and den in v])
 
     def ratio_row(size: object, rs: list[dict], metric: str = "seconds") -> dict:
-        return {"size": size,
-                "dp_left_deep/efreq": f"{ratio('dp_left_deep', 'efreq', rs, metric):.2f}",
-                "dp_bushy/zstream": f"{ratio('dp_bushy', 'zstream', rs, metric):.2f}",
-                "auto/trivial": f"{ratio('auto', 'trivial', rs, metric):.2f}"}
+        return {
+            "size": size,
+            "dp_left_deep/efreq": f"{ratio('dp_left_deep', 'efreq', rs, metric):.2f}",
+            "dp_bushy/zstream": f"{ratio('dp_bushy', 'zstream', rs, metric):.2f}",
+            "auto/trivial": f"{ratio('auto', 'trivial', rs, metric):.2f}",
+        }
 
     by_size = [(size, [r for r in results if r["size"] == size]) for size in sizes]
     ratios = [ratio_row(size, rs) for size, rs in by_size] + [ratio_row("all", results)]
-    report("speed-up ratios (geometric mean of time(den)/time(num); paper: DP-LD vs EFREQ "
-           "1.7-2.7x, DP-B vs ZSTREAM 7.6x at size 7; target auto vs trivial >= 3x)", ratios)
+    report(
+        "speed-up ratios (geometric mean of time(den)/time(num); paper: DP-LD vs EFREQ "
+        "1.7-2.7x, DP-B vs ZSTREAM 7.6x at size 7; target auto vs trivial >= 3x)",
+        ratios,
+    )
     # What the cost model minimizes, measured: the partial matches the joins produced.
     pm = [ratio_row(size, rs, "partial_matches") for size, rs in by_size]
     pm.append(ratio_row("all", results, "partial_matches"))
@@ -442,22 +556,35 @@ def main() -> None:
     within = [v["auto"] / min(v.values()) for v in per_pattern.values() if "auto" in v]
     share = sum(1 for x in within if x <= 1.25) / len(within) if within else float("nan")
     bound = geomean([f["trivial_s"] / f["floor_s"] for f in floors])
-    print(f"\nthe floor (scan, filter, shuffle and sort of the pattern's symbols, no joins): "
-          f"trivial / floor = {bound:.2f}x (geometric mean), the most any join order could "
-          f"gain over the pattern order here")
-    print(f"\nauto vs the per-pattern best algorithm: within 1.25x on {share:.0%} of "
-          f"{len(within)} patterns (target >= 90%); worst {max(within, default=float('nan')):.2f}x")
+    print(
+        f"\nthe floor (scan, filter, shuffle and sort of the pattern's symbols, no joins): "
+        f"trivial / floor = {bound:.2f}x (geometric mean), the most any join order could "
+        f"gain over the pattern order here"
+    )
+    print(
+        f"\nauto vs the per-pattern best algorithm: within 1.25x on {share:.0%} of "
+        f"{len(within)} patterns (target >= 90%); worst {max(within, default=float('nan')):.2f}x"
+    )
     if exhaustive:
-        report(f"dp_bushy's tree vs the fastest of all trees (patterns up to {a.exhaustive} "
-               f"variables; target within 1.1x)", exhaustive)
+        report(
+            f"dp_bushy's tree vs the fastest of all trees (patterns up to {a.exhaustive} "
+            f"variables; target within 1.1x)",
+            exhaustive,
+        )
         print(f"geometric mean {geomean([e['ratio'] for e in exhaustive]):.2f}x")
-    planning = [{"algorithm": alg,
-                 "mean_ms": f"{statistics.mean(r['planning_ms'] for r in results if r['algorithm'] == alg):.2f}",  # noqa: E501
-                 "max_ms": f"{max(r['planning_ms'] for r in results if r['algorithm'] == alg):.2f}"}
-                for alg in ALGORITHMS]
+    planning = [
+        {
+            "algorithm": alg,
+            "mean_ms": f"{statistics.mean(r['planning_ms'] for r in results if r['algorithm'] == alg):.2f}",  # noqa: E501
+            "max_ms": f"{max(r['planning_ms'] for r in results if r['algorithm'] == alg):.2f}",
+        }
+        for alg in ALGORITHMS
+    ]
     report("planning time per pattern (all alternatives)", planning)
-    report("guard hits", [{k: r[k] for k in ("set", "size", "pattern", "algorithm", "error")}
-                          for r in guard_hits])
+    report(
+        "guard hits",
+        [{k: r[k] for k in ("set", "size", "pattern", "algorithm", "error")} for r in guard_hits],
+    )
     if not guard_hits:
         print("(none)")
 
@@ -467,20 +594,39 @@ def main() -> None:
         line = {"size": int(size)}
         for alg in ALGORITHMS:
             rs = [r for r in quality if r["size"] == size and r["algorithm"] == alg]
-            line[alg] = (f"{geomean([r['normalized_cost'] for r in rs]):.2f}/"
-                         f"{statistics.mean(r['planning_ms'] for r in rs):.1f}ms") if rs else "-"
+            line[alg] = (
+                (
+                    f"{geomean([r['normalized_cost'] for r in rs]):.2f}/"
+                    f"{statistics.mean(r['planning_ms'] for r in rs):.1f}ms"
+                )
+                if rs
+                else "-"
+            )
         qtable.append(line)
-    report("plan quality without execution (Figure 17): cost / best found, geometric mean; "
-           "mean planning time", qtable)
+    report(
+        "plan quality without execution (Figure 17): cost / best found, geometric mean; "
+        "mean planning time",
+        qtable,
+    )
 
     plots(Path(a.plots), results, quality, sizes)
-    print(f"\nplots written to {a.plots}/jqpg_throughput.png, jqpg_partial_matches.png, "
-          "jqpg_plan_quality.png")
+    print(
+        f"\nplots written to {a.plots}/jqpg_throughput.png, jqpg_partial_matches.png, "
+        "jqpg_plan_quality.png"
+    )
     if a.json:
-        Path(a.json).write_text(json.dumps({"executions": results, "exhaustive": exhaustive,
-                                            "floors": floors, "trees": trees,
-                                            "plan_quality": quality},
-                                           indent=1))
+        Path(a.json).write_text(
+            json.dumps(
+                {
+                    "executions": results,
+                    "exhaustive": exhaustive,
+                    "floors": floors,
+                    "trees": trees,
+                    "plan_quality": quality,
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

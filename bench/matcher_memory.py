@@ -69,7 +69,8 @@ def _child(query: str, rows: int, memory: str, conf: dict) -> None:
     spark.sparkContext.setLogLevel("OFF")
     jvm = spark._jvm
     pools = [
-        p for p in jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()
+        p
+        for p in jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()
         if str(p.getType()) == "Heap memory"
     ]
     for p in pools:
@@ -83,8 +84,9 @@ def _child(query: str, rows: int, memory: str, conf: dict) -> None:
         outcome = "error: " + str(e).strip().splitlines()[0][:300]
     elapsed = time.time() - start
     peak = sum(p.getPeakUsage().getUsed() for p in pools)
-    print(json.dumps({"seconds": round(elapsed, 1), "peak_heap_mb": peak >> 20,
-                      "outcome": outcome}))
+    print(
+        json.dumps({"seconds": round(elapsed, 1), "peak_heap_mb": peak >> 20, "outcome": outcome})
+    )
     spark.stop()
 
 
@@ -105,12 +107,24 @@ def main() -> None:
     if args.jar:
         env["SPARK_MATCH_RECOGNIZE_JAR"] = args.jar
     for query in args.query or sorted(QUERIES):
-        cmd = [sys.executable, __file__, "--child", query, "--rows", str(args.rows),
-               "--driver-memory", args.driver_memory] + [f"--conf={c}" for c in args.conf]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            query,
+            "--rows",
+            str(args.rows),
+            "--driver-memory",
+            args.driver_memory,
+        ] + [f"--conf={c}" for c in args.conf]
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
         lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-        report = lines[-1] if lines else f"no report (exit {out.returncode}): " + (
-            out.stderr.strip().splitlines() or [""])[-1][:300]
+        report = (
+            lines[-1]
+            if lines
+            else f"no report (exit {out.returncode}): "
+            + (out.stderr.strip().splitlines() or [""])[-1][:300]
+        )
         print(f"{query:9} rows={args.rows} {report}", flush=True)
 
 

@@ -83,8 +83,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="2M rows, one query per template")
     ap.add_argument("--json")
-    ap.add_argument("--spark-sort", action="store_true",
-                    help="also time the automaton alone with Spark's sort")
+    ap.add_argument(
+        "--spark-sort", action="store_true", help="also time the automaton alone with Spark's sort"
+    )
     a = ap.parse_args()
     if a.quick:
         a.rows, a.per_template = 2_000_000, 1
@@ -107,21 +108,39 @@ def main() -> None:
                 spark.conf.unset(OWN_SORT)
                 if n_spark != n_off:
                     raise SystemExit(f"{name}: {n_spark} rows with Spark's sort, {n_off} without")
-                extra = {"automaton_spark_sort_s": round(t_spark, 2),
-                         "speedup_vs_spark_sort": round(t_spark / t_on, 2)}
+                extra = {
+                    "automaton_spark_sort_s": round(t_spark, 2),
+                    "speedup_vs_spark_sort": round(t_spark / t_on, 2),
+                }
             spark.conf.unset("spark.sql.matchRecognize.prefilter")
             if n_on != n_off:
                 raise SystemExit(f"{name}: {n_on} rows with the prefilter, {n_off} without")
             ratios.append(t_off / t_on)
-            rows.append({"template": name, "query": i, "matches": n_on,
-                         "automaton_s": round(t_off, 2), **extra, "prefilter_s": round(t_on, 2),
-                         "speedup": round(t_off / t_on, 2), "decision": decision[:70]})
-            print(f"[prefilter] {name} #{i}: {n_on} matches, {t_off:.2f} s -> {t_on:.2f} s",
-                  flush=True)
-    report(f"prefilter vs automaton alone, {a.rows:,} reports, median of {a.runs} warm runs",
-           rows, a.json)
-    print(f"\nmedian speed-up {statistics.median(ratios):.2f}x over {len(ratios)} queries "
-          "(target >= 5x)")
+            rows.append(
+                {
+                    "template": name,
+                    "query": i,
+                    "matches": n_on,
+                    "automaton_s": round(t_off, 2),
+                    **extra,
+                    "prefilter_s": round(t_on, 2),
+                    "speedup": round(t_off / t_on, 2),
+                    "decision": decision[:70],
+                }
+            )
+            print(
+                f"[prefilter] {name} #{i}: {n_on} matches, {t_off:.2f} s -> {t_on:.2f} s",
+                flush=True,
+            )
+    report(
+        f"prefilter vs automaton alone, {a.rows:,} reports, median of {a.runs} warm runs",
+        rows,
+        a.json,
+    )
+    print(
+        f"\nmedian speed-up {statistics.median(ratios):.2f}x over {len(ratios)} queries "
+        "(target >= 5x)"
+    )
 
 
 if __name__ == "__main__":

@@ -179,7 +179,9 @@ def brute_force(name: str, syms: list[str], events: list[tuple[str, int, float]]
         a_, b_, c_, n_ = (rows[s] for s in syms)
         for a, b, c in itertools.product(a_, b_, c_):
             if (
-                a[0] < b[0] < c[0] and c[0] - a[0] <= w and c[1] > a[1]
+                a[0] < b[0] < c[0]
+                and c[0] - a[0] <= w
+                and c[1] > a[1]
                 and not any(b[0] < x[0] < c[0] for x in n_)
             ):
                 n += 1
@@ -212,9 +214,11 @@ def load(spark, csv: Path, name: str) -> str:
     """The events as a view cached in memory (written as Parquet once, read back)."""
     parquet = DATA / name
     if not (parquet / "_SUCCESS").exists():
-        spark.read.csv(str(csv), header=True, schema="sym STRING, ts_ms BIGINT, price DOUBLE") \
-            .selectExpr("sym", "timestamp_millis(ts_ms) AS ts", "price") \
-            .write.mode("overwrite").parquet(str(parquet))
+        spark.read.csv(
+            str(csv), header=True, schema="sym STRING, ts_ms BIGINT, price DOUBLE"
+        ).selectExpr("sym", "timestamp_millis(ts_ms) AS ts", "price").write.mode(
+            "overwrite"
+        ).parquet(str(parquet))
     df = spark.read.parquet(str(parquet)).cache()
     df.count()
     view = name.replace("-", "_")
@@ -245,9 +249,17 @@ def verify_small(spark, a) -> None:
             if shape["esper"] else "n/a"
         )  # fmt: skip
         agree = ours == brute and esper in (brute, "n/a")
-        rows.append(dict(shape=name, pattern=shape["pattern"], symbols=" ".join(shape["syms"]),
-                         brute_force=brute, ours=ours, esper=esper,
-                         agree="yes" if agree else "NO"))
+        rows.append(
+            dict(
+                shape=name,
+                pattern=shape["pattern"],
+                symbols=" ".join(shape["syms"]),
+                brute_force=brute,
+                ours=ours,
+                esper=esper,
+                agree="yes" if agree else "NO",
+            )
+        )
     report(f"counts on {a.small_events:,} events (brute force, ours, Esper)", rows)
     if any(r["agree"] != "yes" for r in rows):
         raise SystemExit("match counts differ from the brute-force count")
@@ -262,8 +274,11 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--cores", type=int, default=2, help="our side's local[cores]")
     p.add_argument("--shapes", default="seq,conj,neg,kleene")
-    p.add_argument("--verify-small", action="store_true",
-                   help="check both engines against a brute-force count on a small stream")
+    p.add_argument(
+        "--verify-small",
+        action="store_true",
+        help="check both engines against a brute-force count on a small stream",
+    )
     p.add_argument("--small-events", type=int, default=4000)
     p.add_argument("--json", help="write the figures to this file")
     a = p.parse_args()

@@ -99,8 +99,14 @@ def profile(spark, sql: str) -> dict:
                 tasks += st.numCompletedTasks
     plan = str(df._jdf.queryExecution().executedPlan().toString())
     executed, reused = shuffles(plan)
-    return {"rows": n, "jobs": len(jobs), "stages": stages, "tasks": tasks,
-            "shuffles": executed, "reused": reused}
+    return {
+        "rows": n,
+        "jobs": len(jobs),
+        "stages": stages,
+        "tasks": tasks,
+        "shuffles": executed,
+        "reused": reused,
+    }
 
 
 def main() -> None:
@@ -113,8 +119,11 @@ def main() -> None:
     p.add_argument("--json", help="write the figures to this file")
     args = p.parse_args()
 
-    spark = session("small_inputs", driver_memory="2g",
-                    extra={"spark.sql.shuffle.partitions": str(args.partitions)})
+    spark = session(
+        "small_inputs",
+        driver_memory="2g",
+        extra={"spark.sql.shuffle.partitions": str(args.partitions)},
+    )
     path = str(DATA / f"small-ticks-{args.events}")
     spark.sql(ticks_sql(args.events)).coalesce(1).write.mode("overwrite").parquet(path)
     spark.read.parquet(path).createOrReplaceTempView("ticks")
@@ -147,22 +156,46 @@ def main() -> None:
             counts = {s["rows"] for s in stats.values()}
             if len(counts) != 1:
                 raise SystemExit(f"row counts differ for {shape}: {stats}")
-            times = timed_rounds(spark, {k: v[0] for k, v in sides.items()}, runs=args.rounds,
-                                 before=before)
+            times = timed_rounds(
+                spark, {k: v[0] for k, v in sides.items()}, runs=args.rounds, before=before
+            )
             for name in sides:
-                rows.append({"aqe": adaptive, "shape": shape, "side": name,
-                             "seconds": round(times[name][0], 3), **stats[name]})
-            for label, a, b in (("old / new", "old", "new"),
-                                 ("cached: old / new", "cached, old", "cached, new"),
-                                 ("cached / uncached, old", "cached, old", "old"),
-                                 ("cached / uncached, new", "cached, new", "new")):
-                rows.append({"aqe": adaptive, "shape": shape, "side": label,
-                             "seconds": f"{times[a][0] / times[b][0]:.2f}x", "rows": "",
-                             "jobs": "", "stages": "", "tasks": "", "shuffles": "", "reused": ""})
+                rows.append(
+                    {
+                        "aqe": adaptive,
+                        "shape": shape,
+                        "side": name,
+                        "seconds": round(times[name][0], 3),
+                        **stats[name],
+                    }
+                )
+            for label, a, b in (
+                ("old / new", "old", "new"),
+                ("cached: old / new", "cached, old", "cached, new"),
+                ("cached / uncached, old", "cached, old", "old"),
+                ("cached / uncached, new", "cached, new", "new"),
+            ):
+                rows.append(
+                    {
+                        "aqe": adaptive,
+                        "shape": shape,
+                        "side": label,
+                        "seconds": f"{times[a][0] / times[b][0]:.2f}x",
+                        "rows": "",
+                        "jobs": "",
+                        "stages": "",
+                        "tasks": "",
+                        "shuffles": "",
+                        "reused": "",
+                    }
+                )
             for k in FORCED_OLD:
                 spark.conf.unset(k)
-    report(f"{args.events} events, spark.sql.shuffle.partitions={args.partitions}, "
-           "local[2]", rows, args.json)
+    report(
+        f"{args.events} events, spark.sql.shuffle.partitions={args.partitions}, local[2]",
+        rows,
+        args.json,
+    )
     spark.stop()
 
 

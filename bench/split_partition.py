@@ -11,6 +11,7 @@ side pays for the range bounds' sampling pass over the input and the range excha
     .venv/bin/python bench/split_partition.py                  # 20M rows, 2 cores
     .venv/bin/python bench/split_partition.py --rows 50000000  # the recorded one-partition figure
     .venv/bin/python bench/split_partition.py --rows 2000000 --runs 1  # a quick profile
+    .venv/bin/python bench/split_partition.py --queries "PAST LAST ROW"  # some queries
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 import urllib.request
 
 from common import cached_parquet, report, session, timed_rounds
+from spark_match_recognize import operator_metrics
 
 SPLIT = "spark.sql.matchRecognize.split.mode"
 
@@ -53,11 +55,30 @@ def queries(view: str, keyed: bool) -> dict[str, str]:
               ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
               PATTERN (STRT DOWN+ UP+)
               DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x))""",
+        # The default skip mode: where each match starts depends on the one before, which
+        # each range finds out from the rows before it.
+        "V shape, SKIP PAST LAST ROW": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
+              {keys}ORDER BY ts
+              MEASURES FIRST(STRT.ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts,
+                       LAST(UP.ts) AS end_ts, count(*) AS n
+              ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+              PATTERN (STRT DOWN+ UP+)
+              DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x))""",
+        "A B* C, SKIP PAST LAST ROW": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
+              {keys}ORDER BY ts
+              MEASURES A.ts AS a_ts, C.ts AS c_ts, count(B.x) AS bs
+              ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+              PATTERN (A B* C)
+              DEFINE A AS cat < 5, B AS cat <> 2, C AS cat = 2 AND x > A.x)""",
     }
 
 
-def checksum(spark, sql: str) -> tuple:
-    return tuple(spark.sql(f"SELECT count(*), sum(hash(*)) FROM ({sql})").collect()[0])
+def checksum(spark, sql: str) -> tuple[tuple, dict]:
+    """The rows' count and a checksum of them, and the MATCH_RECOGNIZE operator's metrics."""
+    df = spark.sql(f"SELECT count(*), sum(hash(*)) FROM ({sql})")
+    rows = tuple(df.collect()[0])
+    (operator,) = [o for o in operator_metrics(df) if o.operator == "MatchRecognizeExec"]
+    return rows, operator.metrics
 
 
 def _stages(spark) -> dict[int, dict]:
@@ -85,20 +106,22 @@ def stage_split(spark, sql: str) -> tuple[float, float]:
     return matching, _seconds(last["submissionTime"]) - start
 
 
-def run(spark, rows: int, keys: int, runs: int) -> list[dict]:
+def run(spark, rows: int, keys: int, runs: int, only: set[str] | None = None) -> list[dict]:
     view = cached_parquet(spark, f"split-{rows}-{keys}", generate_sql(rows, keys))
     label = "one partition" if keys == 1 else f"{keys} keys, one with half the rows"
     results = []
     for name, sql in queries(view, keyed=keys > 1).items():
+        if only and not any(word in name for word in only):
+            continue
         sides = {"one task": sql, "split": sql}
 
         def before(side: str) -> None:
             spark.conf.set(SPLIT, "on" if side == "split" else "off")
 
-        sums = {}
+        sums, metrics = {}, {}
         for side in sides:
             before(side)
-            sums[side] = checksum(spark, sql)
+            sums[side], metrics[side] = checksum(spark, sql)
         assert sums["one task"] == sums["split"], f"{name}: different rows {sums}"
         timings = timed_rounds(spark, sides, runs=runs, before=before)
         one, split = timings["one task"][0], timings["split"][0]
@@ -114,6 +137,8 @@ def run(spark, rows: int, keys: int, runs: int) -> list[dict]:
                 "split (s)": round(split, 2),
                 "speed-up": round(one / split, 2),
                 "matches (both)": sums["split"][0],
+                "rows read of neighbours (split)": metrics["split"]["neighbourRows"],
+                "ranges read from the start": metrics["split"]["rangesReadFromStart"],
                 "matching stage one / split (s)": f"{stages['one task'][0]:.1f} / "
                 f"{stages['split'][0]:.1f}",
                 "stages before it one / split (s)": f"{stages['one task'][1]:.1f} / "
@@ -133,15 +158,19 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=1000, help="keys of the skewed run")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-skewed", action="store_true")
+    parser.add_argument(
+        "--queries", default=None, help="comma-separated words; queries naming one of them run"
+    )
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     # The web UI's REST API gives each stage's times (the matching stage against the others).
     spark = session(
         "bench-split-partition", driver_memory="12g", extra={"spark.ui.enabled": "true"}
     )
-    results = run(spark, args.rows, 1, args.runs)
+    only = set(args.queries.split(",")) if args.queries else None
+    results = run(spark, args.rows, 1, args.runs, only)
     if not args.skip_skewed:
-        results += run(spark, args.rows, args.keys, args.runs)
+        results += run(spark, args.rows, args.keys, args.runs, only)
     report("Split matching: ranges on every core vs one task per partition", results, args.out)
 
 

@@ -56,40 +56,50 @@ def events_sql(n: int) -> str:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--events", type=int, default=1_000_000)
     p.add_argument("--window", type=int, default=120, help="WITHIN, in seconds")
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--pattern", default="A B C D",
-                   help="over variables A-D, e.g. 'PERMUTE(A, B, C, D)' or 'A B !C D'")
-    p.add_argument("--all-trees", action="store_true",
-                   help="also time every tree of A B C D in one pass (see above)")
+    p.add_argument(
+        "--pattern",
+        default="A B C D",
+        help="over variables A-D, e.g. 'PERMUTE(A, B, C, D)' or 'A B !C D'",
+    )
+    p.add_argument(
+        "--all-trees",
+        action="store_true",
+        help="also time every tree of A B C D in one pass (see above)",
+    )
     args = p.parse_args()
 
     # The partial matches per node are read from a count(*), which must build its matches
     # rather than count them.
-    spark = session("tree_vs_joins",
-                    extra={"spark.sql.matchRecognize.countWithoutMatches": "false"})
+    spark = session(
+        "tree_vs_joins", extra={"spark.sql.matchRecognize.countWithoutMatches": "false"}
+    )
     events = cached_parquet(spark, f"skewed_{args.events}", events_sql(args.events))
     sql = QUERY.format(events=events, window=args.window, pattern=args.pattern)
-    sides = {f"{ex} / {order}": (ex, order)
-             for ex in ("tree", "joins") for order in ("auto", "trivial")}
+    sides = {
+        f"{ex} / {order}": (ex, order) for ex in ("tree", "joins") for order in ("auto", "trivial")
+    }
 
     def configure(name: str) -> None:
         ex, order = sides[name]
         spark.conf.set("spark.sql.matchRecognize.cepExecution", ex)
         spark.conf.set("spark.sql.matchRecognize.joinOrder", order)
 
-    print(f"PATTERN ({args.pattern}), {args.events:,} events, {KEYS} keys, "
-          f"WITHIN {args.window} s")
+    print(f"PATTERN ({args.pattern}), {args.events:,} events, {KEYS} keys, WITHIN {args.window} s")
     counts = {}
     for name in sides:
         configure(name)
         df = spark.sql(f"SELECT count(*) AS n FROM ({sql})")
         counts[name] = df.collect()[0][0]
-        print(f"\n[{name}] {counts[name]:,} matches; partial matches per node "
-              "(created, peak buffered summed over tasks):")
+        print(
+            f"\n[{name}] {counts[name]:,} matches; partial matches per node "
+            "(created, peak buffered summed over tasks):"
+        )
         total = peaks = 0
         for node, created, peak in partial_matches_per_node(df):
             total += created
@@ -104,10 +114,14 @@ def main() -> None:
     for name, (t, _) in times.items():
         print(f"{name:22s} {t:9.2f} {args.events / t:12,.0f} {args.events / t / cores:12,.0f}")
     t = {name: v[0] for name, v in times.items()}
-    print(f"\njoins/tree (auto): {t['joins / auto'] / t['tree / auto']:.2f}x; "
-          f"joins/tree (trivial): {t['joins / trivial'] / t['tree / trivial']:.2f}x")
-    print(f"trivial/auto (tree): {t['tree / trivial'] / t['tree / auto']:.2f}x; "
-          f"trivial/auto (joins): {t['joins / trivial'] / t['joins / auto']:.2f}x")
+    print(
+        f"\njoins/tree (auto): {t['joins / auto'] / t['tree / auto']:.2f}x; "
+        f"joins/tree (trivial): {t['joins / trivial'] / t['tree / trivial']:.2f}x"
+    )
+    print(
+        f"trivial/auto (tree): {t['tree / trivial'] / t['tree / auto']:.2f}x; "
+        f"trivial/auto (joins): {t['joins / trivial'] / t['joins / auto']:.2f}x"
+    )
     if args.all_trees:
         all_trees(spark, sql, args.runs)
     spark.stop()
@@ -141,8 +155,10 @@ def all_trees(spark, sql: str, runs: int) -> None:
     times = timed_rounds(spark, {name: sql for name in trees}, runs=runs, before=force)
     spark.conf.unset(tree_conf)
     ranked = sorted((v[0], name) for name, v in times.items())
-    print(f"\nevery tree in one pass ({len(trees) - 1} trees, {counts.pop():,} matches each), "
-          "median s, fastest first:")
+    print(
+        f"\nevery tree in one pass ({len(trees) - 1} trees, {counts.pop():,} matches each), "
+        "median s, fastest first:"
+    )
     for seconds, name in ranked:
         print(f"    {name:20s} {seconds:8.2f}")
     fastest = min(s for s, name in ranked if name != "auto")

@@ -161,25 +161,30 @@ SPLIT_CASES = int(os.environ.get("SMR_SPLIT_CASES", "16"))
 SPLIT = "spark.sql.matchRecognize.split.mode"
 
 
-def test_random_patterns_matched_in_ranges_match_the_reference(spark):
-    """Random cases that split matching applies to (AFTER MATCH SKIP TO NEXT ROW, forced
-    on) cut into ranges of two or three rows, so partitions cross many range edges and
-    matches read far into the following ranges: the rows must be the reference's."""
+@pytest.mark.parametrize("skip", ["to_next_row", "past_or_to_variable"])
+def test_random_patterns_matched_in_ranges_match_the_reference(spark, skip):
+    """Random cases that split matching applies to (forced on) cut into ranges of two or
+    three rows, so partitions cross many range edges and matches read far into the
+    following ranges: the rows must be the reference's. Under the skip modes where the
+    match before decides the next start, each range finds where its matches begin from
+    windows of 1, 8 and 64 rows before it, or from its partition's start."""
     spark.conf.set(SPLIT, "on")
     spark.conf.set("spark.sql.shuffle.partitions", "16")
+    spark.conf.set("spark.sql.matchRecognize.internal.splitEntryRows", "1")
     try:
         _check_forced_cases(
             spark,
             SPLIT_CASES,
-            SEED_BASE + 200_000,
+            SEED_BASE + 200_000 + (0 if skip == "to_next_row" else 50_000),
             80 * SPLIT_CASES,
             lambda seed: generate(seed, "full"),
             lambda case, qe: (
-                case.spec.skip == ("to_next_row",)
+                (case.spec.skip == ("to_next_row",)) == (skip == "to_next_row")
                 and "split into ranges matched in parallel" in qe.executedPlan().toString()
             ),
             "split",
         )
     finally:
         spark.conf.unset(SPLIT)
+        spark.conf.unset("spark.sql.matchRecognize.internal.splitEntryRows")
         spark.conf.set("spark.sql.shuffle.partitions", "4")

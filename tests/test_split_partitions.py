@@ -170,20 +170,111 @@ def test_auto_leaves_partitioned_queries_to_on(spark, events, ranges):
     _same_rows_as_one_task(spark, sql)
 
 
+SKIP_QUERIES = {
+    # The default skip mode: each V ends where the next may start.
+    "v_shape": """
+        SELECT * FROM split_events MATCH_RECOGNIZE (
+          ORDER BY ts
+          MEASURES FIRST(STRT.id) AS s, LAST(DOWN.id) AS bottom, LAST(UP.id) AS e, count(*) AS n
+          PATTERN (STRT DOWN+ UP+)
+          DEFINE DOWN AS v < PREV(v), UP AS v > PREV(v))""",
+    # Runs of 300 rows of v = 7: one match covers two whole ranges and more.
+    "long_runs": QUERIES["long_runs"].replace("AFTER MATCH SKIP TO NEXT ROW", ""),
+    "all_rows_to_last": QUERIES["all_rows"].replace(
+        "AFTER MATCH SKIP TO NEXT ROW", "AFTER MATCH SKIP TO LAST B"
+    ),
+    "to_first": """
+        SELECT * FROM split_events MATCH_RECOGNIZE (
+          ORDER BY ts
+          MEASURES FIRST(A.id) AS a, FIRST(B.id) AS b, LAST(C.id) AS c
+          AFTER MATCH SKIP TO FIRST B
+          PATTERN (A B+ C)
+          DEFINE A AS v < 4, B AS v <> 5 AND v >= A.v, C AS v < PREV(v))""",
+    "anchors": QUERIES["anchors"].replace("AFTER MATCH SKIP TO NEXT ROW", ""),
+    # A gap whose condition reads the match (`A.v`) and, in one conjunct, the row alone
+    # (`v <> 2`): how far a match begun before a window reaches is bounded by that conjunct.
+    "gap_judged_in_part": """
+        SELECT * FROM split_events MATCH_RECOGNIZE (
+          ORDER BY ts
+          MEASURES FIRST(A.id) AS a, LAST(C.id) AS c, count(*) AS n
+          AFTER MATCH SKIP PAST LAST ROW
+          PATTERN (A X*? C)
+          DEFINE A AS v = 1, X AS v <> 2 AND X.v >= A.v - 3, C AS v = 2 AND C.id - A.id > 4)""",
+    "partitioned": """
+        SELECT * FROM split_events MATCH_RECOGNIZE (
+          PARTITION BY skewed, k ORDER BY ts
+          MEASURES FIRST(A.id) AS a, LAST(C.id) AS c, count(*) AS n
+          PATTERN (A B* C)
+          DEFINE A AS v = 1, B AS v > PREV(v) OR v = 7, C AS v = 2)""",
+}
+
+ENTRY_ROWS = "spark.sql.matchRecognize.internal.splitEntryRows"
+
+
+@pytest.mark.parametrize("entry_rows", ["1024", "2"])
+@pytest.mark.parametrize("name", sorted(SKIP_QUERIES))
+def test_skip_modes_that_follow_the_match_before_split_exactly(
+    spark, events, ranges, name, entry_rows
+):
+    """Under PAST LAST ROW, TO FIRST and TO LAST a match begun in an earlier range may
+    cover a range's first rows: each task finds where the one-task matcher enters its
+    range (with windows of a few rows too, so that they grow and run out)."""
+    spark.conf.set(ENTRY_ROWS, entry_rows)
+    try:
+        operator = _same_rows_as_one_task(spark, SKIP_QUERIES[name])
+    finally:
+        spark.conf.unset(ENTRY_ROWS)
+    assert operator.metrics["neighbourRows"] > 0, operator.metrics
+    if name == "v_shape" and entry_rows == "1024":
+        # The chains of V shapes meet within a few rows: no range reads its partition whole.
+        assert operator.metrics["rangesReadFromStart"] == 0, operator.metrics
+
+
+def test_chains_that_never_meet_read_the_partition_from_its_start(spark, events, ranges):
+    """Runs of 300 equal rows are longer than windows of 2, 16 and 128 rows: a range inside
+    one cannot tell from them where the match covering it began."""
+    spark.conf.set(ENTRY_ROWS, "2")
+    try:
+        operator = _same_rows_as_one_task(spark, SKIP_QUERIES["long_runs"])
+    finally:
+        spark.conf.unset(ENTRY_ROWS)
+    assert operator.metrics["rangesReadFromStart"] > 0, operator.metrics
+
+
+def test_a_skip_error_is_raised_as_in_one_task(spark, events, ranges):
+    """TO FIRST of the first variable would find the same match again: the standard's error,
+    raised by the task where that match starts, not by a range exploring where it enters."""
+    sql = SKIP_QUERIES["to_first"].replace("SKIP TO FIRST B", "SKIP TO FIRST A")
+    assert SPLIT_NOTE in _plan(spark.sql(sql))
+    with pytest.raises(Exception, match="cannot skip to first row of match"):
+        spark.sql(sql).collect()
+
+
+GAP_ANY_ROW = """
+    SELECT * FROM split_events MATCH_RECOGNIZE (
+      ORDER BY ts
+      MEASURES FIRST(A.id) AS a, LAST(C.id) AS c, count(*) AS n
+      AFTER MATCH SKIP PAST LAST ROW
+      PATTERN (A X*? C)
+      DEFINE A AS v = 1, C AS v = 2 AND C.id - A.id > 40)"""
+
+
 @pytest.mark.parametrize(
-    "change, reason",
+    "sql, reason",
     [
-        ("AFTER MATCH SKIP PAST LAST ROW", "AFTER MATCH SKIP PAST LAST ROW needs the match before"),
-        ("AFTER MATCH SKIP TO LAST C", "AFTER MATCH SKIP TO LAST C needs the match before"),
-        ("MATCH_NUMBER", "MATCH_NUMBER()"),
+        (
+            QUERIES["one_row_with_navigation"].replace(
+                "count(*) AS n,", "count(*) AS n, MATCH_NUMBER() AS m,"
+            ),
+            "MATCH_NUMBER()",
+        ),
+        # X is undefined: a match may stay open over any rows, so no rows before a range
+        # could tell where the one-task matcher enters it.
+        (GAP_ANY_ROW, "X may go on over any row, under AFTER MATCH SKIP PAST LAST ROW"),
     ],
+    ids=["match_number", "gap_any_row"],
 )
-def test_what_cannot_be_split_says_why_and_runs_one_task(spark, events, ranges, change, reason):
-    sql = QUERIES["one_row_with_navigation"]
-    if change == "MATCH_NUMBER":
-        sql = sql.replace("count(*) AS n,", "count(*) AS n, MATCH_NUMBER() AS m,")
-    else:
-        sql = sql.replace("AFTER MATCH SKIP TO NEXT ROW", change)
+def test_what_cannot_be_split_says_why_and_runs_one_task(spark, events, ranges, sql, reason):
     df = spark.sql(sql)
     assert f"one task per partition (not split: {reason})" in _plan(df), _plan(df)
     _same_rows_as_one_task(spark, sql, split_expected=False)

@@ -211,9 +211,10 @@ object MatchRecognizeConf {
       .doc("Split matching of large partitions (docs/design.md): the rows are cut into " +
         "ranges of the PARTITION BY and ORDER BY order, each matched by its own task, which " +
         "reads on into the next range to finish the matches that start in its own; so one " +
-        "huge partition, or a key holding most rows, is matched on every core. Applies to " +
-        "AFTER MATCH SKIP TO NEXT ROW patterns without MATCH_NUMBER() and without WITH " +
-        "UNMATCHED ROWS. `auto`: for a query without PARTITION BY whose input Spark estimates " +
+        "huge partition, or a key holding most rows, is matched on every core. Under AFTER " +
+        "MATCH SKIP PAST LAST ROW and TO FIRST / TO LAST a task also reads the rows before " +
+        "its own to find where the sequential matcher enters them. Applies to every skip " +
+        "mode, without MATCH_NUMBER() and without WITH UNMATCHED ROWS. `auto`: for a query without PARTITION BY whose input Spark estimates " +
         "at spark.sql.matchRecognize.split.minBytes or more; `on`: whenever the pattern " +
         "allows it (also with PARTITION BY, where it spreads a key holding most rows over " +
         "several tasks while the other keys stay whole); `off`: " +
@@ -460,6 +461,21 @@ object MatchRecognizeConf {
       .version("0.1.0")
       .booleanConf
       .createWithDefault(true)
+
+  /**
+   * For tests: a small first window makes a split range find where its matches begin from
+   * the chains of a few rows, and past the largest, from its partition's start.
+   */
+  val SPLIT_ENTRY_ROWS: ConfigEntry[Int] =
+    buildConf("spark.sql.matchRecognize.internal.splitEntryRows")
+      .internal()
+      .doc("Rows before a split range read first to find where its matches begin under a " +
+        "skip mode that depends on the match before (8 and 64 times as many next, then the " +
+        "partition from its start); tests set a few rows to reach every way.")
+      .version("0.1.0")
+      .intConf
+      .checkValue(_ >= 1, "must be 1 or more")
+      .createWithDefault(1024)
 
   val SORT_IN_MEMORY_BYTES: ConfigEntry[Long] =
     buildConf("spark.sql.matchRecognize.internal.sortInMemoryBytes")

@@ -89,6 +89,9 @@ final class AutomatonDriver(
    */
   def stopStartsAt(pos: Long): Unit = matcher.stopStartsAt(pos)
 
+  /** No match starts before `pos`: a match of an earlier range covers the rows before it. */
+  def startNoEarlierThan(pos: Long): Unit = matcher.startNoEarlierThan(pos)
+
   /**
    * Whether every match starting before `pos` is decided and written: the rows before it
    * have been offered, no attempt is live and no match waits for rows its measures read.

@@ -77,6 +77,9 @@ final class AutomatonMatcher(
   // No attempt starts at or past this row: a range of a split partition reads on past its
   // end only to finish the matches that start inside it ([[stopStartsAt]]).
   private var startsBefore = Long.MaxValue
+  // No attempt starts before this position: the rows before it are covered by a match that
+  // began in an earlier range of a split partition ([[RangeEntry]]).
+  private var startsFrom = 0L
   private var matchCount = 0L
   private var liveThreads = 0L
   private var peakThreads = 0L
@@ -128,10 +131,20 @@ final class AutomatonMatcher(
     closePending = false
     resolvePaused = false
     startsBefore = Long.MaxValue
+    startsFrom = 0L
   }
 
   /** No attempt starts at `pos` or later (until [[reset]]). */
   def stopStartsAt(pos: Long): Unit = startsBefore = pos
+
+  /** No attempt starts before `pos` (until [[reset]]); rows before it are read by navigation only. */
+  def startNoEarlierThan(pos: Long): Unit = startsFrom = pos
+
+  /**
+   * The first row a later match may start at, as far as the decided matches say: where the
+   * last one sends the next (its skip target), or past the last start that gave none.
+   */
+  def nextAllowedStart: Long = nextStart
 
   /** Whether no attempt is live: every match starting before the rows offered is decided. */
   def idle: Boolean = attempts.isEmpty
@@ -180,8 +193,9 @@ final class AutomatonMatcher(
       var done = false
       while (!done) {
         if (attempts.isEmpty) {
-          if (nextStart > pos) done = true
-          else { p = nextStart; attempts.addLast(newAttempt(p)) }
+          val from = math.max(nextStart, startsFrom)
+          if (from > pos) done = true
+          else { p = from; attempts.addLast(newAttempt(p)) }
         }
         while (!done && p <= pos && !attempts.isEmpty) {
           step(p)
@@ -202,7 +216,9 @@ final class AutomatonMatcher(
   private def runFrom(from: Long, to: Long): Unit = {
     var p = from
     while (p <= to) {
-      if (p >= nextStart && p < startsBefore && mayStartAt(p)) attempts.addLast(newAttempt(p))
+      if (p >= nextStart && p >= startsFrom && p < startsBefore && mayStartAt(p)) {
+        attempts.addLast(newAttempt(p))
+      }
       step(p)
       if (resolve() && spec.shareAcrossStarts) {
         clearAttempts()
@@ -994,22 +1010,23 @@ final class AutomatonMatcher(
     new CompletedMatch(a.start, labels, excluded, number, labelCount)
   }
 
-  private def skipTarget(m: CompletedMatch): Long = spec.options.effectiveSkip match {
-    case AfterMatchSkip.PastLastRow => m.end + 1
-    case AfterMatchSkip.ToNextRow => m.start + 1
-    case s @ AfterMatchSkip.ToVariable(v, first) =>
-      val vars = spec.options.subsetMembers(v).getOrElse(Seq(v)).map(spec.labels.indexOf).toArray
-      val target = m.boundaryOf(vars, first)
-      if (target < 0) {
-        throw new MatchRecognizeRuntimeException(
-          s"${s.sql} failed: pattern variable `$v` is not present in match " +
-            s"(match ${m.matchNumber} starting at row ${m.start + 1} of its partition).")
-      }
-      if (target == m.start) {
-        throw new MatchRecognizeRuntimeException(
-          s"${s.sql} failed: cannot skip to first row of match (match ${m.matchNumber} " +
-            s"starting at row ${m.start + 1} of its partition); this would repeat the same match.")
-      }
-      target
+  private val skipTargets = new SkipTarget(spec)
+
+  private def skipTarget(m: CompletedMatch): Long = {
+    val target = skipTargets.of(m)
+    if (target == SkipTarget.VariableAbsent) {
+      val s = spec.options.effectiveSkip
+      val v = s.asInstanceOf[AfterMatchSkip.ToVariable].variable
+      throw new MatchRecognizeRuntimeException(
+        s"${s.sql} failed: pattern variable `$v` is not present in match " +
+          s"(match ${m.matchNumber} starting at row ${m.start + 1} of its partition).")
+    }
+    if (target == SkipTarget.FirstRow) {
+      throw new MatchRecognizeRuntimeException(
+        s"${spec.options.effectiveSkip.sql} failed: cannot skip to first row of match (match " +
+          s"${m.matchNumber} starting at row ${m.start + 1} of its partition); this would repeat " +
+          "the same match.")
+    }
+    target
   }
 }

@@ -45,6 +45,20 @@ private[execution] final class LabelConditions(
     else condition.holds(label * 2, pos, input, views)
   }
 
+  /**
+   * Could the DEFINE condition of `label` hold for the row at `pos`, whatever the match
+   * before it? The condition when it reads only rows, else its conjuncts that do, else yes.
+   */
+  def mayHold(label: Int, pos: Long, input: InternalRow): Boolean = {
+    val condition = conditions(label)
+    if (condition == null) true
+    else if (condition.readsRowsOnly) condition.holds(label * 2, pos, input, null)
+    else {
+      val filter = filters(label)
+      filter == null || !filter.readsRowsOnly || filter.holds(label * 2 + 1, pos, input, null)
+    }
+  }
+
   private final class Condition(d: DefineSpec, label: Int) {
     private val rowOnly = d.historyFree && !d.usesMatchNumber
     private val neighbourPredicate: BasePredicate = d.neighbourCondition.map(create).orNull
@@ -56,6 +70,9 @@ private[execution] final class LabelConditions(
       if (d.slots.isEmpty || neighbourPredicate != null) null
       else new SlotEvaluator(d.slots, spec.rowAttributes, spec.labels, buffer, running)
     private val joined = new JoinedRow
+
+    /** Whether the condition reads the tested row and its neighbours only (no view of the match). */
+    val readsRowsOnly: Boolean = d.readsRowsOnly
 
     private def create(e: org.apache.spark.sql.catalyst.expressions.Expression): BasePredicate = {
       val p = Predicate.create(e, Nil)

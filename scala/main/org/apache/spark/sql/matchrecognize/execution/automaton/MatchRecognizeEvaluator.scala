@@ -40,10 +40,11 @@ class MatchRecognizeEvaluatorFactory(
    * Matches one range of a split partition ([[SplitMatching]]): the input partitions
    * `first` until `end` of `ranges`, whose rows are `rows` (unsorted unless `sort` is empty)
    * and whose neighbours' rows `read(j)` returns; `ordering` is the total order the input
-   * partitions follow.
+   * partitions follow; `entryRows` the first window [[RangeEntry]] reads before the range.
    */
   def evalRange(
       ordering: Seq[SortOrder],
+      entryRows: Int,
       first: Int,
       end: Int,
       ranges: Int,
@@ -54,7 +55,7 @@ class MatchRecognizeEvaluatorFactory(
     val neighbours = new RangeNeighbours(read, first, end, ranges, RowOrdering.create(ordering, inputSchema),
       (a: UnsafeRow, b: UnsafeRow) => keyOf(a).copy() == keyOf(b))
     val processor =
-      new PartitionProcessor(spec, partitionKeys, inputSchema, first, metrics, Some(neighbours))
+      new PartitionProcessor(spec, partitionKeys, inputSchema, first, metrics, Some(neighbours), entryRows)
     TaskContext.get().addTaskCompletionListener[Unit](_ => processor.reportMetrics())
     processor.run(sorted)
   }

@@ -46,7 +46,9 @@ case class MatchRecognizeExec(
     "peakBufferedRows" -> SQLMetrics.createAverageMetric(sparkContext, "peak buffered rows per task"),
     "matchingSteps" -> SQLMetrics.createMetric(sparkContext, "matching steps"),
     "sortTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "own sort time"),
-    "neighbourRows" -> SQLMetrics.createMetric(sparkContext, "rows read from neighbouring ranges"))
+    "neighbourRows" -> SQLMetrics.createMetric(sparkContext, "rows read from neighbouring ranges"),
+    "rangesReadFromStart" -> SQLMetrics.createMetric(sparkContext,
+      "split ranges that matched their partition from its start to find where their matches begin"))
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (split) OrderedDistribution(MatchRecognizeExec.rangeOrdering(partitionBy, orderBy)) :: Nil
@@ -114,8 +116,10 @@ case class MatchRecognizeExec(
       new MatchRecognizeEvaluatorFactory(spec, partitionBy, child.output, ownSort.map(_._1), metrics)
     if (split) {
       val ordering = fullOrdering
+      val entryRows = conf.getConf(MatchRecognizeConf.SPLIT_ENTRY_ROWS)
       new NeighbourReadingRDD[InternalRow, InternalRow](child.execute(), SplitMatching.tasks(sparkContext),
-        (first, end, ranges, rows, read) => factory.evalRange(ordering, first, end, ranges, rows, read))
+        (first, end, ranges, rows, read) =>
+          factory.evalRange(ordering, entryRows, first, end, ranges, rows, read))
     } else child.execute().mapPartitionsWithEvaluator(factory)
   }
 

@@ -25,7 +25,18 @@ final case class DefineSpec(
      * The conjuncts of the condition that read only the tested row and its neighbours,
      * checked first (once per row) so that the rest is evaluated only for rows that pass.
      */
-    rowFilter: Option[DefineSpec] = None)
+    rowFilter: Option[DefineSpec] = None) {
+
+  /**
+   * Whether the condition can be evaluated from the tested row and its neighbours alone,
+   * without a view of the match (no slot reads the match, or they are all neighbours).
+   */
+  def readsRowsOnly: Boolean =
+    historyFree && !usesMatchNumber && (neighbourCondition.isDefined || slots.isEmpty)
+
+  /** Whether some part of the condition (itself, or its row filter) reads rows only. */
+  def judgedByRows: Boolean = readsRowsOnly || rowFilter.exists(_.readsRowsOnly)
+}
 
 /**
  * Everything an executor needs to run MATCH_RECOGNIZE on a partition, compiled on the

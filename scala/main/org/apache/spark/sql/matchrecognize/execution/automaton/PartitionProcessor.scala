@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.matchrecognize.compile.automaton.Instruction
+import org.apache.spark.sql.matchrecognize.plans.AfterMatchSkip
 import org.apache.spark.sql.matchrecognize.plans.PartitionKeys
 
 /**
@@ -13,9 +14,10 @@ import org.apache.spark.sql.matchrecognize.plans.PartitionKeys
  *
  * With `neighbours`, the task's rows are one range of a split partition ([[SplitMatching]]):
  * its first partition may have begun in the range before, whose last rows it then reads for
- * navigation only (no match of this range starts there), and its last partition may go on
- * in the range after, whose rows it reads until the matches starting in this range are
- * decided (none starts there).
+ * navigation only (no match of this range starts there, nor in the range's rows a match
+ * begun there covers: [[RangeEntry]]), and its last partition may go on in the range after,
+ * whose rows it reads until the matches starting in this range are decided (none starts
+ * there). `entryRows`: the first window of rows before the range [[RangeEntry]] reads.
  */
 final class PartitionProcessor(
     spec: MatcherSpec,
@@ -23,7 +25,8 @@ final class PartitionProcessor(
     inputSchema: Seq[Attribute],
     partitionIndex: Int,
     metrics: Map[String, SQLMetric],
-    neighbours: Option[RangeNeighbours] = None) {
+    neighbours: Option[RangeNeighbours] = None,
+    entryRows: Int = 1024) {
 
   // The first row of the next partition, held while the current partition's end is decided.
   private var heldRow: UnsafeRow = _
@@ -53,13 +56,17 @@ final class PartitionProcessor(
   // The position of the first row after the range in the partition's buffer.
   private var rangeEnd = -1L
 
+  // The task's rows not yet read (with those read ahead of the matcher put back in front).
+  private var input: Iterator[InternalRow] = _
+
   def run(rows: Iterator[InternalRow]): Iterator[InternalRow] = new Iterator[InternalRow] {
     private var exhausted = false
+    input = rows
 
     override def hasNext: Boolean = {
       while (out.isEmpty && !exhausted) {
         if (driver.endingPartition) continueEnd()
-        else if (rows.hasNext) add(rows.next().asInstanceOf[UnsafeRow])
+        else if (input.hasNext) add(input.next().asInstanceOf[UnsafeRow])
         else if (currentKey != null) {
           if (rowsAfter == null && neighbours.isDefined) {
             rangeEnd = driver.buffer.end
@@ -100,13 +107,14 @@ final class PartitionProcessor(
       beginEnd()
       return
     }
+    var current = row
     if (currentKey == null) {
       currentKey = keyOf(row).copy()
       currentKeyValues = if (keyValuesOf eq keyOf) currentKey else keyValuesOf(row).copy()
-      if (inputRows == 0 && neighbours.isDefined) readBefore(row)
+      if (inputRows == 0 && neighbours.isDefined) current = readBefore(row)
     }
     inputRows += 1
-    val kept = driver.add(row)
+    val kept = driver.add(current)
     if (keysFixedWidth) previous = kept
     lastRow = kept
   }
@@ -118,18 +126,42 @@ final class PartitionProcessor(
   // The last row of the range read (the buffer's copy).
   private var lastRow: UnsafeRow = _
 
+  // Under skip modes where the match before decides the next start, a match begun before
+  // the range may cover its first rows ([[RangeEntry]]).
+  private val entry: Option[RangeEntry] =
+    if (spec.options.effectiveSkip == AfterMatchSkip.ToNextRow) None
+    else neighbours.map(new RangeEntry(spec, partitionIndex, _, entryRows))
+
   /**
    * The range's first partition began before it: its rows there (as many as navigation
    * reads back, at least one so that `^` sees the partition did not start here) are
-   * buffered ahead of the range's, and attempts start at the range's first row. When
-   * nothing reads back, they are not read: the range's first row then starts the buffer.
+   * buffered ahead of the range's, and attempts start at the range's first row, or past
+   * the rows a match begun before covers. When nothing reads back, the rows before are not
+   * buffered: the range's first row then starts the buffer. Returns the row to add as the
+   * range's first (a copy when rows were read ahead of it).
    */
-  private def readBefore(first: UnsafeRow): Unit = if (readsBack) {
-    val before = neighbours.get.rowsBefore(first, math.max(spec.maxLookBehind, 1))
-    if (before.nonEmpty) {
-      driver.resume(0, before.length, 0, before.length - 1)
-      before.foreach(driver.add)
+  private def readBefore(first: UnsafeRow): UnsafeRow = {
+    var firstRow = first
+    val covered = entry.map { e =>
+      val ahead = new PartitionReadAhead(first, input, r => keyOf(r) == currentKey,
+        neighbours.get.rowsAfter)
+      firstRow = ahead.firstRow
+      val n = e.coveredRows(ahead.firstRow, () => ahead.rows())
+      val rest = input // `++` reads its argument lazily: not the field assigned here
+      input = ahead.takenRows ++ rest
+      n
+    }.getOrElse(0L)
+    if (readsBack) {
+      val wanted = math.max(spec.maxLookBehind, 1)
+      val before = entry.map(_.rowsJustBefore(wanted))
+        .getOrElse(neighbours.get.rowsBefore(firstRow, wanted))
+      if (before.nonEmpty) {
+        driver.resume(0, before.length, 0, before.length - 1)
+        before.foreach(driver.add)
+      }
     }
+    if (covered > 0) driver.startNoEarlierThan(driver.buffer.end + covered)
+    firstRow
   }
 
   private def beginEnd(): Unit = driver.beginEnd()
@@ -163,5 +195,6 @@ final class PartitionProcessor(
     metrics("peakLivePartialMatches").set(driver.matcher.peakLiveThreads.toDouble)
     metrics("peakBufferedRows").set(driver.peakBufferedRows.toDouble)
     neighbours.foreach(n => metrics("neighbourRows") += n.neighbourRowsRead)
+    entry.foreach(e => metrics("rangesReadFromStart") += e.readFromStart)
   }
 }

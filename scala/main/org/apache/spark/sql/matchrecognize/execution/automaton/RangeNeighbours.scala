@@ -51,6 +51,23 @@ final class RangeNeighbours(
   }
 
   /**
+   * Every row of `firstRow`'s partition before this range, in order: each range before is
+   * read whole and its rows of the partition sorted on their own, one range at a time. For
+   * when a few rows before are not enough ([[RangeEntry]]): it costs a read of all of them.
+   */
+  def rowsFromStart(firstRow: UnsafeRow): Iterator[UnsafeRow] =
+    (0 until first).iterator.flatMap { j =>
+      val same = new ArrayBuffer[UnsafeRow]
+      val it = read(j)
+      while (it.hasNext) {
+        val row = it.next().asInstanceOf[UnsafeRow]
+        rowsRead += 1
+        if (sameKey(row, firstRow)) same += row.copy()
+      }
+      same.sorted(ordering.on[UnsafeRow](identity)).iterator
+    }
+
+  /**
    * The rows of `last`'s partition after this range, in order, read in growing batches as
    * the caller asks for more (most ranges need only the first few to finish their matches).
    */

@@ -13,11 +13,14 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, M
  * tasks; each task starts attempts at its own rows only and reads on into the next range
  * ([[RangeNeighbours]]) until they are decided.
  *
- * That is exact when every row is an attempt's start whatever the matches before it, which
- * is what AFTER MATCH SKIP TO NEXT ROW means, and when no output depends on the matches of
- * other ranges: not MATCH_NUMBER() (it counts them), not WITH UNMATCHED ROWS (a row is
- * unmatched only if no earlier match covers it). Under the other skip modes where an
- * attempt starts depends on the match before it, which may lie in another range.
+ * Under AFTER MATCH SKIP TO NEXT ROW every row is an attempt's start whatever the matches
+ * before it. Under the other skip modes the match before decides where the next may start,
+ * and it may have begun in an earlier range: each task finds where the sequential matcher
+ * enters its range from the rows just before it ([[RangeEntry]]), which fails whatever the
+ * rows when a loop of the pattern can go on over any row (`A X* B` with `X` undefined). Not
+ * split either: output that depends on the matches of other ranges, MATCH_NUMBER() (it
+ * counts them) and WITH UNMATCHED ROWS (a row is unmatched only if no earlier match
+ * covers it).
  */
 object SplitMatching {
 
@@ -67,10 +70,19 @@ object SplitMatching {
     def usesMatchNumber(e: Expression) = e.exists(_.isInstanceOf[MatchNumber])
     if (m.partitionBy.isEmpty && m.orderBy.isEmpty) Some("no ORDER BY")
     else if (o.strategy.isDefined) Some(o.strategy.get.sql)
-    else if (o.effectiveSkip != AfterMatchSkip.ToNextRow) Some(s"${o.effectiveSkip.sql} needs the match before")
     else if (o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched) Some("WITH UNMATCHED ROWS")
     else if (m.measures.exists(usesMatchNumber) || m.defines.exists(usesMatchNumber)) Some("MATCH_NUMBER()")
     else if (o.prefilter.exists(_.startFlag.isDefined)) Some("the join prefilter runs")
-    else None
+    else if (o.effectiveSkip == AfterMatchSkip.ToNextRow) None
+    else {
+      // Where a range's matches begin is found from the rows before it, unless a loop can go
+      // on over any row: then every range would match its partition from the start.
+      val spec = MatcherSpec.build(m.child.output, m.orderBy, m.measures, m.measureOutput,
+        m.defines, o, m.output, maxLivePartialMatches = 1L, maxBufferedRows = 1L)
+      OpenMatchReach.endlessLoop(spec) match {
+        case Nil => None
+        case vars => Some(s"${vars.mkString(", ")} may go on over any row, under ${o.effectiveSkip.sql}")
+      }
+    }
   }
 }

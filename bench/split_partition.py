@@ -39,37 +39,30 @@ def generate_sql(rows: int, keys: int) -> str:
         FROM range({rows})"""
 
 
+# Each pattern under both skip modes: under SKIP PAST LAST ROW (the default) where a match
+# starts depends on the one before, which each range finds out from the rows before it.
+PATTERNS = {
+    "A B* C": """MEASURES A.ts AS a_ts, C.ts AS c_ts, count(B.x) AS bs
+              ONE ROW PER MATCH AFTER MATCH {skip}
+              PATTERN (A B* C)
+              DEFINE A AS cat < 5, B AS cat <> 2, C AS cat = 2 AND x > A.x""",
+    "V shape": """MEASURES FIRST(STRT.ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts,
+                       LAST(UP.ts) AS end_ts, count(*) AS n
+              ONE ROW PER MATCH AFTER MATCH {skip}
+              PATTERN (STRT DOWN+ UP+)
+              DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x)""",
+}
+SKIPS = ("SKIP TO NEXT ROW", "SKIP PAST LAST ROW")
+
+
 def queries(view: str, keyed: bool) -> dict[str, str]:
     keys = "PARTITION BY k " if keyed else ""
     return {
-        "A B* C, SKIP TO NEXT ROW": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
+        f"{name}, {skip}": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
               {keys}ORDER BY ts
-              MEASURES A.ts AS a_ts, C.ts AS c_ts, count(B.x) AS bs
-              ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
-              PATTERN (A B* C)
-              DEFINE A AS cat < 5, B AS cat <> 2, C AS cat = 2 AND x > A.x)""",
-        "V shape, SKIP TO NEXT ROW": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
-              {keys}ORDER BY ts
-              MEASURES FIRST(STRT.ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts,
-                       LAST(UP.ts) AS end_ts, count(*) AS n
-              ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
-              PATTERN (STRT DOWN+ UP+)
-              DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x))""",
-        # The default skip mode: where each match starts depends on the one before, which
-        # each range finds out from the rows before it.
-        "V shape, SKIP PAST LAST ROW": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
-              {keys}ORDER BY ts
-              MEASURES FIRST(STRT.ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts,
-                       LAST(UP.ts) AS end_ts, count(*) AS n
-              ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
-              PATTERN (STRT DOWN+ UP+)
-              DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x))""",
-        "A B* C, SKIP PAST LAST ROW": f"""SELECT * FROM {view} MATCH_RECOGNIZE (
-              {keys}ORDER BY ts
-              MEASURES A.ts AS a_ts, C.ts AS c_ts, count(B.x) AS bs
-              ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
-              PATTERN (A B* C)
-              DEFINE A AS cat < 5, B AS cat <> 2, C AS cat = 2 AND x > A.x)""",
+              {body.format(skip=skip)})"""
+        for skip in SKIPS
+        for name, body in PATTERNS.items()
     }
 
 

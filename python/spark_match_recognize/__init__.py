@@ -51,7 +51,12 @@ from .jars import (  # noqa: E402
 )
 from .late_rows import late_rows  # noqa: E402
 from .metrics import OperatorMetrics, operator_metrics  # noqa: E402
-from .pattern_sets import match_patterns, match_patterns_sql  # noqa: E402
+from .pattern_sets import (  # noqa: E402
+    match_pattern_table,
+    match_pattern_table_sql,
+    match_patterns,
+    match_patterns_sql,
+)
 from .transpile import DIALECTS, TranspileError, transpile  # noqa: E402
 
 __all__ = [
@@ -77,6 +82,8 @@ __all__ = [
     "jar_info",
     "jar_path",
     "late_rows",
+    "match_pattern_table",
+    "match_pattern_table_sql",
     "match_patterns",
     "match_patterns_sql",
     "match_recognize",

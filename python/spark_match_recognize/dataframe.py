@@ -212,7 +212,7 @@ def statement_over(
     relation: str,
     parse: ExpressionParser | None,
     *,
-    pattern: object,
+    pattern: object = None,
     define: object = None,
     measures: object = None,
     partition_by: object = None,
@@ -222,9 +222,19 @@ def statement_over(
     subset: object = None,
     within: object = None,
     strategy: object = None,
+    patterns_from: object = None,
 ) -> str:
-    """The statement over ``relation`` (already SQL); ``parse`` checks each expression."""
-    pattern_text = fragments.pattern(pattern)
+    """The statement over ``relation`` (already SQL); ``parse`` checks each expression.
+    With ``patterns_from`` (a table name) the patterns are that table's rows."""
+    if patterns_from is None:
+        pattern_clause = f"PATTERN ({fragments.pattern(pattern)})"
+    elif pattern is not None or define or subset:
+        raise value_error(
+            "the patterns of a table bring their own pattern, define and subset; "
+            "give them in its rows, not as arguments"
+        )
+    else:
+        pattern_clause = f"PATTERNS FROM {fragments.relation(patterns_from)}"
     lines = []
     keys = [
         fragments.expression(k, "each item of partition_by", parse)
@@ -248,7 +258,7 @@ def statement_over(
         lines.append(_skip(after_match_skip))
     if strategy is not None:
         lines.append(_choice(strategy, "strategy", _STRATEGIES))
-    lines.append(f"PATTERN ({pattern_text})")
+    lines.append(pattern_clause)
     within_text = _within(within)
     if within_text:
         lines.append(within_text)

@@ -44,7 +44,7 @@ from .fragments import ExpressionParser
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["match_patterns", "match_patterns_sql"]
+__all__ = ["match_pattern_table", "match_pattern_table_sql", "match_patterns", "match_patterns_sql"]
 
 # The arguments of match_recognize() besides df.
 _ARGUMENTS = set(inspect.signature(match_recognize_sql).parameters) - {"relation"}
@@ -172,5 +172,74 @@ def match_patterns(
     view = VIEW_PREFIX + uuid.uuid4().hex
     parse = fragments.spark_expression_parser(df.sparkSession)
     query = _union(view, parse, patterns, name_column, common)
+    df.createOrReplaceTempView(view)
+    return df.sparkSession.sql(query)
+
+
+# The arguments of match_pattern_table(): those of match_recognize() a table's rows do not bring.
+_SHARED = (
+    "measures",
+    "partition_by",
+    "order_by",
+    "rows_per_match",
+    "after_match_skip",
+    "within",
+    "strategy",
+)
+
+
+def match_pattern_table_sql(relation: str, table: str, **shared: Any) -> str:
+    """The statement :func:`match_pattern_table` runs over the table or view ``relation``."""
+    return _table_statement(fragments.relation(relation), None, table, shared)
+
+
+def _table_statement(
+    relation: str, parse: ExpressionParser | None, table: object, shared: Mapping[str, Any]
+) -> str:
+    unknown = sorted(set(shared) - set(_SHARED))
+    if unknown:
+        raise TypeError(
+            f"match_pattern_table(): unknown arguments {unknown}; it takes {list(_SHARED)} "
+            "(each pattern's pattern, define and subset are columns of the table)"
+        )
+    query = statement_over(relation, parse, patterns_from=table, **shared)
+    problems = check(query)
+    if problems:
+        raise ValueError(
+            f"{problems[0].message} [{problems[0].condition}]\nin the generated query:\n{query}"
+        )
+    return query
+
+
+def match_pattern_table(df: DataFrame, table: str, **shared: Any) -> DataFrame:
+    """Run every pattern of the table ``table`` over ``df``, as one query.
+
+    The table holds one pattern per row: a column ``name`` and a column ``pattern`` (the
+    text inside ``PATTERN ( ... )``), and optionally ``define`` (``"A AS price > 10, B AS
+    price < A.price"``) and ``subset`` (``"U = (A, B)"``), all strings. Over a batch
+    DataFrame the table is read when the query is analysed; over a streaming DataFrame it
+    is read again for every micro-batch, so that rows added, removed or changed in the
+    table take effect without restarting the query (see ``docs/pattern-tables.md``).
+
+    Args:
+        df: the input (a classic or a Spark Connect DataFrame) of a session with the
+            extension.
+        table: the name of the table (or view) of patterns.
+        **shared: the arguments of :func:`~spark_match_recognize.match_recognize` every
+            pattern shares: ``measures``, ``partition_by``, ``order_by``, ``rows_per_match``,
+            ``after_match_skip``, ``within``, ``strategy``.
+
+    Returns:
+        The rows of every pattern: its name (column ``pattern``), then the columns of
+        MATCH_RECOGNIZE.
+    """
+    from pyspark.sql import DataFrame as _DataFrame
+
+    if not isinstance(df, _DataFrame):
+        raise TypeError(f"df must be a pyspark DataFrame, got {type(df).__name__}")
+    view = VIEW_PREFIX + uuid.uuid4().hex
+    query = _table_statement(
+        view, fragments.spark_expression_parser(df.sparkSession), table, shared
+    )
     df.createOrReplaceTempView(view)
     return df.sparkSession.sql(query)

@@ -11,6 +11,7 @@ from .clause import ClauseParser
 from .lookahead import Lookahead
 from .messages import message
 from .model import Clause, Item, VariableNames
+from .pattern_table import shared_clauses
 from .problems import ClauseSyntaxError, LeftToSpark
 
 
@@ -48,6 +49,7 @@ def _opens_clause(t: list[Token], k: int, measures: bool = True) -> bool:
         or (at.word(0, "PATTERN") and at.symbol(1, "("))
         or (at.word(0, "SUBSET") and at.identifier(1) and at.symbol(2, "="))
         or (at.word(0, "DEFINE") and at.identifier(1) and at.word(2, "AS"))
+        or (at.word(0, "PATTERNS") and at.word(1, "FROM"))
         or at.within()
     )
 
@@ -145,10 +147,23 @@ class StatementScanner:
                         t.text,
                         message("match_recognize_cannot_be_nested_in_another_match"),
                     )
-            parser = ClauseParser(
-                self.sql, tokens[k], tokens[k + 1], body, tokens[close], self.expression_check
-            )
             try:
+                shared = shared_clauses(self.sql, body, tokens[close].start)
+                if shared is not None:
+                    # The table's patterns are checked when the query reads them.
+                    text, shared_body = shared
+                    ClauseParser(
+                        text,
+                        tokens[k],
+                        tokens[k + 1],
+                        shared_body,
+                        tokens[close],
+                        self.expression_check,
+                    ).parse()
+                    continue
+                parser = ClauseParser(
+                    self.sql, tokens[k], tokens[k + 1], body, tokens[close], self.expression_check
+                )
                 found.append(FoundClause(parser.parse(), body))
             except ClauseSyntaxError as e:
                 if not _follows_an_input(tokens, k):

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize
 
 import org.apache.spark.sql.SparkSessionExtensions
-import org.apache.spark.sql.matchrecognize.analysis.ResolveMatchRecognize
+import org.apache.spark.sql.matchrecognize.analysis.{ResolveMatchRecognize, ResolvePatternTables}
 import org.apache.spark.sql.matchrecognize.compile.anymatch.CheckAnyMatchPatterns
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.planning.MatchRecognizeStrategy
@@ -9,7 +9,7 @@ import org.apache.spark.sql.matchrecognize.execution.joins.ShareCachedInputScans
 import org.apache.spark.sql.matchrecognize.optimizer.{CountAnyMatchPatterns, PlanAnyMatchPatterns, PlanPatternGroups, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
-import org.apache.spark.sql.matchrecognize.streaming.{PlanStreamingMatchRecognize, TransformWithStateLowering}
+import org.apache.spark.sql.matchrecognize.streaming.{PlanPatternTableStreams, PlanStreamingMatchRecognize, TransformWithStateLowering}
 
 /**
  * Entry point: `spark.sql.extensions=org.apache.spark.sql.matchrecognize.MatchRecognizeExtensions`.
@@ -24,6 +24,9 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     // Resolution runs in the analyzer's fixed-point batch, after Spark's rules have
     // resolved the columns and functions inside the clause.
     extensions.injectResolutionRule(session => ResolveMatchRecognize(session))
+    // PATTERNS FROM table: a union of the table's patterns in batch, a node planned at each
+    // micro-batch over a stream.
+    extensions.injectResolutionRule(session => ResolvePatternTables(session))
     // What a SKIP TILL ANY MATCH node's plan could not express fails analysis, not the run.
     extensions.injectPostHocResolutionRule(_ => CheckAnyMatchPatterns)
     // Over a streaming input the resolved node becomes Spark's stateful operator, before
@@ -32,6 +35,8 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     // writeStream.start(): the stateful operator for the trigger and the output mode, and our
     // error for a mode no operator serves, before Spark's.
     TransformWithStateLowering.injectOperatorChoice(extensions)
+    // A stream's patterns from a table are read, and their operator planned, per micro-batch.
+    extensions.injectOptimizerRule(session => PlanPatternTableStreams(session))
     // SKIP TILL ANY MATCH becomes a join-tree plan while the optimizer can still prune and
     // push down around it; the rule fires once per node (the node disappears).
     // A count(*) of the matches per partition key is computed without building them, when

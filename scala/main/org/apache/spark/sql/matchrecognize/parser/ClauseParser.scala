@@ -4,7 +4,13 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Descending, Expression, NamedExpression, NullsFirst, NullsLast, SortOrder}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.matchrecognize.plans._
+
+/** The body of a MATCH_RECOGNIZE clause as parsed, before it is attached to its input. */
+trait ParsedBody {
+  def attachTo(input: LogicalPlan): LogicalPlan
+}
 
 /** A MATCH_RECOGNIZE clause as parsed, before it is attached to its input relation. */
 final case class ParsedClause(
@@ -12,8 +18,8 @@ final case class ParsedClause(
     orderBy: Seq[SortOrder],
     measures: Seq[NamedExpression],
     defines: Seq[Expression],
-    options: MatchRecognizeOptions) {
-  def attachTo(input: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan): UnresolvedMatchRecognize =
+    options: MatchRecognizeOptions) extends ParsedBody {
+  override def attachTo(input: LogicalPlan): UnresolvedMatchRecognize =
     UnresolvedMatchRecognize(partitionBy, orderBy, measures, defines, options, input)
 }
 

@@ -12,7 +12,7 @@ final case class FoundClause(
     end: Int,
     /** Offset where the input relation right before the clause starts, when recognisable. */
     inputStart: Option[Int],
-    parsed: ParsedClause) {
+    parsed: ParsedBody) {
   def placeholderName: String = StatementRewriter.placeholderName(index)
 }
 
@@ -68,7 +68,8 @@ object StatementRewriter {
           "MATCH_RECOGNIZE cannot be nested in another " +
             "MATCH_RECOGNIZE clause")
       }
-      val parsed = new ClauseParser(delegate, sql, body, tokens(close).start).parse()
+      val parsed = PatternTableClause.find(delegate, sql, body, tokens(close).start)
+        .getOrElse(new ClauseParser(delegate, sql, body, tokens(close).start).parse())
       val found = FoundClause(idx, tokens(k), tokens(close).end, inputStart(tokens, k), parsed)
       blank(chars, found.keyword.start, found.end, s"JOIN `${found.placeholderName}")
       chars(found.end - 1) = '`'
@@ -97,7 +98,7 @@ object StatementRewriter {
     (w(0, "ONE") && w(1, "ROW") && w(2, "PER")) || (w(0, "ALL") && w(1, "ROWS") && w(2, "PER")) ||
     (w(0, "AFTER") && w(1, "MATCH") && w(2, "SKIP")) || (w(0, "SKIP") && w(1, "TILL")) ||
     (w(0, "PATTERN") && s(1, "(")) || (w(0, "SUBSET") && ident(1) && s(2, "=")) ||
-    (w(0, "DEFINE") && ident(1) && w(2, "AS")) ||
+    (w(0, "DEFINE") && ident(1) && w(2, "AS")) || (w(0, "PATTERNS") && w(1, "FROM")) ||
     (w(0, "WITHIN") && (w(1, "INTERVAL") ||
       (k + 1 < tokens.length && tokens(k + 1).kind == TokenKind.Number)))
   }

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.streaming.{WriteToStream, WriteToStreamStat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
+import org.apache.spark.sql.matchrecognize.plans.PatternTableStream
 import org.apache.spark.sql.streaming.{OutputMode, Trigger}
 
 /**
@@ -42,6 +43,8 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
           write.inputQuery.transformUp {
             case f: FlatMapGroupsWithState if f.func.isInstanceOf[KeyedStreamFunction] =>
               TransformWithStateLowering(f, write.outputMode, realTime)
+            // Its operator is built at each micro-batch: it is told which one.
+            case p: PatternTableStream => p.copy(transformWithState = Some((write.outputMode, realTime)))
           }
         })
       }
@@ -114,6 +117,7 @@ object ChooseStreamingOperator extends Rule[LogicalPlan] {
 
   private def matchesIn(plan: LogicalPlan): Boolean = plan.exists {
     case m: FlatMapGroupsWithState => m.func.isInstanceOf[KeyedStreamFunction]
+    case _: PatternTableStream => true
     case _ => false
   }
 }

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.streaming
 
 import org.apache.spark.sql.catalyst.encoders.{AgnosticEncoders, ExpressionEncoder}
-import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, AttributeReference, CreateNamedStruct, Expression, GetStructField, If, Literal, NamedExpression, Not}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, SortOrder, AttributeReference, CreateNamedStruct, Expression, GetStructField, If, Literal, NamedExpression, Not}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateFunction, Count, Max, Sum}
 import org.apache.spark.sql.catalyst.plans.logical.{CollectMetrics, EventTimeWatermark, Filter, FlatMapGroupsWithState, LocalRelation, LogicalGroupState, LogicalPlan, Project, SerializeFromObject, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -12,7 +12,7 @@ import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.InputOrdering
 import org.apache.spark.sql.matchrecognize.execution.automaton.MatcherSpec
 import org.apache.spark.sql.matchrecognize.optimizer.{PlanAnyMatchPatterns, PlanPatternGroups}
-import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, PartitionKeys, SelectionStrategy}
+import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PartitionEndAnchor, PartitionKeys, PatternTableStream, SelectionStrategy}
 import org.apache.spark.sql.streaming.{GroupStateTimeout, OutputMode}
 import org.apache.spark.sql.types.{IntegerType, LongType, StructField, StructType, TimestampNTZType, TimestampType}
 
@@ -43,6 +43,8 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       else plan.resolveOperatorsDown { case u: Union if u.isStreaming => together(u, metricsName) }
     grouped.resolveOperatorsUp {
       case m: MatchRecognize if m.child.isStreaming && m.resolved => rewrite(m, metricsName())
+      // Planned at each micro-batch (PlanPatternTableStreams); its event time checked now.
+      case p: PatternTableStream => eventTimeColumn(p.orderBy); p
     }
   }
 
@@ -112,7 +114,12 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
           "skip rows without end, and only its window decides it (for example " +
           "WITHIN INTERVAL '10' MINUTE after PATTERN).")
     }
-    val first = m.orderBy.headOption.getOrElse {
+    eventTimeColumn(m.orderBy)
+  }
+
+  /** The event-time column of ORDER BY `orderBy`, or an error saying what the query must add. */
+  def eventTimeColumn(orderBy: Seq[SortOrder]): Attribute = {
+    val first = orderBy.headOption.getOrElse {
       throw analysis("STREAMING_NEEDS_EVENT_TIME",
         "MATCH_RECOGNIZE over a streaming input needs ORDER BY on the input's event-time " +
           "column, the column given to withWatermark (for example ORDER BY ts).")
@@ -207,13 +214,13 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
   }
 
   /** `metrics` (over `plan`'s rows) as the query progress's observed metrics `name`. */
-  private def observe(name: String, metrics: Seq[NamedExpression], plan: LogicalPlan): LogicalPlan =
+  def observe(name: String, metrics: Seq[NamedExpression], plan: LogicalPlan): LogicalPlan =
     CollectMetrics(name, metrics, plan, dataframeId = 0L)
 
-  private def metric(name: String, f: AggregateFunction): NamedExpression =
+  def metric(name: String, f: AggregateFunction): NamedExpression =
     Alias(f.toAggregateExpression(), name)()
 
-  private def describe(m: MatchRecognize): String =
+  def describe(m: MatchRecognize): String =
     m.simpleString(25).replaceFirst("^MatchRecognize", "MatchRecognizeStream")
 
   /**
@@ -229,22 +236,28 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
    */
   private def stateful(m: MatchRecognize, input: Seq[Attribute],
       function: (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any],
+      columns: Seq[Attribute], operator: String): LogicalPlan =
+    statefulOperator(m.partitionBy, m.child, input, function, columns, operator)
+
+  /** [[stateful]] for the keys `partitionBy` of `child`. */
+  def statefulOperator(partitionBy: Seq[Attribute], child: LogicalPlan, input: Seq[Attribute],
+      function: (Any, Iterator[Any], LogicalGroupState[Any]) => Iterator[Any],
       columns: Seq[Attribute], operator: String): LogicalPlan = {
     val tag = Alias(Literal(operator), "#operator")()
     val data = input :+ tag.toAttribute
     val (keys, below) =
-      if (PartitionKeys.binaryStable(m.partitionBy) && m.partitionBy.nonEmpty) {
-        (m.partitionBy, Project(input :+ tag, m.child))
-      } else if (m.partitionBy.nonEmpty) {
+      if (PartitionKeys.binaryStable(partitionBy) && partitionBy.nonEmpty) {
+        (partitionBy, Project(input :+ tag, child))
+      } else if (partitionBy.nonEmpty) {
         // The state store keys by bytes: a key of a case- or accent-insensitive collation is
         // grouped by its collation key, so that equal keys share one state.
-        val collationKeys = PartitionKeys.comparable(m.partitionBy).zip(m.partitionBy).map {
+        val collationKeys = PartitionKeys.comparable(partitionBy).zip(partitionBy).map {
           case (k, p) => Alias(k, p.name)()
         }
-        (collationKeys.map(_.toAttribute), Project((input :+ tag) ++ collationKeys, m.child))
+        (collationKeys.map(_.toAttribute), Project((input :+ tag) ++ collationKeys, child))
       } else {
         val constant = Alias(Literal(0, IntegerType), "match_recognize_all_rows")()
-        (Seq(constant.toAttribute), Project(input :+ tag :+ constant, m.child))
+        (Seq(constant.toAttribute), Project(input :+ tag :+ constant, child))
       }
     val outputType = StructType(columns.map(a => StructField(a.name, a.dataType, a.nullable)))
     val outputObject = AttributeReference("match_recognize_row", outputType, nullable = false)()

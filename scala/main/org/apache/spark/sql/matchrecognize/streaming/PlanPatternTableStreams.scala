@@ -1,0 +1,105 @@
+package org.apache.spark.sql.matchrecognize.streaming
+
+import java.util.concurrent.ConcurrentHashMap
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Attribute, If, Literal, Not}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{Max, Sum}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, FlatMapGroupsWithState, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.matchrecognize.analysis.{CompiledPattern, PatternTables}
+import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
+import org.apache.spark.sql.matchrecognize.execution.InputOrdering
+import org.apache.spark.sql.matchrecognize.execution.automaton.MatcherSpec
+import org.apache.spark.sql.matchrecognize.plans.PatternTableStream
+
+/**
+ * Plans `PATTERNS FROM table` over a stream at every micro-batch (the optimizer runs once per
+ * micro-batch): the table is read, each row that makes a pattern joins the set, and the node
+ * becomes Spark's stateful operator running that set ([[PatternSetFunction]]). Patterns added
+ * to the table start matching at the next micro-batch; removed ones stop, and their state is
+ * dropped; changed ones start over. A row that cannot be a pattern is left out, logged once,
+ * and counted in the query progress (`invalid_patterns`); the others keep running.
+ */
+case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPlan] with Logging {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    var seen = 0
+    plan.transformUp { case p: PatternTableStream =>
+      seen += 1
+      lower(p, if (seen == 1) "match_recognize_patterns" else s"match_recognize_patterns_$seen")
+    }
+  }
+
+  private def lower(p: PatternTableStream, metricsName: String): LogicalPlan = {
+    val input = p.child.output
+    val (rows, malformed) = PatternTables.read(session, p.table)
+    val columns = p.output.tail
+    val attempts = rows.map { row =>
+      PatternTables.attempt(session, p.before, p.after, row, input).flatMap { c =>
+        PatternTables.fits(c, columns).orElse(runnable(c)).toLeft(c)
+      }.left.map(row.name -> _)
+    }
+    val problems = malformed ++ attempts.collect { case Left(problem) => problem }
+    problems.foreach { case (name, problem) => PlanPatternTableStreams.report(p.table, name, problem, log) }
+    val compiled = attempts.collect { case Right(c) => c }
+    val partitionBy = p.partitionBy
+    val members = compiled.map(c => PatternSetMember(c.row.name, id(c), matchFunction(c, input)))
+    val function = new PatternSetFunction(input, p.eventTime, partitionBy, members,
+      s"PatternSetStream ${p.table.mkString(".")}: " + members.map(_.name).mkString(", "))
+    val statistics = StreamMatchFunction.statistics()
+    val Seq(isStatistics, matches, partial, late) = statistics
+    import PlanStreamingMatchRecognize.{metric, observe}
+    val operator = PlanStreamingMatchRecognize.statefulOperator(partitionBy, p.child, input, function,
+      p.output ++ statistics, metricsName)
+    val written = p.transformWithState.fold(operator) { case (mode, realTime) =>
+      operator.transformUp { case f: FlatMapGroupsWithState => TransformWithStateLowering(f, mode, realTime) }
+    }
+    Project(p.output,
+      Filter(Not(isStatistics),
+        observe(metricsName,
+          Seq(
+            metric("matches", Sum(If(isStatistics, matches, Literal(0L)))),
+            metric("peak_partial_matches_per_key", Max(If(isStatistics, partial, Literal(0L)))),
+            metric("late_rows", Sum(If(isStatistics, late, Literal(0L)))),
+            metric("patterns", Max(Literal(members.size.toLong))),
+            metric("invalid_patterns", Max(Literal(problems.size.toLong)))),
+          written)))
+  }
+
+  /** What a pattern needs over a stream beyond what its clause checks (see `eventTimeOf`). */
+  private def runnable(c: CompiledPattern): Option[String] =
+    try { PlanStreamingMatchRecognize.eventTimeOf(c.node); None }
+    catch { case e: org.apache.spark.sql.AnalysisException => Some(e.getMessage) }
+
+  private def matchFunction(c: CompiledPattern, input: Seq[Attribute]): StreamMatchFunction = {
+    val m = c.node
+    val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
+    val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
+      m.options, m.output, MatchRecognizeConf.maxLivePartialMatches(conf),
+      MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf),
+      MatchRecognizeConf.maxStepsPerRow(conf), MatchRecognizeConf.deadlines(conf))
+    new StreamMatchFunction(spec, input, ordering, PlanStreamingMatchRecognize.eventTimeOf(m),
+      m.partitionBy, PlanStreamingMatchRecognize.describe(m), QuerySignature.of(Seq(m), input))
+  }
+
+  /** The pattern's name and a digest of what its state depends on. */
+  private def id(c: CompiledPattern): String = {
+    val signature = QuerySignature.of(Seq(c.node), c.placeholder.output)
+    c.row.name + "\u0000" + signature.parts.map(p => java.lang.Long.toHexString(p._2)).mkString(".")
+  }
+}
+
+object PlanPatternTableStreams {
+
+  // Each problem is logged once per JVM, not at every micro-batch.
+  private val reported = ConcurrentHashMap.newKeySet[String]()
+
+  private def report(table: Seq[String], name: String, problem: String,
+      log: org.slf4j.Logger): Unit = {
+    val line = s"Pattern '$name' of the patterns table ${table.mkString(".")} is left out: $problem"
+    // Expression ids differ from one micro-batch to the next; the problem does not.
+    if (reported.add(line.replaceAll("#\\d+", ""))) log.warn(line)
+  }
+}

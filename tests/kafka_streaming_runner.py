@@ -241,6 +241,8 @@ def main(source: str, target: str) -> None:
         spark.sparkContext.setLogLevel("ERROR")
     committed_before_output = None
     try:
+        for statement in spec.get("setup", []):
+            spark.sql(statement)
         produce(spark, spec, spec["events"])
         ends = end_offsets(spark, spec)
         if real_time:

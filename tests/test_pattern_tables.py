@@ -230,9 +230,10 @@ def test_python_api_runs_the_same_statement(spark, rules_table, events):
 
 def _start(spark, source: Path, sql: str, checkpoint: Path, sink: Path):
     source.mkdir(parents=True, exist_ok=True)
-    spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source)).withWatermark(
-        "ts", "3 seconds"
-    ).createOrReplaceTempView("stream_events")
+    # `x` computed: the input's columns must reach the patterns whatever they read.
+    spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source)).selectExpr(
+        "id", "part", "abs(x) AS x", "ts"
+    ).withWatermark("ts", "3 seconds").createOrReplaceTempView("stream_events")
     return (
         spark.sql(sql)
         .writeStream.format("parquet")
@@ -317,6 +318,9 @@ def test_a_stream_follows_its_table_without_restarting(spark, tmp_path, rules_vi
     metrics = [p["observedMetrics"]["match_recognize_patterns"] for p in progress]
     # The run after the restart: three patterns, then two.
     assert {m["patterns"] for m in metrics} == {2, 3}
+    # The run after the restart went on with the patterns of the run before, then stopped one.
+    assert sum(m["patterns_started"] for m in metrics) == 0
+    assert sum(m["patterns_stopped"] for m in metrics) == 1
     assert sum(m["matches"] for m in metrics) > 0
 
 

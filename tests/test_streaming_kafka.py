@@ -129,7 +129,9 @@ def run_kafka_query(broker, tmp_path: Path, query: str, events: list, **spec) ->
         text=True,
         timeout=900,
     )
-    assert result.returncode == 0, result.stderr[-6000:]
+    # The whole log stays beside the spec; the failure shows its end.
+    (tmp_path / "runner.log").write_text(result.stderr, encoding="utf-8")
+    assert result.returncode == 0, f"{tmp_path / 'runner.log'}:\n{result.stderr[-6000:]}"
     return json.loads(target.read_text(encoding="utf-8"))
 
 
@@ -189,4 +191,47 @@ def test_real_time_mode_from_kafka_to_kafka_through_spark_connect(broker, tmp_pa
     assert result["session"].startswith("pyspark.sql.connect"), result["session"]
     assert _sorted(result["batch"], EXPECTED_COLUMNS) == EXPECTED
     assert _sorted(result["streamed"], EXPECTED_COLUMNS) == EXPECTED
+    assert result["committed_before_output"] is False
+
+
+# QUERY with its pattern kept as a row of a view (docs/syntax.md, PATTERNS FROM).
+RULES_VIEW = """
+CREATE OR REPLACE GLOBAL TEMP VIEW v_rules AS SELECT * FROM VALUES
+  ('v', 'STRT DOWN+ UP+', 'DOWN AS price < PREV(price), UP AS price > PREV(price)')
+  AS t(name, pattern, define)
+"""
+TABLE_QUERY = """
+SELECT * FROM ticks MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY ts
+  MEASURES FIRST(ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts, LAST(ts) AS end_ts,
+           MATCH_NUMBER() AS n
+  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+  PATTERNS FROM global_temp.v_rules)
+"""
+
+
+@pytest.mark.skipif(
+    tuple(int(p) for p in pyspark.__version__.split(".")[:2]) < (4, 3),
+    reason="Real-Time Mode exists from Spark 4.3 on",
+)
+def test_real_time_mode_runs_the_patterns_of_a_table(broker, tmp_path):
+    """QUERY's pattern as the row of a view, in Real-Time Mode: the patterns' operator
+    (planned when the batch starts) runs in transformWithState and writes each match while
+    the batch that read its ticks is still running; the rows are the batch query's, with the
+    pattern's name."""
+    result = run_kafka_query(
+        broker,
+        tmp_path,
+        TABLE_QUERY,
+        EVENTS,
+        real_time="5 minutes",
+        expected_matches=len(EXPECTED),
+        watermark="10 seconds",
+        setup=[RULES_VIEW],
+    )
+    expected = [{"pattern": "v", **row} for row in EXPECTED]
+    columns = ["pattern", *EXPECTED_COLUMNS]
+    assert result["columns"] == columns
+    assert _sorted(result["batch"], columns) == expected
+    assert _sorted(result["streamed"], columns) == expected
     assert result["committed_before_output"] is False

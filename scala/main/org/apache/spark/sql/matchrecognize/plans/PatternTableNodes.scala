@@ -2,6 +2,7 @@ package org.apache.spark.sql.matchrecognize.plans
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, SortOrder}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnaryNode}
+import org.apache.spark.sql.matchrecognize.shims.StatefulNodeOfLine
 import org.apache.spark.sql.streaming.OutputMode
 
 /**
@@ -44,12 +45,16 @@ final case class PatternTableStream(
      * Set when `writeStream.start()` runs the stream in `transformWithState`: the output mode
      * and whether the trigger is Real-Time Mode. Otherwise `flatMapGroupsWithState`.
      */
-    transformWithState: Option[(OutputMode, Boolean)] = None) extends UnaryNode {
+    transformWithState: Option[(OutputMode, Boolean)] = None) extends UnaryNode with StatefulNodeOfLine {
 
   /** The event-time column: the first ORDER BY key (checked when the stream is planned). */
   def eventTime: Attribute = orderBy.head.child.asInstanceOf[Attribute]
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
+
+  // The table's patterns may read any input column, and are only known when a micro-batch
+  // is planned: no column of the input may be pruned before.
+  override lazy val references: AttributeSet = AttributeSet(child.output)
 
   override def simpleString(maxFields: Int): String =
     s"PatternTableStream ${table.mkString(".")}"

@@ -50,10 +50,18 @@ final class PatternSetFunction(
     if (held.isEmpty) state.remove()
     else {
       state.save(PatternSetState.encode(held))
-      state.wakeAt(wake)
+      // A key no pattern asks to be called back for is called back all the same an hour of
+      // event time on, so that the state of a pattern removed meanwhile does not outlive it
+      // on keys that get no more rows.
+      state.wakeAt(wake.orElse(Some(Math.addExact(EventTimeRelease.watermarkMicros(state),
+              PatternSetFunction.IdleCallBackMicros))))
     }
     out.iterator
   }
+}
+
+object PatternSetFunction {
+  val IdleCallBackMicros: Long = 3600L * 1000 * 1000
 }
 
 /** One pattern's view of a key's state: its entry in the key's map of states. */

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, If, Literal, Not}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{Max, Sum}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, FlatMapGroupsWithState, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.matchrecognize.analysis.{CompiledPattern, PatternTables}
+import org.apache.spark.sql.matchrecognize.analysis.{CompiledPattern, PatternRow, PatternTables}
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
 import org.apache.spark.sql.matchrecognize.execution.InputOrdering
 import org.apache.spark.sql.matchrecognize.execution.automaton.MatcherSpec
@@ -35,17 +35,16 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
   private def lower(p: PatternTableStream, metricsName: String): LogicalPlan = {
     val input = p.child.output
     val (rows, malformed) = PatternTables.read(session, p.table)
-    val columns = p.output.tail
-    val attempts = rows.map { row =>
-      PatternTables.attempt(session, p.before, p.after, row, input).flatMap { c =>
-        PatternTables.fits(c, columns).orElse(runnable(c)).toLeft(c)
-      }.left.map(row.name -> _)
-    }
+    val attempts = rows.map(row => PlanPatternTableStreams.compiled(p, row, member(p, row, input)))
     val problems = malformed ++ attempts.collect { case Left(problem) => problem }
     problems.foreach { case (name, problem) => PlanPatternTableStreams.report(p.table, name, problem, log) }
-    val compiled = attempts.collect { case Right(c) => c }
+    val members = attempts.collect { case Right(m) => m }
     val partitionBy = p.partitionBy
-    val members = compiled.map(c => PatternSetMember(c.row.name, id(c), matchFunction(c, input)))
+    val (added, removed) = PlanPatternTableStreams.changes(metricsName, members)
+    if (added.nonEmpty || removed.nonEmpty) {
+      logInfo(s"Patterns of ${p.table.mkString(".")} from this micro-batch on: " +
+        s"${members.size} (started: ${added.mkString(", ")}; stopped: ${removed.mkString(", ")})")
+    }
     val function = new PatternSetFunction(input, p.eventTime, partitionBy, members,
       s"PatternSetStream ${p.table.mkString(".")}: " + members.map(_.name).mkString(", "))
     val statistics = StreamMatchFunction.statistics()
@@ -64,9 +63,19 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
             metric("peak_partial_matches_per_key", Max(If(isStatistics, partial, Literal(0L)))),
             metric("late_rows", Sum(If(isStatistics, late, Literal(0L)))),
             metric("patterns", Max(Literal(members.size.toLong))),
-            metric("invalid_patterns", Max(Literal(problems.size.toLong)))),
+            metric("invalid_patterns", Max(Literal(problems.size.toLong))),
+            metric("patterns_started", Max(Literal(added.size.toLong))),
+            metric("patterns_stopped", Max(Literal(removed.size.toLong)))),
           written)))
   }
+
+  /** The pattern of `row` as a member of the set, or what keeps it out (name, problem). */
+  private def member(
+      p: PatternTableStream, row: PatternRow, input: Seq[Attribute]): () => Either[(String, String), PatternSetMember] =
+    () =>
+      PatternTables.attempt(session, p.before, p.after, row, input).flatMap { c =>
+        PatternTables.fits(c, p.output.tail).orElse(runnable(c)).toLeft(c)
+      }.left.map(row.name -> _).map(c => PatternSetMember(c.row.name, id(c), matchFunction(c, input)))
 
   /** What a pattern needs over a stream beyond what its clause checks (see `eventTimeOf`). */
   private def runnable(c: CompiledPattern): Option[String] =
@@ -92,6 +101,49 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
 }
 
 object PlanPatternTableStreams {
+
+  /**
+   * Patterns compiled for earlier micro-batches, by what they were compiled from (the
+   * clause, the row, the input's columns and the settings the matcher reads), so that a
+   * micro-batch compiles only the rows that changed. Bounded: the least recently used go.
+   */
+  private val compiledPatterns =
+    new java.util.LinkedHashMap[String, Either[(String, String), PatternSetMember]](256, 0.75f, true) {
+      override def removeEldestEntry(
+          e: java.util.Map.Entry[String, Either[(String, String), PatternSetMember]]): Boolean =
+        size() > 4096
+    }
+
+  private def compiled(p: PatternTableStream, row: PatternRow,
+      compile: () => Either[(String, String), PatternSetMember]): Either[(String, String), PatternSetMember] = {
+    val conf = org.apache.spark.sql.internal.SQLConf.get
+    val settings = conf.getAllConfs.filter(_._1.startsWith("spark.sql.matchRecognize.")).toSeq.sorted
+    val key = Seq(p.before, p.after, row.toString,
+      p.child.output.map(a => s"${a.name}#${a.exprId.id} ${a.dataType.sql}")
+        .mkString(","), settings.mkString(",")).mkString("\u0000")
+    val known = compiledPatterns.synchronized(Option(compiledPatterns.get(key)))
+    known.getOrElse {
+      val made = compile()
+      compiledPatterns.synchronized(compiledPatterns.put(key, made))
+      made
+    }
+  }
+
+  /** The members of the set last planned for each running query, by its metrics name. */
+  private val lastSets = new ConcurrentHashMap[String, Set[String]]()
+
+  /**
+   * The names of the patterns started and stopped since the last micro-batch of this run of
+   * the query (all of them started at its first).
+   */
+  private def changes(metricsName: String, members: Seq[PatternSetMember]): (Seq[String], Seq[String]) = {
+    val run = Option(org.apache.spark.SparkContext.getActive.orNull).flatMap(sc =>
+      Option(sc.getLocalProperty("sql.streaming.queryId"))).getOrElse("")
+    val now = members.map(m => m.id -> m.name).toMap
+    val before = Option(lastSets.put(s"$run/$metricsName", now.keySet)).getOrElse(Set.empty)
+    def name(id: String) = id.takeWhile(_ != '\u0000')
+    ((now.keySet -- before).toSeq.map(name).sorted, (before -- now.keySet).toSeq.map(name).sorted)
+  }
 
   // Each problem is logged once per JVM, not at every micro-batch.
   private val reported = ConcurrentHashMap.newKeySet[String]()

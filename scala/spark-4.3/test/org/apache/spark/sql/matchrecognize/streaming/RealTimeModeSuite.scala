@@ -138,6 +138,21 @@ class RealTimeModeSuite extends AnyFunSuite with SparkSessionFixture {
     runOnce(vShape, "rtm_standard", rows, expected)
   }
 
+  test("PATTERNS FROM: the patterns of a view, each match written as soon as decided") {
+    sql("""CREATE OR REPLACE GLOBAL TEMP VIEW rtm_rules AS SELECT * FROM VALUES
+          |  ('v', 'STRT DOWN+ UP+', 'DOWN AS x < PREV(x), UP AS x > PREV(x)'),
+          |  ('high', 'H DOWN', 'H AS x > 8, DOWN AS x < PREV(x)')
+          |  AS t(name, pattern, define)""".stripMargin)
+    val query = vShape.replace(
+      "PATTERN (STRT DOWN+ UP+)\n  DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x))",
+      "PATTERNS FROM global_temp.rtm_rules)")
+    assert(query.contains("PATTERNS FROM"))
+    val rows = ticks(0, 60)
+    val expected = batch(rows, query)
+    assert(expected.map(_.getString(0)).toSet == Set("v", "high"))
+    runOnce(query, "rtm_pattern_table", rows, expected)
+  }
+
   test("SKIP TILL ANY MATCH: the batch query's matches, written as they complete") {
     val rows = ticks(0, 30)
     val expected = batch(rows, anyMatch)

@@ -4,14 +4,11 @@ import java.util.concurrent.ConcurrentHashMap
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Attribute, If, Literal, Not}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{Max, Sum}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, FlatMapGroupsWithState, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Literal}
+import org.apache.spark.sql.catalyst.expressions.aggregate.Max
+import org.apache.spark.sql.catalyst.plans.logical.{FlatMapGroupsWithState, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.analysis.{CompiledPattern, PatternRow, PatternTables}
-import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
-import org.apache.spark.sql.matchrecognize.execution.InputOrdering
-import org.apache.spark.sql.matchrecognize.execution.automaton.MatcherSpec
 import org.apache.spark.sql.matchrecognize.plans.PatternTableStream
 
 /**
@@ -48,25 +45,19 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
     val function = new PatternSetFunction(input, p.eventTime, partitionBy, members,
       s"PatternSetStream ${p.table.mkString(".")}: " + members.map(_.name).mkString(", "))
     val statistics = StreamMatchFunction.statistics()
-    val Seq(isStatistics, matches, partial, late) = statistics
-    import PlanStreamingMatchRecognize.{metric, observe}
+    import PlanStreamingMatchRecognize.metric
     val operator = PlanStreamingMatchRecognize.statefulOperator(partitionBy, p.child, input, function,
       p.output ++ statistics, metricsName)
     val written = p.transformWithState.fold(operator) { case (mode, realTime) =>
       operator.transformUp { case f: FlatMapGroupsWithState => TransformWithStateLowering(f, mode, realTime) }
     }
-    Project(p.output,
-      Filter(Not(isStatistics),
-        observe(metricsName,
-          Seq(
-            metric("matches", Sum(If(isStatistics, matches, Literal(0L)))),
-            metric("peak_partial_matches_per_key", Max(If(isStatistics, partial, Literal(0L)))),
-            metric("late_rows", Sum(If(isStatistics, late, Literal(0L)))),
-            metric("patterns", Max(Literal(members.size.toLong))),
-            metric("invalid_patterns", Max(Literal(problems.size.toLong))),
-            metric("patterns_started", Max(Literal(added.size.toLong))),
-            metric("patterns_stopped", Max(Literal(removed.size.toLong)))),
-          written)))
+    PlanStreamingMatchRecognize.observeMatches(metricsName, p.output, statistics,
+      Seq(
+        metric("patterns", Max(Literal(members.size.toLong))),
+        metric("invalid_patterns", Max(Literal(problems.size.toLong))),
+        metric("patterns_started", Max(Literal(added.size.toLong))),
+        metric("patterns_stopped", Max(Literal(removed.size.toLong)))),
+      written)
   }
 
   /** The pattern of `row` as a member of the set, or what keeps it out (name, problem). */
@@ -75,23 +66,13 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
     () =>
       PatternTables.attempt(session, p.before, p.after, row, input).flatMap { c =>
         PatternTables.fits(c, p.output.tail).orElse(runnable(c)).toLeft(c)
-      }.left.map(row.name -> _).map(c => PatternSetMember(c.row.name, id(c), matchFunction(c, input)))
+      }.left.map(row.name -> _).map(c =>
+        PatternSetMember(c.row.name, id(c), PlanStreamingMatchRecognize.matchFunction(c.node, input)))
 
   /** What a pattern needs over a stream beyond what its clause checks (see `eventTimeOf`). */
   private def runnable(c: CompiledPattern): Option[String] =
     try { PlanStreamingMatchRecognize.eventTimeOf(c.node); None }
     catch { case e: org.apache.spark.sql.AnalysisException => Some(e.getMessage) }
-
-  private def matchFunction(c: CompiledPattern, input: Seq[Attribute]): StreamMatchFunction = {
-    val m = c.node
-    val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
-    val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
-      m.options, m.output, MatchRecognizeConf.maxLivePartialMatches(conf),
-      MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf),
-      MatchRecognizeConf.maxStepsPerRow(conf), MatchRecognizeConf.deadlines(conf))
-    new StreamMatchFunction(spec, input, ordering, PlanStreamingMatchRecognize.eventTimeOf(m),
-      m.partitionBy, PlanStreamingMatchRecognize.describe(m), QuerySignature.of(Seq(m), input))
-  }
 
   /** The pattern's name and a digest of what its state depends on. */
   private def id(c: CompiledPattern): String = {

@@ -152,25 +152,38 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
     else standard(m, metricsName)
 
   private def standard(m: MatchRecognize, metricsName: String): LogicalPlan = {
-    val eventTime = eventTimeOf(m)
     val input = m.neededInput
+    val statistics = StreamMatchFunction.statistics()
+    val written = stateful(m, input, matchFunction(m, input), m.output ++ statistics, metricsName)
+    observeMatches(metricsName, m.output, statistics, Nil, written)
+  }
+
+  /** The standard semantics' function for `m`, keeping the `input` columns of each row. */
+  def matchFunction(m: MatchRecognize, input: Seq[Attribute]): StreamMatchFunction = {
     val ordering = m.orderBy ++ InputOrdering.tieBreakers(m.partitionBy, m.orderBy, Nil, input)
     val spec = MatcherSpec.build(input, m.orderBy, m.measures, m.measureOutput, m.defines,
       m.options, m.output, MatchRecognizeConf.maxLivePartialMatches(conf),
       MatchRecognizeConf.maxBufferedRows(conf), MatchRecognizeConf.maxMatcherBytes(conf),
       MatchRecognizeConf.maxStepsPerRow(conf), MatchRecognizeConf.deadlines(conf))
-    val function = new StreamMatchFunction(spec, input, ordering, eventTime, m.partitionBy,
-      describe(m), QuerySignature.of(Seq(m), input))
-    val statistics = StreamMatchFunction.statistics()
+    new StreamMatchFunction(spec, input, ordering, eventTimeOf(m), m.partitionBy, describe(m),
+      QuerySignature.of(Seq(m), input))
+  }
+
+  /**
+   * The `output` columns of what a [[StreamMatchFunction]] (or a set of them) wrote, its
+   * statistics rows summed into the observed metrics `name` (with `more` beside them) and
+   * dropped.
+   */
+  def observeMatches(name: String, output: Seq[Attribute], statistics: Seq[Attribute],
+      more: Seq[NamedExpression], written: LogicalPlan): LogicalPlan = {
     val Seq(isStatistics, matches, partial, late) = statistics
-    val written = stateful(m, input, function, m.output ++ statistics, metricsName)
-    Project(m.output,
+    Project(output,
       Filter(Not(isStatistics),
-        observe(metricsName,
+        observe(name,
           Seq(
             metric("matches", Sum(If(isStatistics, matches, Literal(0L)))),
             metric("peak_partial_matches_per_key", Max(If(isStatistics, partial, Literal(0L)))),
-            metric("late_rows", Sum(If(isStatistics, late, Literal(0L))))),
+            metric("late_rows", Sum(If(isStatistics, late, Literal(0L))))) ++ more,
           written)))
   }
 

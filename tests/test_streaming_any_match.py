@@ -22,6 +22,7 @@ from pyspark.errors import AnalysisException
 
 from reference.cep_random_cases import generate
 from result_compare import compare_rows
+from session_settings import settings
 from streaming_harness import (
     FLUSH_ID,
     arrival_batches,
@@ -301,13 +302,23 @@ def test_random_any_match_patterns_stream_equals_batch(spark, tmp_path):
     """Random cases of the ANY MATCH property test (sequences, PERMUTE, alternatives, B?,
     negations, Kleene closures and negations next to them; ties; windows of rows and of
     time)."""
+    random_cases_stream_equals_batch(spark, tmp_path, lambda case, number: {})
+
+
+def random_cases_stream_equals_batch(spark, tmp_path, settings_of, cases: int = CASES) -> None:
+    """`cases` random cases of the ANY MATCH property test whose stream, run under the
+    settings `settings_of(case, case number)` gives (None: the case is skipped), writes the
+    batch rows."""
     schema = "id INT, k INT, ts TIMESTAMP, v INT, sym STRING"
     columns = ["id", "k", "ts", "v", "sym"]
     checked, seed, failures, matches = 0, SEED_BASE, [], 0
-    while checked < CASES and len(failures) < 3:
+    while checked < cases and len(failures) < 3:
         seed += 1
         case = generate(seed)
         if case is None:
+            continue
+        conf = settings_of(case, checked)
+        if conf is None:
             continue
         checked += 1
         # Rows without an event time have no place in a stream; rows after every
@@ -329,26 +340,27 @@ def test_random_any_match_patterns_stream_equals_batch(spark, tmp_path):
         sql = "SELECT * FROM events" + case.sql[case.sql.index("\nMATCH_RECOGNIZE") :]
         flush = _flush(columns, {"id": FLUSH_ID, "k": 99, "ts": end + datetime.timedelta(days=30)})
         try:
-            _, expected = assert_stream_equals_batch(
-                spark,
-                tmp_path,
-                schema,
-                columns,
-                tuples,
-                sql,
-                time_of=lambda r: r[2].timestamp(),
-                flush=flush,
-                seed=seed,
-                delay=120,
-                may_be_empty=True,
-            )
+            with settings(spark, conf):
+                _, expected = assert_stream_equals_batch(
+                    spark,
+                    tmp_path,
+                    schema,
+                    columns,
+                    tuples,
+                    sql,
+                    time_of=lambda r: r[2].timestamp(),
+                    flush=flush,
+                    seed=seed,
+                    delay=120,
+                    may_be_empty=True,
+                )
         except Exception as e:  # noqa: BLE001 - reported with the seed
             failures.append(f"seed {seed}: {type(e).__name__}: {e}\n{sql}")
             continue
         matches += len(expected)
     assert not failures, "\n\n".join(failures)
-    assert checked == CASES
-    assert matches > CASES, f"only {matches} matches in {CASES} cases: the data exercise too little"
+    assert checked == cases
+    assert matches > cases, f"only {matches} matches in {cases} cases: the data exercise too little"
 
 
 def _analyze_over_stream(spark, tmp_path, sql):

@@ -151,7 +151,21 @@ def _any_match_state(value: bytes) -> dict:
             held_rows |= {i for i in take(f">{width}q") if i != -1}
             take(">4q")  # lo, hi, first and last order
         take(f">4q{2 * nodes}q")  # counters; created and peak per node
-    tag("END.")
+    (section,) = take(">4s")
+    per_key = None
+    if section == b"PKEY":
+        # Trees per key: digest of the trees, tree run, tree left, emitBefore, retireAfter,
+        # tree to move to; the rates: variables, buckets, per bucket rows, first position and
+        # a count per variable; bucket filling, rows read, last two positions.
+        _digest, tree, retiring, _before, _after, move_to = take(">qiiqqi")
+        variables, buckets = take(">2i")
+        for _ in range(buckets):
+            take(f">2q{variables}q")
+        take(">i3q")
+        per_key = {"tree": tree, "retiring": retiring, "move_to": move_to}
+        tag("END.")
+    else:
+        assert section == b"END.", f"section END. expected at {state.at - 4}"
     state.end()
     return {
         "format": version,
@@ -160,6 +174,7 @@ def _any_match_state(value: bytes) -> dict:
         "waiting": waiting,
         "spans": spans,
         "held_rows": held_rows,
+        "per_key": per_key,
     }
 
 
@@ -202,6 +217,8 @@ def test_sparks_state_reader_reads_any_match_state_entry_by_entry(spark, tmp_pat
     values = {r.key.part: _any_match_state(bytes(r.value.value)) for r in read("match_recognize")}
     assert sorted(values) == ["a", "b"]
     assert {v["format"] for v in values.values()} == {7}
+    # A B C may run trees per key: each key is on its first tree, too few rows for a choice.
+    assert [v["per_key"]["tree"] for v in values.values()] == [0, 0], values
     entries = read("partial_matches")
     assert read("held_rows") == [], "format 7 keeps rows in the entries of partial_matches"
     buffered_total = 0

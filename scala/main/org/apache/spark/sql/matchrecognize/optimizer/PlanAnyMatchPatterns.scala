@@ -51,4 +51,13 @@ object PlanAnyMatchPatterns {
       conf.getConf(MatchRecognizeConf.CEP_EXECUTION),
       conf.getConf(MatchRecognizeConf.MAX_BUFFERED_PARTIAL_MATCHES))
   }
+
+  /**
+   * [[settings]] for a pattern over a stream planned on its own: its keys may run other trees
+   * as the rates their rows show drift ([[StreamKeyTrees]]).
+   */
+  def streamSettings(conf: SQLConf): CepSettings = {
+    val s = settings(conf, None)
+    s.copy(chooser = new StreamKeyTrees(s.chooser, conf))
+  }
 }

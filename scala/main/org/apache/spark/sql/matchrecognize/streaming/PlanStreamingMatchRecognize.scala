@@ -194,15 +194,21 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
    */
   private def anyMatch(m: MatchRecognize, metricsName: String): LogicalPlan = {
     val eventTime = eventTimeOf(m)
-    val plan = new CepPlanBuilder(m, PlanAnyMatchPatterns.settings(conf, None)).streamPlan()
+    val plan = new CepPlanBuilder(m, PlanAnyMatchPatterns.streamSettings(conf)).streamPlan()
     val input = m.child.output
+    val perKey = plan.spec.alternatives match {
+      case Seq(a) => a.perKey
+      case _ => None
+    }
     val function = new StreamTreeFunction(plan.spec, input, eventTime, m.partitionBy,
       describe(m) + plan.spec.alternatives.map(_.description)
-        .mkString(", one-pass tree ", " ∪ ", ""),
+        .mkString(", one-pass tree ", " ∪ ", "") + perKey.fold("")(k =>
+        s", trees per key: ${k.classes.map(_.description).mkString(", ")}, each key moving as " +
+          s"the rates of its latest ${k.chooser.prefixRows} rows drift"),
       QuerySignature.of(Seq(m), input ++ plan.matchColumns))
     // A column is NULL in the matches of alternatives that do not bind its variable.
     val columns = plan.matchColumns.map(_.withNullability(true))
-    val statistics = StreamTreeFunction.statistics()
+    val statistics = StreamTreeFunction.statistics(perKey.map(_.chooser.variables))
     val written = stateful(m, input, function, columns ++ statistics, metricsName)
     plan.output(Project(columns,
         Filter(Not(statistics.head),
@@ -216,13 +222,17 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
    * observed metrics `name`.
    */
   private def observeTrees(name: String, statistics: Seq[Attribute], plan: LogicalPlan): LogicalPlan = {
-    val Seq(isStatistics, created, buffered, late) = statistics
+    val Seq(isStatistics, created, buffered, late) = statistics.take(4)
+    // With trees per key: moves, and the rows each variable admitted (`#rows_A` as `rows_A`).
+    val perKey = statistics.drop(4).map { c =>
+      metric(if (c.name == "#moves") "tree_moves" else c.name.stripPrefix("#"), Sum(If(isStatistics, c, Literal(0L))))
+    }
     observe(name,
       Seq(
         metric("matches", Count(Seq(If(isStatistics, Literal(null, LongType), Literal(1L))))),
         metric("partial_matches", Sum(If(isStatistics, created, Literal(0L)))),
         metric("peak_buffered_per_key", Max(If(isStatistics, buffered, Literal(0L)))),
-        metric("late_rows", Sum(If(isStatistics, late, Literal(0L))))),
+        metric("late_rows", Sum(If(isStatistics, late, Literal(0L))))) ++ perKey,
       plan)
   }
 

@@ -24,7 +24,7 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeSta
  *    [[TreeKeyStateCodec]] (the waiting rows, the window's progress, matches to number, ids of
  *    bindings written); `TREE` (per tree state its node count, per node the numbers of its
  *    first buffered match and of the next one, then the held matches, their rows by id, and
- *    the counters); `END.`.
+ *    the counters); with trees per key, `PKEY` as [[TreeKeyStateCodec]] writes it; `END.`.
  *
  * Format 6, still read: the same value; the matches a node added in one call were an entry
  * of [[KeyEntries.matches]] named by [[matchId]] (a count, then the matches), and the rows
@@ -86,7 +86,7 @@ private[streaming] object TreeEntryCodec {
       t.held.forEach(m => TreeKeyStateCodec.writeMatch(out, m)(r => out.writeLong(journal.idOf(r))))
       TreeKeyStateCodec.writeCounters(out, t)
     }
-    TreeKeyStateCodec.writeEnd(out)
+    TreeKeyStateCodec.writeEnd(out, state)
     out.flush()
     val head = written()
     (head, head.length + journal.weight)
@@ -94,7 +94,7 @@ private[streaming] object TreeEntryCodec {
 
   /** The state whose value is `head` (format 6 or 7) and whose entries are in `entries`. */
   def read(head: Array[Byte], entries: KeyEntries, fits: Array[TreeState] => Boolean,
-      signature: QuerySignature): TreeKeyState = {
+      signature: QuerySignature, complete: Array[TreeState] => Array[TreeState] = identity): TreeKeyState = {
     val in = StateBytes.reader(head)
     val format = StateFormats.read(in.readInt(), StateFormats.TreeEntries)
     signature.check(in)
@@ -116,8 +116,10 @@ private[streaming] object TreeEntryCodec {
         TreeKeyStateCodec.readCounters(in, state)
         state
       }.toArray
-      TreeKeyStateCodec.expectEnd(in)
-      TreeKeyState.checkTrees(trees, fits)
+      val perKey = TreeKeyStateCodec.readEnd(in)
+      // Trees the state had none of (a checkpoint written before trees per key) come empty.
+      val all = complete(trees)
+      TreeKeyState.checkTrees(all, fits)
 
       // Each buffer's matches, placed by number, must be exactly those from its first to its
       // next; matches before the first were dropped.
@@ -159,8 +161,9 @@ private[streaming] object TreeEntryCodec {
           buffer.numberFrom(spans(t)(n)._1)
         }
       }
-      val state = key(trees)
-      state.journal = stored.journal(trees, saves, nextRowId)
+      val state = key(all)
+      state.perKey = perKey
+      state.journal = stored.journal(all, saves, nextRowId)
       state
     }
   }

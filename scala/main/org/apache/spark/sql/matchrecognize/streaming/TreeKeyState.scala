@@ -15,7 +15,8 @@ import org.apache.spark.sql.matchrecognize.execution.tree.TreeState
  * partial matches, and matches held for a trailing negation; the matches waiting for their
  * MATCH_NUMBER(), and, when alternatives can bind the same
  * rows, the ids of the bindings written whose duplicates may still come (until the window
- * position in `writtenUntil`).
+ * position in `writtenUntil`). With trees per key, `trees` holds a state per tree the key may
+ * run (the others empty), and `perKey` which it runs.
  *
  * Serializable with the serial version the release writing format 4 computed, only so
  * that Java-serialized checkpoints of that format still read; format 5 is written by
@@ -34,6 +35,9 @@ final class TreeKeyState(
 
   /** What its entries hold as last saved, when kept per entry ([[TreeEntryCodec]]). */
   @transient var journal: TreeEntryJournal = _
+
+  /** With trees per key, the tree the key runs and the rates its rows show (else null). */
+  @transient var perKey: KeyTreeProgress = _
 }
 
 object TreeKeyState {
@@ -57,16 +61,17 @@ object TreeKeyState {
   /**
    * The key's saved state, kept per entry where the operator can ([[KeyStateAccess.entries]],
    * see [[TreeEntryCodec]]) and in one value otherwise; `query` scopes the states kept
-   * decoded ([[DecodedStates]]).
+   * decoded ([[DecodedStates]]). `complete` adds the tree states a state read back lacks (a
+   * checkpoint written before the query had trees per key holds its first tree's only).
    */
   def load(access: KeyStateAccess, query: AnyRef, fits: Array[TreeState] => Boolean,
-      signature: QuerySignature): Option[TreeKeyState] =
+      signature: QuerySignature, complete: Array[TreeState] => Array[TreeState]): Option[TreeKeyState] =
     access.loadDecoded(query,
       bytes =>
         access.entries match {
           case Some(entries) if keptPerEntry(formatOf(bytes)) =>
-            TreeEntryCodec.read(bytes, entries, fits, signature)
-          case _ => decode(bytes, fits, signature)
+            TreeEntryCodec.read(bytes, entries, fits, signature, complete)
+          case _ => decode(bytes, fits, signature, complete)
         })
 
   /** Saves `state` as [[load]] reads it. */
@@ -86,7 +91,7 @@ object TreeKeyState {
 
   /** The state in `data`; `fits` tells whether its trees' states are those the query runs. */
   def decode(data: Array[Byte], fits: Array[TreeState] => Boolean,
-      signature: QuerySignature): TreeKeyState = {
+      signature: QuerySignature, complete: Array[TreeState] => Array[TreeState] = identity): TreeKeyState = {
     val in = StateBytes.reader(data)
     val format = StateFormats.read(in.readInt(), StateFormats.Tree)
     if (keptPerEntry(format)) {
@@ -98,11 +103,14 @@ object TreeKeyState {
     }
     if (format != StateFormats.TreeUnsigned) signature.check(in)
     val state =
-      if (format == StateFormats.Tree) TreeKeyStateCodec.read(in)
+      if (format == StateFormats.Tree) TreeKeyStateCodec.read(in, complete)
       else {
         val body = ByteBuffer.wrap(data, data.length - in.available(), in.available())
-        javaSerializer.newInstance().deserialize[TreeKeyState](body.slice(),
+        val s = javaSerializer.newInstance().deserialize[TreeKeyState](body.slice(),
           Thread.currentThread().getContextClassLoader)
+        val trees = complete(s.trees)
+        if (trees eq s.trees) s
+        else new TreeKeyState(s.waiting, s.window, trees, s.unnumbered, s.numbered, s.written, s.writtenUntil)
       }
     checkTrees(state.trees, fits)
     state

@@ -5,7 +5,7 @@ import java.io.{DataInputStream, DataOutputStream, EOFException}
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeState}
+import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, PartialMatch, TreeState}
 
 /**
  * The binary layout of a SKIP TILL ANY MATCH key's state ([[TreeKeyState]]) from format 5
@@ -25,6 +25,12 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeSta
  *  - `TREE`: a count of tree states, then per state its node count, per node the matches
  *    of its buffer in creation order, the `held` matches, `heldUntil`, `lastPosition`,
  *    `buffered`, `matches`, and per node `created` and `peak`.
+ *  - `PKEY`, only with trees per key ([[KeyTreeProgress]]): the digest of the trees, the tree
+ *    run, the tree leaving, `emitBefore`, `retireAfter`, the tree to move to; the rates: a
+ *    count of variables, a count of buckets, per bucket its rows, the window position of its
+ *    first row and the rows each variable admitted; the bucket filling, the rows read, the
+ *    window positions of the last row and of the one before it. A state without the section
+ *    (written before the query had trees per key) runs its first tree.
  *  - `END.`: nothing follows.
  *
  * A row list is a count and a row index per row; a match list, a count and a match index
@@ -38,6 +44,7 @@ private[streaming] object TreeKeyStateCodec {
   private val MatchesTag = tag("MTCH")
   private val KeyTag = tag("KEYS")
   val TreesTag: Int = tag("TREE")
+  private val PerKeyTag = tag("PKEY")
   private val EndTag = tag("END.")
 
   def tag(name: String): Int = name.foldLeft(0)((t, c) => (t << 8) | (c & 0xff))
@@ -77,11 +84,14 @@ private[streaming] object TreeKeyStateCodec {
       t.held.forEach(m => out.writeInt(matches.indexOf(m)))
       writeCounters(out, t)
     }
-    writeEnd(out)
+    writeEnd(out, state)
   }
 
-  /** The state written by [[write]], read from `in`, which must hold nothing after it. */
-  def read(in: DataInputStream): TreeKeyState =
+  /**
+   * The state written by [[write]], read from `in`, which must hold nothing after it; its tree
+   * states completed by `complete` (see `TreeKeyState.load`).
+   */
+  def read(in: DataInputStream, complete: Array[TreeState] => Array[TreeState] = identity): TreeKeyState =
     readingFormat(StateFormats.Tree) {
       val rows = readRowSection(in)
 
@@ -98,8 +108,10 @@ private[streaming] object TreeKeyStateCodec {
         readCounters(in, state)
         state
       }
-      expectEnd(in)
-      key(trees)
+      val perKey = readEnd(in)
+      val state = key(complete(trees))
+      state.perKey = perKey
+      state
     }
 
   // Shared with the per-entry layout of format 6 (TreeEntryCodec).
@@ -203,11 +215,66 @@ private[streaming] object TreeKeyStateCodec {
     state.peak.indices.foreach(i => state.peak(i) = in.readLong())
   }
 
-  def writeEnd(out: DataOutputStream): Unit = out.writeInt(EndTag)
+  /** The `PKEY` section when the state has one, then the end. */
+  def writeEnd(out: DataOutputStream, state: TreeKeyState): Unit = {
+    val p = state.perKey
+    if (p != null) {
+      out.writeInt(PerKeyTag)
+      out.writeLong(p.trees)
+      out.writeInt(p.tree)
+      out.writeInt(p.retiring)
+      out.writeLong(p.emitBefore)
+      out.writeLong(p.retireAfter)
+      out.writeInt(p.moveTo)
+      val r = p.rates
+      out.writeInt(r.variables)
+      out.writeInt(r.rowsIn.length)
+      r.rowsIn.indices.foreach { b =>
+        out.writeLong(r.rowsIn(b))
+        out.writeLong(r.firstIn(b))
+        r.admitted(b).foreach(out.writeLong)
+      }
+      out.writeInt(r.bucket)
+      out.writeLong(r.readSinceStart)
+      out.writeLong(r.position)
+      out.writeLong(r.previousPosition)
+    }
+    out.writeInt(EndTag)
+  }
 
-  def expectEnd(in: DataInputStream): Unit = {
-    expect(in, EndTag)
+  /** What [[writeEnd]] wrote: the key's place among its trees (null: no `PKEY` section). */
+  def readEnd(in: DataInputStream): KeyTreeProgress = {
+    val found = in.readInt()
+    val perKey =
+      if (found != PerKeyTag) null
+      else {
+        val trees = in.readLong()
+        val (tree, retiring, emitBefore, retireAfter, moveTo) =
+          (in.readInt(), in.readInt(), in.readLong(), in.readLong(), in.readInt())
+        val r = new KeyRateCounts(count(in))
+        if (count(in) != r.rowsIn.length) throw damaged("its rates have another number of buckets")
+        r.rowsIn.indices.foreach { b =>
+          r.rowsIn(b) = in.readLong()
+          r.firstIn(b) = in.readLong()
+          r.admitted(b).indices.foreach(i => r.admitted(b)(i) = in.readLong())
+        }
+        r.bucket = in.readInt()
+        r.readSinceStart = in.readLong()
+        r.position = in.readLong()
+        r.previousPosition = in.readLong()
+        if (r.bucket < 0 || r.bucket >= r.rowsIn.length) throw damaged(s"its rates fill bucket ${r.bucket}")
+        val p = new KeyTreeProgress(trees, r)
+        p.tree = tree
+        p.retiring = retiring
+        p.emitBefore = emitBefore
+        p.retireAfter = retireAfter
+        p.moveTo = moveTo
+        p
+      }
+    if (perKey != null) expect(in, EndTag)
+    else if (found != EndTag) throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
     if (in.available() > 0) throw damaged(s"${in.available()} bytes follow its end")
+    perKey
   }
 
   /** `body`, with a state cut short reported as damaged (in `format`). */

@@ -41,6 +41,21 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     assert(entries.rows.map.isEmpty && entries.matches.map.size == 1)
   }
 
+  test("trees per key: the key's place comes back, and a state of fewer trees is completed") {
+    val entries = new MemoryEntries
+    val state = withPerKey(sample())
+    assert(contents(read(save(state, entries), entries)) == contents(state))
+    // Saved with two trees, read by a query of three: the third starts empty, and what it
+    // adds later is saved and read back with the rest.
+    val plain = new MemoryEntries
+    val head = save(sample(), plain)
+    val grown = TreeEntryCodec.read(head, plain, _.length == 3, signature, t => t :+ new TreeState(1))
+    grown.trees(2).buffers(0).add(new PartialMatch(Array(row(8, 80)), 8, 8, 8, 8))
+    val again = read(save(grown, plain), plain)
+    assert(contents(again) == contents(grown))
+    assert(again.trees(2).buffers(0).iterator.map(_.lo).toSeq == Seq(8L))
+  }
+
   test("a save writes the matches added and deletes those dropped, nothing else") {
     val state = sample()
     val entries = new MemoryEntries

@@ -29,6 +29,25 @@ class TreeKeyStateCodecSuite extends AnyFunSuite {
     assert(contents(roundTrip(state)) == contents(state))
   }
 
+  test("a key's place among its trees per key comes back, after the trees") {
+    val state = withPerKey(sample())
+    val bytes = TreeKeyState.encode(state, signature)
+    assert(bytes.indexOfSlice("PKEY".getBytes("US-ASCII")) > bytes.indexOfSlice("TREE".getBytes("US-ASCII")))
+    assert(contents(TreeKeyState.decode(bytes, anyTrees, signature)) == contents(state))
+    assert(roundTrip(sample()).perKey == null)
+  }
+
+  test("a state of fewer trees than the query runs is completed before it is checked") {
+    val bytes = TreeKeyState.encode(sample(), signature)
+    val twoTrees: Array[TreeState] => Boolean = _.length == 2
+    val e = intercept[IllegalStateException](TreeKeyState.decode(bytes, _.length == 3, signature))
+    assert(e.getMessage.contains("other trees than this query's"), e.getMessage)
+    val completed = TreeKeyState.decode(bytes, _.length == 3, signature, t => t :+ new TreeState(4))
+    assert(completed.trees.length == 3 && completed.trees(2).buffers.length == 4)
+    assert(contents(completed).dropRight(1) == contents(sample()))
+    assert(TreeKeyState.decode(bytes, twoTrees, signature).trees.length == 2)
+  }
+
   test("a row or a partial match referred to several times comes back as one object") {
     val tree = roundTrip(sample()).trees(0)
     val Seq(m2, m3) = tree.buffers(1).iterator.toSeq

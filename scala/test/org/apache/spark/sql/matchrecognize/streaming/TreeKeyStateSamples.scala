@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeState}
+import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, PartialMatch, TreeState}
 import org.apache.spark.sql.types.LongType
 
 /** SKIP TILL ANY MATCH key states for the codec suites, and what they hold, compared by value. */
@@ -38,6 +38,26 @@ object TreeKeyStateSamples {
       Array(row(9)), 3, Array(row(1, 2)), Array(30L))
   }
 
+  /** `state` with trees per key: running tree 1, leaving tree 0, its rates counted. */
+  def withPerKey(state: TreeKeyState): TreeKeyState = {
+    val rates = new KeyRateCounts(3)
+    rates.admitted(1)(2) = 7
+    rates.rowsIn(1) = 9
+    rates.firstIn(1) = -4
+    rates.bucket = 2
+    rates.readSinceStart = 31
+    rates.position = 12
+    rates.previousPosition = 11
+    val p = new KeyTreeProgress(0x5eedL, rates)
+    p.tree = 1
+    p.retiring = 0
+    p.emitBefore = 12
+    p.retireAfter = 42
+    p.moveTo = -1
+    state.perKey = p
+    state
+  }
+
   def contents(s: TreeKeyState): Seq[Any] = {
     def rows(a: Array[UnsafeRow]) = a.toSeq.map(r => if (r == null) null else longs(r))
     def matches(it: Iterator[PartialMatch]) =
@@ -47,6 +67,10 @@ object TreeKeyStateSamples {
       rows(s.written), s.writtenUntil.toSeq) ++ s.trees.toSeq.map { t =>
       (t.buffers.toSeq.map(b => matches(b.iterator)), matches(t.held.asScala.iterator),
         t.heldUntil, t.lastPosition, t.buffered, t.matches, t.created.toSeq, t.peak.toSeq)
+    } ++ Option(s.perKey).map { p =>
+      val r = p.rates
+      (p.trees, p.tree, p.retiring, p.emitBefore, p.retireAfter, p.moveTo, r.admitted.toSeq.map(_.toSeq),
+        r.rowsIn.toSeq, r.firstIn.toSeq, r.bucket, r.readSinceStart, r.position, r.previousPosition)
     }
   }
 

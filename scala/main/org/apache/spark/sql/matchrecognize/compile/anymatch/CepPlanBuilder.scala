@@ -162,7 +162,8 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
 
   /**
    * The plan over a streaming input (see [[CepStreamPlan]]): every alternative's tree as
-   * the pattern order, or the forced trees; a stream has no sample to choose by. Only what
+   * the chooser gives it (a stream has no sample to choose by: the pattern order, or the
+   * forced trees), with the trees per key it adds for a pattern of one alternative. Only what
    * one pass evaluates from each key's rows in order is accepted; the rest is named.
    */
   def streamPlan(): CepStreamPlan = {
@@ -180,14 +181,23 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
     // MATCH_NUMBER() is written by the stateful function (zero until then).
     val numberColumn = if (numbered) Seq(rewriter.matchNumber) else Nil
     val columns = partitionBy ++ matchColumns ++ numberColumn
-    val chosen = settings.chooser.choose(this).trees
-    val specs = CepPattern.conjunctions(alternatives).map { group =>
+    val choice = settings.chooser.choose(this)
+    val chosen = choice.trees
+    def withColumns(spec: TreeAlternative) =
+      spec.copy(columns = aligned(AttributeSet(spec.schema(partitionBy))) ++
+        numberColumn.map(a => Alias(Literal(0L), a.name)(a.exprId)))
+    val groups = CepPattern.conjunctions(alternatives)
+    val specs = groups.map { group =>
       val t = chosen(group.head)
       val spec =
         if (group.size == 1) trees.spec(alternatives(group.head), t, pattern.ownConditions)
         else trees.conjunctionSpec(group.map(alternatives), t, pattern.ownConditions)
-      spec.copy(columns = aligned(AttributeSet(spec.schema(partitionBy))) ++
-        numberColumn.map(a => Alias(Literal(0L), a.name)(a.exprId)))
+      // Trees per key: a key may run the alternative as one of the other trees instead.
+      val perKey = choice.perKey.filter(_ => groups.size == 1 && group.size == 1).map { k =>
+        TreesPerKey(k.others.map(o => withColumns(trees.spec(alternatives(group.head), o, pattern.ownConditions))),
+          k.chooser)
+      }
+      withColumns(spec).copy(perKey = perKey)
     }
     val numbering = if (!numbered) None
     else Some(MatchNumbering(

@@ -22,72 +22,82 @@ final class KeyTreeWatch(chooser: KeyTreeChooser, alternative: TreeAlternative, 
     TaskPredicates.compile(alternative.leaves.find(_.variable == v).get.enter, input)
   }.toArray
   private val loOf = UnsafeProjection.create(Seq(lo), input)
-  private val Buckets = 4
+  private val Buckets = KeyRateCounts.Buckets
   private val bucketRows = (chooser.prefixRows + Buckets - 1) / Buckets
-  private val admitted = Array.ofDim[Long](Buckets, admits.length)
-  private val rowsIn = new Array[Long](Buckets)
-  private val firstIn = new Array[Long](Buckets)
-  private var bucket = 0
-  private var readSinceStart = 0L
+  private var counts = new KeyRateCounts(admits.length)
   private val held = ArrayBuffer.empty[InternalRow]
+
+  /** How many variables the rates count (the chooser's). */
+  def variables: Int = admits.length
+
+  /** Rows each variable admitted since `resume` (a stream's rates in its progress). */
+  val admittedSinceResume: Array[Long] = new Array[Long](admits.length)
 
   /** Whether the group's rows are held, waiting for its first choice. */
   var holding = false
 
   /** The window position of the last row read, and of the one before it. */
-  var position: Long = Long.MinValue
-  var previousPosition: Long = Long.MinValue
+  def position: Long = counts.position
+  def previousPosition: Long = counts.previousPosition
 
   /** Starts a group: its rows are held until `drain`. */
   def start(): Unit = {
     held.clear()
-    admitted.foreach(java.util.Arrays.fill(_, 0L))
-    java.util.Arrays.fill(rowsIn, 0L)
-    bucket = 0
-    readSinceStart = 0
+    counts = new KeyRateCounts(admits.length)
     holding = true
-    position = Long.MinValue
-    previousPosition = Long.MinValue
+  }
+
+  /**
+   * Goes on with a group whose counts were kept (a stream's key, between micro-batches),
+   * holding nothing: the group runs a tree already.
+   */
+  def resume(kept: KeyRateCounts): Unit = {
+    held.clear()
+    counts = kept
+    holding = false
+    java.util.Arrays.fill(admittedSinceResume, 0L)
   }
 
   /** Reads `row` (holding it while `holding`); true when a choice is due. */
   def read(row: InternalRow): Boolean = {
     if (holding) held += row.copy()
+    val c = counts
     val p = loOf(row)
-    previousPosition = position
-    if (!p.isNullAt(0)) position = p.getLong(0)
-    if (rowsIn(bucket) == 0) firstIn(bucket) = position
-    val counts = admitted(bucket)
+    c.previousPosition = c.position
+    if (!p.isNullAt(0)) c.position = p.getLong(0)
+    if (c.rowsIn(c.bucket) == 0) c.firstIn(c.bucket) = c.position
+    val admitted = c.admitted(c.bucket)
     var i = 0
     while (i < admits.length) {
-      if (admits(i).eval(row)) counts(i) += 1
+      if (admits(i).eval(row)) { admitted(i) += 1; admittedSinceResume(i) += 1 }
       i += 1
     }
-    rowsIn(bucket) += 1
-    readSinceStart += 1
-    val filled = rowsIn(bucket) >= bucketRows
+    c.rowsIn(c.bucket) += 1
+    c.readSinceStart += 1
+    val filled = c.rowsIn(c.bucket) >= bucketRows
     if (filled) {
-      bucket = (bucket + 1) % Buckets
-      rowsIn(bucket) = 0
-      java.util.Arrays.fill(admitted(bucket), 0L)
+      c.bucket = (c.bucket + 1) % Buckets
+      c.rowsIn(c.bucket) = 0
+      java.util.Arrays.fill(c.admitted(c.bucket), 0L)
     }
-    if (holding) readSinceStart >= chooser.prefixRows else filled
+    if (holding) c.readSinceStart >= chooser.prefixRows else filled
   }
 
   /** The tree for the rows the buckets hold, the group running `current` (-1: none yet). */
   def choose(current: Int): Int = {
-    val counts = new Array[Long](admits.length)
+    val c = counts
+    val sums = new Array[Long](admits.length)
     var rows = 0L
     var first = Long.MaxValue
-    for (b <- 0 until Buckets if rowsIn(b) > 0) {
+    for (b <- 0 until Buckets if c.rowsIn(b) > 0) {
       var i = 0
-      while (i < counts.length) { counts(i) += admitted(b)(i); i += 1 }
-      rows += rowsIn(b)
-      first = math.min(first, firstIn(b))
+      while (i < sums.length) { sums(i) += c.admitted(b)(i); i += 1 }
+      rows += c.rowsIn(b)
+      first = math.min(first, c.firstIn(b))
     }
     // n rows spread over d positions cover about d * n / (n - 1), as in sampling.
-    val span = if (rows < 2 || position <= first) 1.0 else (position - first).toDouble * rows / (rows - 1)
-    chooser.choose(counts, rows, span, current)
+    val span = if (rows < 2 || c.position <= first) 1.0 else (c.position - first).toDouble * rows / (rows - 1)
+    chooser.choose(sums, rows, span, current)
   }
 
   /** Hands the held rows to `add`, in order, and stops holding. */

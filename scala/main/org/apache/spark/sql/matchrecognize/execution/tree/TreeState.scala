@@ -41,4 +41,17 @@ final class TreeState(nodeCount: Int) extends Serializable {
    * evaluator that made them; derived from the buffers, so never stored (null until used).
    */
   @transient private[tree] var indexes: Array[NodeValueIndex] = _
+
+  /**
+   * Drops every partial match and held match, as if no event had come, keeping the buffers'
+   * numbering (what a stream's kept entries are named by) and the counters: the state of a
+   * tree a group stopped running, ready to run it again.
+   */
+  def clear(): Unit = {
+    buffers.foreach(_.purgeBefore(Long.MaxValue))
+    held.clear()
+    heldUntil = Long.MaxValue
+    lastPosition = Long.MinValue
+    buffered = 0L
+  }
 }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{And, Attribute, AttributeRefer
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.matchrecognize.compile.anymatch.{MatchNumbering, TreeStreamSpec}
 import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
-import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, KeyTreeWatch, PartialMatch, TreeState, TreeTask, TreeUnits}
+import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, KeyTreeMoves, KeyTreeWatch, PartialMatch, TreeState, TreeTask, TreeUnits}
 import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreesPerKey}
 import org.apache.spark.sql.types.{BooleanType, LongType}
 
@@ -262,6 +262,8 @@ final class StreamTreeFunction(
       p.tree = p.moveTo
       p.moveTo = -1
       movesInCall += 1
+      KeyTreeMoves.moved(describeKey(), treeAlternatives(p.retiring).head.description,
+        treeAlternatives(p.tree).head.description, at, watch.describeLastChoice())
     }
     if (p.retiring >= 0) trees(p.retiring).add(statesOf(saved, p.retiring), row, emits(p.retiring), describeCurrent)
     trees(p.tree).add(statesOf(saved, p.tree), row, emits(p.tree), describeCurrent)

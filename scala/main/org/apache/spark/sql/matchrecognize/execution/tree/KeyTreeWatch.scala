@@ -97,7 +97,16 @@ final class KeyTreeWatch(chooser: KeyTreeChooser, alternative: TreeAlternative, 
     }
     // n rows spread over d positions cover about d * n / (n - 1), as in sampling.
     val span = if (rows < 2 || c.position <= first) 1.0 else (c.position - first).toDouble * rows / (rows - 1)
+    lastChoice = (sums, rows)
     chooser.choose(sums, rows, span, current)
+  }
+
+  private var lastChoice: (Array[Long], Long) = (Array.emptyLongArray, 0L)
+
+  /** What the last choice read: the rows, and how many each variable admitted. */
+  def describeLastChoice(): String = {
+    val (sums, rows) = lastChoice
+    s"of the last $rows rows, " + chooser.variables.zip(sums).map { case (v, n) => s"$v admitted $n" }.mkString(", ")
   }
 
   /** Hands the held rows to `add`, in order, and stops holding. */

@@ -176,9 +176,12 @@ class TreeMatchEvaluatorFactory(
               retiringStates = states
               retiring.emitBefore = at
               retireAfter = if (at > Long.MaxValue - window) Long.MaxValue else at + window
+              val from = tree
               runTree(moveTo)
               moveTo = -1
               metrics("treeMoves") += 1
+              KeyTreeMoves.moved(describeKey(), tasks(from).alternatives.head.description,
+                tasks(tree).alternatives.head.description, at, watch.describeLastChoice())
             }
             if (retiring != null) retiring.evaluators.add(retiringStates, row, retiring.unitEmits, describe)
             run.evaluators.add(states, row, run.unitEmits, describe)

@@ -67,18 +67,22 @@ def _json_value(v: Any) -> Any:
 
 def write_batches(directory: Path, columns: list[str], batches: list[list[tuple]]) -> None:
     """One JSON file per micro-batch, with modification times in batch order (the file
-    source takes files in that order)."""
+    source takes files in that order). Each is written under a hidden name, which the file
+    source skips, and then renamed: a running query never lists a file half-written (it
+    would read it as it is, and never again)."""
     directory.mkdir(parents=True, exist_ok=True)
     existing = len(list(directory.glob("*.json")))
     for i, batch in enumerate(batches, start=existing):
         path = directory / f"batch{i:05d}.json"
-        with path.open("w") as f:
+        hidden = directory / f".{path.name}.writing"
+        with hidden.open("w") as f:
             for row in batch:
                 f.write(
                     json.dumps({c: _json_value(v) for c, v in zip(columns, row, strict=True)})
                     + "\n"
                 )
-        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+        os.utime(hidden, (1_000_000 + i, 1_000_000 + i))
+        os.replace(hidden, path)
 
 
 def arrival_batches(

@@ -275,6 +275,8 @@ def _await_watermark(query, at: datetime.datetime, seconds: float = 120) -> None
     want = at.strftime("%Y-%m-%dT%H:%M:%S")
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        if not query.isActive:
+            raise AssertionError(f"the query stopped: {query.exception()}")
         last = query.lastProgress
         if last and last.get("eventTime", {}).get("watermark", "").startswith(want):
             return

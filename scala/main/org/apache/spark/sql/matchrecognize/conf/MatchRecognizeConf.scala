@@ -142,8 +142,10 @@ object MatchRecognizeConf {
         "may use: where the statistics sample shows keys (or times) whose variables' rates " +
         "differ enough that another tree costs less for them, or rates that move, each key " +
         "(each time slice of one) runs the tree its latest rows make cheapest, and moves to " +
-        "another as its rates drift (see docs/optimizer.md, 'Trees per key'). 1: every key " +
-        "runs the one tree chosen for the sample's average.")
+        "another as its rates drift (see docs/optimizer.md, 'Trees per key'). Over a stream, " +
+        "which has no sample, each key starts with the pattern order's tree and may move to " +
+        "the tree for one variable being rare, one per variable up to this many. 1: every " +
+        "key runs the one tree chosen for the sample's average (over a stream, the pattern order).")
       .version("0.1.0")
       .intBetween(1, 8)
       .createWithDefault(4)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pyspark
+import pytest
 
 from result_compare import compare_rows
 
@@ -30,6 +31,40 @@ FLUSH_PART = "zz_flush"
 #: Spark 3.5, whose progress omits the observed metrics of micro-batches without rows.
 SPARK_3 = pyspark.__version__.startswith("3.")
 FLUSH_ID = 100_000
+
+#: The stateful operators a test runs a stream in (transformWithState from Spark 4.0 on),
+#: for ``pytest.mark.parametrize("operator", STATEFUL_OPERATORS)``.
+STATEFUL_OPERATORS = [
+    "flatMapGroupsWithState",
+    pytest.param(
+        "transformWithState",
+        marks=pytest.mark.skipif(SPARK_3, reason="transformWithState is Spark 4.0 and later"),
+    ),
+]
+
+
+def operator_settings(operator: str) -> dict[str, str]:
+    """The settings that run a stream in ``operator`` (with RocksDB, as transformWithState
+    needs)."""
+    return {
+        "spark.sql.matchRecognize.streaming.operator": operator,
+        "spark.sql.streaming.stateStore.providerClass": (
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+        ),
+    }
+
+
+def explain_running(spark, sql: str, checkpoint: Path) -> str:
+    """The plan of ``sql`` (over a streaming view) run once to its end into the noop sink."""
+    query = (
+        spark.sql(sql)
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+    return query._jsq.explainInternal(False)
 
 
 @dataclass

@@ -23,7 +23,7 @@ import pytest
 import test_pattern_tables as tables
 from result_compare import compare_rows
 from session_settings import settings
-from streaming_harness import SPARK_3
+from streaming_harness import STATEFUL_OPERATORS, operator_settings
 
 SEED = int(os.environ.get("SMR_PATTERN_TABLE_SEED", "20261201"))
 SEGMENTS = 5
@@ -144,26 +144,12 @@ def _check(spark, schedule, segments, written) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize(
-    "operator",
-    [
-        "flatMapGroupsWithState",
-        pytest.param(
-            "transformWithState",
-            marks=pytest.mark.skipif(SPARK_3, reason="transformWithState is Spark 4.0 and later"),
-        ),
-    ],
-)
+@pytest.mark.parametrize("operator", STATEFUL_OPERATORS)
 def test_random_pattern_set_changes_give_each_version_its_batch_rows(spark, tmp_path, operator):
-    conf = {"spark.sql.matchRecognize.streaming.operator": operator}
-    if operator == "transformWithState":
-        conf["spark.sql.streaming.stateStore.providerClass"] = (
-            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-        )
     seed = SEED + (0 if operator == "flatMapGroupsWithState" else 1)
     view = f"global_temp.mr_rules_{uuid.uuid4().hex[:8]}"
     try:
-        with settings(spark, conf):
+        with settings(spark, operator_settings(operator)):
             schedule, segments, restart_at, written = _run(
                 spark, tmp_path, view, random.Random(seed)
             )

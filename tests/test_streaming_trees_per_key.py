@@ -19,7 +19,10 @@ from result_compare import compare_rows
 from session_settings import settings
 from streaming_harness import (
     SPARK_3,
+    STATEFUL_OPERATORS,
     arrival_batches,
+    explain_running,
+    operator_settings,
     run_batch,
     run_restarted,
     run_stream,
@@ -33,9 +36,6 @@ FLUSH = (100_000, "zz_flush", None, None, EPOCH + datetime.timedelta(days=30))
 MAX_TREES = "spark.sql.matchRecognize.treesPerKey.max"
 PREFIX_ROWS = "spark.sql.matchRecognize.treesPerKey.prefixRows"
 FORCED_KEY_TREES = "spark.sql.matchRecognize.internal.keyTrees"
-OPERATOR = "spark.sql.matchRecognize.streaming.operator"
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 
 QUERY = """
 SELECT * FROM events MATCH_RECOGNIZE (
@@ -76,15 +76,7 @@ def _stream_plan(spark, tmp_path, sql: str) -> str:
     spark.readStream.schema(SCHEMA).json(str(source)).withWatermark(
         "ts", "5 seconds"
     ).createOrReplaceTempView("events")
-    query = (
-        spark.sql(sql)
-        .writeStream.format("noop")
-        .option("checkpointLocation", str(tmp_path / "plan-checkpoint"))
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
-    return query._jsq.explainInternal(False)
+    return explain_running(spark, sql, tmp_path / "plan-checkpoint")
 
 
 def _stream_equals_batch(spark, tmp_path, rows, sql, seed=0, max_batch=25):
@@ -160,22 +152,12 @@ def _restarted(spark, tmp_path, sql, conf_before, conf_after, seed=8):
     return rows, got, error
 
 
-@pytest.mark.parametrize(
-    "operator",
-    [
-        "flatMapGroupsWithState",
-        pytest.param(
-            "transformWithState",
-            marks=pytest.mark.skipif(SPARK_3, reason="transformWithState is Spark 4.0 and later"),
-        ),
-    ],
-)
+@pytest.mark.parametrize("operator", STATEFUL_OPERATORS)
 def test_a_restart_while_keys_move_loses_and_repeats_nothing(spark, tmp_path, operator):
     forced = {
         FORCED_KEY_TREES: "(A (B C)); ((A C) B)",
         PREFIX_ROWS: "4",
-        OPERATOR: operator,
-        PROVIDER: ROCKSDB,
+        **operator_settings(operator),
     }
     rows, got, error = _restarted(spark, tmp_path, NEGATED, forced, forced)
     assert error is None, error
@@ -184,23 +166,13 @@ def test_a_restart_while_keys_move_loses_and_repeats_nothing(spark, tmp_path, op
     assert compare_rows(got, expected, ordered=False) is None
 
 
-@pytest.mark.parametrize(
-    "operator",
-    [
-        "flatMapGroupsWithState",
-        pytest.param(
-            "transformWithState",
-            marks=pytest.mark.skipif(SPARK_3, reason="transformWithState is Spark 4.0 and later"),
-        ),
-    ],
-)
+@pytest.mark.parametrize("operator", STATEFUL_OPERATORS)
 def test_a_checkpoint_from_before_trees_per_key_restarts_under_them(spark, tmp_path, operator):
-    one_tree = {MAX_TREES: "1", OPERATOR: operator, PROVIDER: ROCKSDB}
+    one_tree = {MAX_TREES: "1", **operator_settings(operator)}
     moving = {
         FORCED_KEY_TREES: "(A (B C)); ((A C) B)",
         PREFIX_ROWS: "4",
-        OPERATOR: operator,
-        PROVIDER: ROCKSDB,
+        **operator_settings(operator),
     }
     rows, got, error = _restarted(spark, tmp_path, NEGATED, one_tree, moving, seed=9)
     assert error is None, error

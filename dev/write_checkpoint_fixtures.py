@@ -14,6 +14,11 @@ and still to deliver, and the rows written before the stop). The queries:
 - ``standard``: the standard semantics (format 2; in ``transformWithState``, format 8: rows
   in entries of what each call released).
 
+With ``--trees-per-key`` the one query is ``any_match`` of ``TREES_PER_KEY``: a SKIP TILL ANY
+MATCH sequence with a trailing negation whose keys move between two trees every few rows
+(forced by a test setting, which ``fixture.json`` lists), so the state stopped holds each
+key's trees, the tree it runs and the one it is leaving (the ``PKEY`` section).
+
 The source is read with ``fileNameOnly``, so a test may restart a copy of the folder
 anywhere. ``spark.sql.shuffle.partitions`` is 2 to keep the state small. With
 ``--operator transformWithState`` the queries run in Spark's ``transformWithState`` (the
@@ -28,7 +33,9 @@ Regenerate, from the repository root:
   ``... --operator transformWithState tests/checkpoints/format-8``,
   ``... --operator transformWithState tests/checkpoints/transform-with-state`` and
   ``... --operator transformWithState --late-rows
-  tests/checkpoints/transform-with-state-late-rows``;
+  tests/checkpoints/transform-with-state-late-rows``; ``... --trees-per-key
+  tests/checkpoints/trees-per-key`` and ``... --trees-per-key --operator transformWithState
+  tests/checkpoints/trees-per-key-transform-with-state``;
 - with a previous release: build its jar in a scratch worktree (``git worktree add
   /tmp/old <commit> && (cd /tmp/old && ./dev/sbt spark43/package)``) and run
   ``SPARK_MATCH_RECOGNIZE_JAR=/tmp/old/target/spark-match-recognize-spark4.3_2.13-<version>.jar
@@ -42,7 +49,9 @@ rewritten: ``format-4`` by the jar of commit 72acdff (the last to write format 4
 (SKIP TILL ANY MATCH kept entry by entry in ``transformWithState``) by the commit that
 introduced format 6, ``format-7`` (what each call added in one entry) by the commit that
 introduced format 7, ``format-8`` (standard semantics' rows in entries, beside format 7)
-by the commit that introduced format 8.
+by the commit that introduced format 8, ``trees-per-key`` and
+``trees-per-key-transform-with-state`` (formats 5 and 7 with a ``PKEY`` section) by the
+commit that committed them, after the one that introduced trees per key over a stream.
 """
 
 from __future__ import annotations
@@ -93,6 +102,21 @@ SELECT * FROM events MATCH_RECOGNIZE (
   DEFINE A AS x > 5, B AS x < PREV(x), C AS x > PREV(x))""",
 }
 
+# Keys moving between two trees every four rows, whatever the rates: the state stopped holds
+# keys part-way through a move.
+TREES_PER_KEY = {
+    "any_match": """
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES A.id AS a_id, B.id AS b_id, C.id AS c_id
+  ONE ROW PER MATCH SKIP TILL ANY MATCH
+  PATTERN (A B C !N) WITHIN INTERVAL '20' SECOND
+  DEFINE A AS x > 5, B AS x < A.x, C AS y > B.y, N AS x = 9)""",
+}
+TREES_PER_KEY_SETTINGS = {
+    "spark.sql.matchRecognize.internal.keyTrees": "(A (B C)); ((A C) B)",
+    "spark.sql.matchRecognize.treesPerKey.prefixRows": "4",
+}
 
 # A row of key p from the data's first seconds, delivered with the last batch before the
 # stop: by then p's rows are matched well past it.
@@ -147,6 +171,11 @@ def main() -> None:
         action="store_true",
         help="keep late rows under a time to live (transformWithState), one row being late",
     )
+    parser.add_argument(
+        "--trees-per-key",
+        action="store_true",
+        help="one SKIP TILL ANY MATCH query whose keys move between trees every few rows",
+    )
     args = parser.parse_args()
     folder = args.folder
     settings = (
@@ -162,6 +191,10 @@ def main() -> None:
     if args.late_rows:
         settings["spark.sql.matchRecognize.streaming.lateRowsKept"] = "5"
         settings["spark.sql.matchRecognize.streaming.stateTtlMs"] = str(10**9)
+    queries = QUERIES
+    if args.trees_per_key:
+        settings.update(TREES_PER_KEY_SETTINGS)
+        queries = TREES_PER_KEY
     os.environ["TZ"] = "UTC"
     time.tzset()
 
@@ -182,7 +215,7 @@ def main() -> None:
     before, after = rows_and_batches()
     late = [LATE_ROW] if args.late_rows else []
     before[-1] = before[-1] + late
-    for name, sql in QUERIES.items():
+    for name, sql in queries.items():
         target = folder / name
         if target.exists():
             shutil.rmtree(target)

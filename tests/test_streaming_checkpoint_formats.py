@@ -16,8 +16,11 @@ by the release that first kept that state entry by entry (rows and each node's m
 entries of their own), rewritten as format 7 by the restart, and ``format-7`` by the one
 that keeps what each call added in one entry; ``format-8`` by the one that keeps a
 standard-semantics key's rows in map entries (format 8), where the earlier fixtures'
-standard states in ``transformWithState`` (format 2) are rewritten as format 8. A state of
-a format this release does not read is refused, naming the format. The fixtures are Spark
+standard states in ``transformWithState`` (format 2) are rewritten as format 8. ``trees-per-key`` and
+``trees-per-key-transform-with-state`` hold one SKIP TILL ANY MATCH query whose keys move
+between two trees every few rows, stopped with keys part-way through a move (formats 5 and 7
+with the section naming each key's trees). A state of a format this release does not read
+is refused, naming the format. The fixtures are Spark
 4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
 
@@ -90,17 +93,26 @@ def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
         )
 
 
-@pytest.mark.parametrize("query", ["any_match", "standard"])
+FOLDERS = [
+    "format-4",
+    "format-5",
+    "transform-with-state",
+    "transform-with-state-late-rows",
+    "format-6",
+    "format-7",
+    "format-8",
+    "trees-per-key",
+    "trees-per-key-transform-with-state",
+]
+
+
 @pytest.mark.parametrize(
-    "folder",
+    "folder,query",
     [
-        "format-4",
-        "format-5",
-        "transform-with-state",
-        "transform-with-state-late-rows",
-        "format-6",
-        "format-7",
-        "format-8",
+        (folder, query)
+        for folder in FOLDERS
+        for query in ("any_match", "standard")
+        if (FIXTURES / folder / query).is_dir()
     ],
 )
 def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
@@ -151,6 +163,26 @@ def _set_state_format(spark, checkpoint: Path, old: int, new: int) -> int:
         out.close()
         delta.with_name(f".{delta.name}.crc").unlink(missing_ok=True)
     return changed
+
+
+def _state_bytes(spark, checkpoint: Path) -> bytes:
+    """The uncompressed bytes of the checkpoint's state files (Spark's HDFS-backed store)."""
+    jvm = spark.sparkContext._jvm
+    codec = jvm.org.apache.spark.io.LZ4CompressionCodec(spark.sparkContext._jsc.sc().conf())
+    data = b""
+    for delta in sorted(checkpoint.glob("state/*/*/*.delta")):
+        stream = codec.compressedInputStream(jvm.java.io.FileInputStream(str(delta)))
+        data += bytes(stream.readAllBytes())
+        stream.close()
+    return data
+
+
+def test_the_trees_per_key_fixture_holds_keys_moving_between_trees(spark):
+    """What the trees-per-key fixture restores is a state with each key's place among its
+    trees in it: the section's tag, in the states of both keys (p and q) at least."""
+    data = _state_bytes(spark, FIXTURES / "trees-per-key" / "any_match" / "checkpoint")
+    assert b"PKEY" in data
+    assert data.count(b"PKEY") >= 2, data.count(b"PKEY")
 
 
 def test_a_state_of_an_unknown_format_is_refused(spark, tmp_path):

@@ -16,10 +16,11 @@ by the release that first kept that state entry by entry (rows and each node's m
 entries of their own), rewritten as format 7 by the restart, and ``format-7`` by the one
 that keeps what each call added in one entry; ``format-8`` by the one that keeps a
 standard-semantics key's rows in map entries (format 8), where the earlier fixtures'
-standard states in ``transformWithState`` (format 2) are rewritten as format 8. ``trees-per-key`` and
-``trees-per-key-transform-with-state`` hold one SKIP TILL ANY MATCH query whose keys move
-between two trees every few rows, stopped with keys part-way through a move (formats 5 and 7
-with the section naming each key's trees). A state of a format this release does not read
+standard states in ``transformWithState`` (format 2) are rewritten as format 8.
+``trees-per-key`` and ``trees-per-key-transform-with-state`` hold one SKIP TILL ANY MATCH
+query whose keys move between two trees every few rows, stopped with keys part-way through a
+move (formats 5 and 7 with the section naming each key's trees, written before pairs of
+variables were measured). A state of a format this release does not read
 is refused, naming the format. The fixtures are Spark
 4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """

@@ -116,6 +116,40 @@ def test_keys_move_between_trees_as_their_rates_drift_and_the_stream_equals_batc
             assert 0.8 * admitted <= counted <= admitted, (variable, counted, admitted)
         else:
             assert counted == admitted, variable
+    # The pass rates they plan by: B.v > A.v and C.v < B.v hold for 45 % of ordered pairs.
+    for a, b in (("A", "B"), ("B", "C")):
+        tested = sum(m.get(f"pairs_tested_{a}_{b}") or 0 for m in metrics)
+        passed = sum(m.get(f"pairs_passed_{a}_{b}") or 0 for m in metrics)
+        assert tested > 200, (a, b, tested)
+        assert 0.3 < passed / tested < 0.6, (a, b, passed, tested)
+
+
+def _drifting_conditions(n: int, parts: list[str], rng: random.Random) -> list[tuple]:
+    """Rows whose rates stay even while the conditions' pass rates trade places every `n // 3`
+    rows: B.v > A.v nearly always and C.v < B.v nearly never, then the reverse, then as at
+    first (a row in ten has a random v, so that some matches are found all along)."""
+    rows, t = [], 0
+    for i in range(1, n + 1):
+        t += rng.choice([1, 1, 2])
+        kind = rng.choice("ABC")
+        flipped = (i * 3 // n) % 2 == 1
+        v = {"A": 9 if flipped else 0, "B": 5, "C": 0 if flipped else 9}[kind]
+        if rng.random() < 0.1:
+            v = rng.randint(0, 9)
+        rows.append((i, rng.choice(parts), kind, v, EPOCH + datetime.timedelta(seconds=t)))
+    return rows
+
+
+def test_keys_move_as_the_pass_rates_of_their_conditions_drift(spark, tmp_path):
+    """The rates never change; what the rows show of each condition's pass rate does: a key
+    starting on the pattern order, which joins A to B first, moves to the tree joining B to C
+    first while A-B pairs nearly all pass and B-C pairs nearly none, and back."""
+    rows = _drifting_conditions(1500, ["p", "q"], random.Random(11))
+    with settings(spark, {PREFIX_ROWS: "40"}):
+        stream, _ = _stream_equals_batch(spark, tmp_path, rows, SEQUENCE, seed=11, max_batch=60)
+    metrics = stream.observed()
+    moves = sum(m.get("tree_moves") or 0 for m in metrics)
+    assert moves >= 4, f"{moves} moves: each key's pass rates flip twice"
 
 
 def test_trees_per_key_off_plans_one_tree_and_writes_the_same_rows(spark, tmp_path):

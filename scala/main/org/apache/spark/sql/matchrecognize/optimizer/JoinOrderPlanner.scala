@@ -154,7 +154,9 @@ final class JoinOrderPlanner(session: SparkSession, conf: SQLConf) extends JoinT
           !builder.inGroup && p.sequence.singles.size > 2 =>
       TreeClasses.choose(p.tree, p.stats, e.groups, st => algorithm(requested).plan(p.sequence.singles, st),
         maxTreesPerKey, minGainPerKey, 2 * budgetMillis).map { c =>
-        (KeyTrees(c.others, RatesTreeChooser(p.tree +: c.others, p.stats, prefixRows, minGainPerKey)), c)
+        (KeyTrees(c.others,
+            RatesTreeChooser(p.tree +: c.others, p.stats, prefixRows, minGainPerKey,
+              builder.relatedPairs(p.sequence))), c)
       }
     case _ => None
   }

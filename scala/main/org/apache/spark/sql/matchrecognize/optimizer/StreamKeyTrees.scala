@@ -11,8 +11,10 @@ import org.apache.spark.sql.matchrecognize.optimizer.cost.{PatternStatistics, Ra
  * by: a key starts with the tree `base` chooses (the pattern order), and may move, as the
  * rates its latest rows show drift, to the tree that is best when one variable is rare
  * ([[TreeClasses.RareFactor]] times rarer than the others), one per variable as far as
- * `treesPerKey.max` allows. Rows measure rates only: a stream has no sample to measure
- * selectivities on, so they are assumed ([[StreamKeyTrees.evenRates]]).
+ * `treesPerKey.max` allows. A stream has no sample to measure selectivities on: the trees are
+ * chosen under assumed ones ([[StreamKeyTrees.evenRates]]), and a key choosing among them
+ * reads, beside its rates, the pass rates its own rows show for the pairs a condition
+ * relates, once enough pairs were tested.
  *
  * The trees must come out the same each time the query starts, since a key's state names the
  * tree it runs by its number: the search is exact (DP over bushy trees) up to
@@ -31,7 +33,8 @@ final class StreamKeyTrees(base: JoinTreeChooser, conf: SQLConf) extends JoinTre
     else {
       val own = chosen.trees.head
       val s = builder.alternatives.head
-      val related = builder.pairConditions(s).map(c => Set(c.owner, c.other)).toSet
+      val pairs = builder.relatedPairs(s)
+      val related = pairs.map { case (a, b) => Set(a, b) }.toSet
       val even = StreamKeyTrees.evenRates(singles, builder.window, (a, b) => related(Set(a, b)))
       val plan: PatternStatistics => JoinTree =
         if (singles.size <= conf.getConf(AUTO_DP_THRESHOLD)) DpBushy.plan(singles, _)
@@ -42,7 +45,7 @@ final class StreamKeyTrees(base: JoinTreeChooser, conf: SQLConf) extends JoinTre
       if (others.isEmpty) chosen
       else chosen.copy(perKey = Some(KeyTrees(others,
           RatesTreeChooser(own +: others, even,
-            conf.getConf(TREES_PER_KEY_PREFIX_ROWS), conf.getConf(TREES_PER_KEY_MIN_GAIN)))))
+            conf.getConf(TREES_PER_KEY_PREFIX_ROWS), conf.getConf(TREES_PER_KEY_MIN_GAIN), pairs))))
     }
   }
 }

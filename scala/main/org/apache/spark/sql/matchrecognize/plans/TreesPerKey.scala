@@ -15,15 +15,23 @@ trait KeyTreeChooser extends Serializable {
   /** The single-row variables whose admitted rows `choose` reads, in the order of its counts. */
   def variables: Seq[String]
 
+  /**
+   * Pairs of single-row variables related by a condition (the first before the second in
+   * the pattern) whose pass rate `choose` reads, measured on the group's latest rows.
+   */
+  def pairs: Seq[(String, String)] = Nil
+
   /** Rows of a group read before its tree is chosen, and between two later choices. */
   def prefixRows: Int
 
   /**
    * The tree for a group whose last `rows` rows spread over `span` window positions (ORDER
    * BY units, or rows under a ROWS window) admit `admitted(i)` rows as `variables(i)`, the
-   * group running tree `current` (-1: none yet).
+   * group running tree `current` (-1: none yet). `passRates(i)`: of the pairs of rows of
+   * `pairs(i)` tested among those rows (an earlier row of the first, a later of the second),
+   * the share the conditions relating them pass; NaN where too few pairs were tested.
    */
-  def choose(admitted: Array[Long], rows: Long, span: Double, current: Int): Int
+  def choose(admitted: Array[Long], rows: Long, span: Double, current: Int, passRates: Array[Double]): Int
 
   /** The trees, in their numbering, as EXPLAIN names them. */
   def trees: Seq[String]
@@ -34,7 +42,11 @@ trait KeyTreeChooser extends Serializable {
  * differ from the sample's average enough that another tree costs less (see
  * docs/optimizer.md, "Trees per key"): `classes(i - 1)` is tree `i` of `chooser`, the same
  * alternative (leaves, conditions, negations, closures) evaluated as another tree.
+ * `pairConditions(i)`: the conditions relating the pair `chooser.pairs(i)`, over the first
+ * variable's leaf columns, then the second's.
  */
-final case class TreesPerKey(classes: Seq[TreeAlternative], chooser: KeyTreeChooser) {
-  def map(f: Expression => Expression): TreesPerKey = copy(classes = classes.map(_.map(f)))
+final case class TreesPerKey(classes: Seq[TreeAlternative], chooser: KeyTreeChooser,
+    pairConditions: Seq[Expression] = Nil) {
+  def map(f: Expression => Expression): TreesPerKey =
+    copy(classes = classes.map(_.map(f)), pairConditions = pairConditions.map(f))
 }

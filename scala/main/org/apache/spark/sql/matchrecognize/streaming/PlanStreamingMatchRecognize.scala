@@ -208,7 +208,7 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
       QuerySignature.of(Seq(m), input ++ plan.matchColumns))
     // A column is NULL in the matches of alternatives that do not bind its variable.
     val columns = plan.matchColumns.map(_.withNullability(true))
-    val statistics = StreamTreeFunction.statistics(perKey.map(_.chooser.variables))
+    val statistics = StreamTreeFunction.statistics(perKey.map(_.chooser))
     val written = stateful(m, input, function, columns ++ statistics, metricsName)
     plan.output(Project(columns,
         Filter(Not(statistics.head),
@@ -223,7 +223,8 @@ object PlanStreamingMatchRecognize extends Rule[LogicalPlan] {
    */
   private def observeTrees(name: String, statistics: Seq[Attribute], plan: LogicalPlan): LogicalPlan = {
     val Seq(isStatistics, created, buffered, late) = statistics.take(4)
-    // With trees per key: moves, and the rows each variable admitted (`#rows_A` as `rows_A`).
+    // With trees per key: moves, the rows each variable admitted (`#rows_A` as `rows_A`), the
+    // pairs of each related pair of variables tested and passed (`pairs_tested_A_B`, ...).
     val perKey = statistics.drop(4).map { c =>
       metric(if (c.name == "#moves") "tree_moves" else c.name.stripPrefix("#"), Sum(If(isStatistics, c, Literal(0L))))
     }

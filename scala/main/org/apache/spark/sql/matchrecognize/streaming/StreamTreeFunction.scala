@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.matchrecognize.compile.anymatch.{MatchNumbering, TreeStreamSpec}
 import org.apache.spark.sql.matchrecognize.execution.TaskPredicates
 import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, KeyTreeMoves, KeyTreeWatch, PartialMatch, TreeState, TreeTask, TreeUnits}
-import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreesPerKey}
+import org.apache.spark.sql.matchrecognize.plans.{KeyTreeChooser, TreeAlternative, TreesPerKey}
 import org.apache.spark.sql.types.{BooleanType, LongType}
 
 /**
@@ -59,11 +59,12 @@ final class StreamTreeFunction(
   @transient private lazy val trees: Array[TreeUnits] =
     units +: treeAlternatives.tail.map(a => new TreeUnits(task.copy(alternatives = a))).toArray
   @transient private lazy val watch: KeyTreeWatch =
-    perKey.map(k => new KeyTreeWatch(k.chooser, alternatives.head, prepared, lo)).orNull
+    perKey.map(k =>
+      new KeyTreeWatch(k, alternatives.head, prepared, lo, alternatives.head.window.getOrElse(window))).orNull
   // Which trees a state holds: that of `StreamTreeFunction.treesDigest`.
   private val treesDigest = StreamTreeFunction.treesDigest(treeAlternatives.map(_.head.description))
   // A match row ends with the columns of `StreamTreeFunction.statistics` (false: a match).
-  private val statisticsWidth = 4 + perKey.fold(0)(k => 1 + k.chooser.variables.size)
+  private val statisticsWidth = 4 + perKey.fold(0)(k => 1 + k.chooser.variables.size + 2 * k.chooser.pairs.size)
   @transient private lazy val writers: Array[Array[UnsafeProjection]] = treeAlternatives.map(_.map(a =>
       UnsafeProjection.create(a.columns ++ (Literal(false) +: Seq.fill(statisticsWidth - 1)(Literal(0L))),
         a.schema(partitionBy))).toArray).toArray
@@ -201,7 +202,13 @@ final class StreamTreeFunction(
     statistics.setLong(width + 3, state.lateRows)
     if (moving) {
       statistics.setLong(width + 4, movesInCall)
-      watch.admittedSinceResume.indices.foreach(i => statistics.setLong(width + 5 + i, watch.admittedSinceResume(i)))
+      val admitted = watch.admittedSinceResume
+      admitted.indices.foreach(i => statistics.setLong(width + 5 + i, admitted(i)))
+      val pairsAt = width + 5 + admitted.length
+      watch.testedSinceResume.indices.foreach { i =>
+        statistics.setLong(pairsAt + 2 * i, watch.testedSinceResume(i))
+        statistics.setLong(pairsAt + 2 * i + 1, watch.passedSinceResume(i))
+      }
     }
     out.add(statistics)
     val rows = new Array[InternalRow](out.size)
@@ -229,8 +236,9 @@ final class StreamTreeFunction(
   }
 
   private def startMoves(saved: TreeKeyState): Unit = {
-    if (saved.perKey == null) saved.perKey = new KeyTreeProgress(treesDigest, new KeyRateCounts(watch.variables))
-    else if (saved.perKey.trees != treesDigest || saved.perKey.rates.variables != watch.variables) {
+    if (saved.perKey == null) {
+      saved.perKey = new KeyTreeProgress(treesDigest, new KeyRateCounts(watch.variables, watch.pairCount))
+    } else if (saved.perKey.trees != treesDigest || saved.perKey.rates.variables != watch.variables) {
       throw new IllegalStateException(
         "The checkpoint holds SKIP TILL ANY MATCH state of other trees per key than this query's " +
           "(spark.sql.matchRecognize.treesPerKey.max, joinOrder or auto.dpThreshold changed). " +
@@ -323,19 +331,24 @@ object StreamTreeFunction {
    * The columns after the match columns of every row the function writes: whether the row
    * is a call's statistics instead of a match, the partial matches the call created, those
    * its key buffers after it, and the rows dropped as late before it
-   * ([[KeyStateAccess.lateRows]]); with trees per key (`variables`: the chooser's), the key's
-   * moves to another tree in the call and the rows each variable's own conditions admitted.
+   * ([[KeyStateAccess.lateRows]]); with trees per key (`chooser`), the key's moves to another
+   * tree in the call, the rows each variable's own conditions admitted, and for each pair of
+   * variables a condition relates the pairs of their rows tested and those that passed.
    * Each call writes one statistics row; the plan sums them into the query progress's
    * observed metrics and drops them.
    */
-  def statistics(variables: Option[Seq[String]] = None): Seq[Attribute] = Seq(
+  def statistics(chooser: Option[KeyTreeChooser] = None): Seq[Attribute] = Seq(
     AttributeReference("#statistics", BooleanType, nullable = false)(),
     AttributeReference("#created", LongType, nullable = false)(),
     AttributeReference("#buffered", LongType, nullable = false)(),
     AttributeReference("#late", LongType, nullable = false)()) ++
-    variables.toSeq.flatMap(vs =>
+    chooser.toSeq.flatMap(k =>
       AttributeReference("#moves", LongType, nullable = false)() +:
-        vs.map(v => AttributeReference(s"#rows_$v", LongType, nullable = false)()))
+        (k.variables.map(v => AttributeReference(s"#rows_$v", LongType, nullable = false)()) ++
+          k.pairs.flatMap { case (a, b) =>
+            Seq(AttributeReference(s"#pairs_tested_${a}_$b", LongType, nullable = false)(),
+              AttributeReference(s"#pairs_passed_${a}_$b", LongType, nullable = false)())
+          }))
 
   /** A digest of the trees a key may run (their descriptions), stable across runs. */
   def treesDigest(descriptions: Seq[String]): Long = {

@@ -31,6 +31,9 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, Partia
  *    first row and the rows each variable admitted; the bucket filling, the rows read, the
  *    window positions of the last row and of the one before it. A state without the section
  *    (written before the query had trees per key) runs its first tree.
+ *  - `PAIR`, only after `PKEY` and when the key measures pairs of variables: a count of
+ *    pairs, then per bucket the pairs of each pair's rows tested, and those that passed. A
+ *    `PKEY` section without it (written before pairs were measured) measures from empty.
  *  - `END.`: nothing follows.
  *
  * A row list is a count and a row index per row; a match list, a count and a match index
@@ -45,6 +48,7 @@ private[streaming] object TreeKeyStateCodec {
   private val KeyTag = tag("KEYS")
   val TreesTag: Int = tag("TREE")
   private val PerKeyTag = tag("PKEY")
+  private val PairsTag = tag("PAIR")
   private val EndTag = tag("END.")
 
   def tag(name: String): Int = name.foldLeft(0)((t, c) => (t << 8) | (c & 0xff))
@@ -238,6 +242,14 @@ private[streaming] object TreeKeyStateCodec {
       out.writeLong(r.readSinceStart)
       out.writeLong(r.position)
       out.writeLong(r.previousPosition)
+      if (r.pairs > 0) {
+        out.writeInt(PairsTag)
+        out.writeInt(r.pairs)
+        r.tested.indices.foreach { b =>
+          r.tested(b).foreach(out.writeLong)
+          r.passed(b).foreach(out.writeLong)
+        }
+      }
     }
     out.writeInt(EndTag)
   }
@@ -263,6 +275,7 @@ private[streaming] object TreeKeyStateCodec {
         r.position = in.readLong()
         r.previousPosition = in.readLong()
         if (r.bucket < 0 || r.bucket >= r.rowsIn.length) throw damaged(s"its rates fill bucket ${r.bucket}")
+        readPairs(in, r)
         val p = new KeyTreeProgress(trees, r)
         p.tree = tree
         p.retiring = retiring
@@ -271,10 +284,25 @@ private[streaming] object TreeKeyStateCodec {
         p.moveTo = moveTo
         p
       }
-    if (perKey != null) expect(in, EndTag)
-    else if (found != EndTag) throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
+    // With `PKEY`, `readPairs` has read the end.
+    if (perKey == null && found != EndTag) {
+      throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
+    }
     if (in.available() > 0) throw damaged(s"${in.available()} bytes follow its end")
     perKey
+  }
+
+  /** The `PAIR` section into `r` when one follows, then the end (read). */
+  private def readPairs(in: DataInputStream, r: KeyRateCounts): Unit = {
+    val found = in.readInt()
+    if (found == PairsTag) {
+      r.measurePairs(count(in))
+      r.tested.indices.foreach { b =>
+        r.tested(b).indices.foreach(i => r.tested(b)(i) = in.readLong())
+        r.passed(b).indices.foreach(i => r.passed(b)(i) = in.readLong())
+      }
+      expect(in, EndTag)
+    } else if (found != EndTag) throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
   }
 
   /** `body`, with a state cut short reported as damaged (in `format`). */

@@ -35,6 +35,18 @@ class TreeKeyStateCodecSuite extends AnyFunSuite {
     assert(bytes.indexOfSlice("PKEY".getBytes("US-ASCII")) > bytes.indexOfSlice("TREE".getBytes("US-ASCII")))
     assert(contents(TreeKeyState.decode(bytes, anyTrees, signature)) == contents(state))
     assert(roundTrip(sample()).perKey == null)
+    // The pairs' counts follow the rates, in a section of their own.
+    assert(bytes.indexOfSlice("PAIR".getBytes("US-ASCII")) > bytes.indexOfSlice("PKEY".getBytes("US-ASCII")))
+  }
+
+  test("a key's place among its trees written before pairs were measured reads with none") {
+    val state = withPerKey(sample())
+    state.perKey.rates.measurePairs(0)
+    val bytes = TreeKeyState.encode(state, signature)
+    assert(bytes.indexOfSlice("PAIR".getBytes("US-ASCII")) < 0)
+    val decoded = TreeKeyState.decode(bytes, anyTrees, signature)
+    assert(decoded.perKey.rates.pairs == 0)
+    assert(contents(decoded) == contents(state))
   }
 
   test("a state of fewer trees than the query runs is completed before it is checked") {

@@ -40,8 +40,11 @@ object TreeKeyStateSamples {
 
   /** `state` with trees per key: running tree 1, leaving tree 0, its rates counted. */
   def withPerKey(state: TreeKeyState): TreeKeyState = {
-    val rates = new KeyRateCounts(3)
+    val rates = new KeyRateCounts(3, 2)
     rates.admitted(1)(2) = 7
+    rates.tested(1)(0) = 40
+    rates.passed(1)(0) = 3
+    rates.tested(3)(1) = 8
     rates.rowsIn(1) = 9
     rates.firstIn(1) = -4
     rates.bucket = 2
@@ -70,7 +73,8 @@ object TreeKeyStateSamples {
     } ++ Option(s.perKey).map { p =>
       val r = p.rates
       (p.trees, p.tree, p.retiring, p.emitBefore, p.retireAfter, p.moveTo, r.admitted.toSeq.map(_.toSeq),
-        r.rowsIn.toSeq, r.firstIn.toSeq, r.bucket, r.readSinceStart, r.position, r.previousPosition)
+        r.rowsIn.toSeq, r.firstIn.toSeq, r.bucket, r.readSinceStart, r.position, r.previousPosition,
+        r.tested.toSeq.map(_.toSeq), r.passed.toSeq.map(_.toSeq))
     }
   }
 

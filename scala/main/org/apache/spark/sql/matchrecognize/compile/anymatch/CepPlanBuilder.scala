@@ -74,6 +74,12 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
   def bandNarrowsByOrder: Boolean = pattern.positionsAreWindowPositions
   def samplePlan: SampleLayout = leaves.samplePlan
   def pairConditions(s: CepSequence): Seq[PairCondition] = pattern.pairConditions(s)
+
+  /** The pairs of single-row variables of `s` a condition relates, each in pattern order, once. */
+  def relatedPairs(s: CepSequence): Seq[(String, String)] = {
+    val at = s.singles.zipWithIndex.toMap
+    pairConditions(s).map(c => if (at(c.owner) < at(c.other)) (c.owner, c.other) else (c.other, c.owner)).distinct
+  }
   def kleeneNeeds(s: CepSequence, v: String): Set[String] = pattern.kleeneNeeds(s, v)
   def negationNeeds(s: CepSequence, d: String): Set[String] = pattern.negationNeeds(s, d)
 
@@ -195,7 +201,7 @@ final class CepPlanBuilder(val node: MatchRecognize, settings: CepSettings,
       // Trees per key: a key may run the alternative as one of the other trees instead.
       val perKey = choice.perKey.filter(_ => groups.size == 1 && group.size == 1).map { k =>
         TreesPerKey(k.others.map(o => withColumns(trees.spec(alternatives(group.head), o, pattern.ownConditions))),
-          k.chooser)
+          k.chooser, trees.pairChecks(alternatives(group.head), k.chooser.pairs))
       }
       withColumns(spec).copy(perKey = perKey)
     }

@@ -22,7 +22,21 @@ private[anymatch] final class CepTreePlan(pattern: CepVariables, leaves: CepLeaf
    */
   def alternative(s: CepSequence, tree: JoinTree, perKey: Option[KeyTrees] = None): Built = {
     val own = sliced(s, tree)
-    built(own.copy(perKey = perKey.map(k => TreesPerKey(k.others.map(sliced(s, _)), k.chooser))))
+    built(own.copy(perKey = perKey.map(k =>
+        TreesPerKey(k.others.map(sliced(s, _)), k.chooser, pairChecks(s, k.chooser.pairs)))))
+  }
+
+  /**
+   * For each pair of single-row variables of `s`, the conditions that relate the two alone,
+   * over the first's leaf columns then the second's (what a group's rows measure the pair's
+   * pass rate by).
+   */
+  def pairChecks(s: CepSequence, pairs: Seq[(String, String)]): Seq[Expression] = {
+    val active = activeConditions(s)
+    pairs.map { case (a, b) =>
+      active.filter(c => kinds(c.owner) == VariableKind.SingleRow && c.reads.nonEmpty && c.required == Set(a, b))
+        .map(_.expr).reduceOption(And).getOrElse(Literal(true))
+    }
   }
 
   /** `s` evaluated as `tree` over the shared input, a match kept by the slice of its first row. */

@@ -138,8 +138,8 @@ class TreeMatchEvaluatorFactory(
       }
       var run = runOf(0)
       var tree = 0
-      val watch = perKey.map(k => new KeyTreeWatch(k.chooser, task.alternatives.head, input, task.lo)).orNull
       val window = task.alternatives.head.window.getOrElse(task.window)
+      val watch = perKey.map(k => new KeyTreeWatch(k, task.alternatives.head, input, task.lo, window)).orNull
       val keysByTree = tasks.indices.map(c => metrics.get(s"keysTree$c").orNull).toArray
       // A group moving to another tree: the tree it runs until the windows of the matches
       // starting before the move have passed (`retireAfter`), and the tree it moves to.

@@ -13,11 +13,21 @@ on the same files (median of interleaved rounds, each from a new checkpoint):
     stream (spark.sql.matchRecognize.internal.joinTree): the best a plan fixed at the start
     could do, knowing the data in advance.
 
+With `--drift conditions` the rates stay even (each kind on a quarter of the rows) and the
+conditions' pass rates move instead: a condition passes when the two rows' values add up to
+a multiple of 300 (`pmod(B.v + A.v, 300) = 0`, not a lookup by value); in each segment one
+pair of neighbours, A-B, then B-C, then C-D, in turn, has values that always do (all its
+pairs pass) and the other rows random values (their pairs pass 1 in 300). A tree that joins
+a segment's passing pair first builds every pair of a window's rows of those two variables;
+no tree avoids that in every segment, and keys choose by the pass rates they measure
+(docs/optimizer.md, "Trees per key over a stream").
+
 Every side must write the same number of matches (summed from the progress's observed
 metrics); the adaptive side's moves come from the same metrics.
 
     .venv/bin/python bench/drifting_rates_stream.py                 # 400,000 events, x = 10,000
     .venv/bin/python bench/drifting_rates_stream.py --events 100000 --segments 2500   # quick
+    .venv/bin/python bench/drifting_rates_stream.py --drift conditions --window 600
 """
 
 from __future__ import annotations
@@ -36,16 +46,53 @@ FORCED_TREE = "spark.sql.matchRecognize.internal.joinTree"
 OPERATOR = "spark.sql.matchRecognize.streaming.operator"
 SCHEMA = "k BIGINT, ts TIMESTAMP, rare STRING, kind STRING, v INT"
 
+# Pairs pass when the values add up to a multiple of this: always when both are multiples.
+MULTIPLE = 300
 
-def stream_files(spark, events: int, segment: int, files: int) -> Path:
+
+def conditions_sql(n: int, segment: int, multiple: int = MULTIPLE) -> str:
+    """Events of even rates whose conditions' pass rates move every `segment` events of a
+    key: the neighbours A-B, then B-C, then C-D, ... have values adding up to a multiple of
+    MULTIPLE (all their pairs pass), the other rows random values (1 pair in MULTIPLE passes);
+    `rare` names the pair that passes. Each segment's pair is off a multiple by its own
+    amounts, so that where two segments meet their rows do not all pass together."""
+    phase = f"CAST(pmod(t DIV {segment}, 3) AS INT)"
+    loose = f"element_at(array('AB', 'BC', 'CD'), {phase} + 1)"
+    # The offsets of (segment's pair, kind), in sixths of the multiple: AB 0 + 0, BC 2 + 4,
+    # CD 1 + 5 (a pair of one segment and the next adds up to 2, 3 or 4 sixths).
+    m = multiple // 6
+    offset = (
+        f"CASE {loose} || kind WHEN 'BCB' THEN {2 * m} WHEN 'BCC' THEN {4 * m} "
+        f"WHEN 'CDC' THEN {m} WHEN 'CDD' THEN {5 * m} ELSE 0 END"
+    )
+    return f"""
+        SELECT k, timestamp_seconds(1700000000 + t) AS ts, {loose} AS rare, kind,
+               CASE WHEN instr({loose}, kind) > 0
+                    THEN {multiple} * CAST(pmod(hash(id, 7), 1000) AS INT) + {offset}
+                    ELSE CAST(pmod(hash(id, 7), 1000000) AS INT) END AS v
+        FROM (SELECT id, id % {KEYS} AS k, id DIV {KEYS} AS t,
+                     element_at(array('A', 'B', 'C', 'D'), CAST(pmod(hash(id, 3), 4) AS INT) + 1)
+                       AS kind
+              FROM range({n}))"""
+
+
+def stream_files(
+    spark, events: int, segment: int, files: int, drift: str = "rates", multiple: int = MULTIPLE
+) -> Path:
     """The events as `files` parquet files in event-time order (written once)."""
-    folder = DATA / f"drifting_stream_{events}_{segment}_{files}"
+    name = "drifting_stream" if drift == "rates" else f"drifting_conditions_{multiple}_stream"
+    folder = DATA / f"{name}_{events}_{segment}_{files}"
     if (folder / "_DONE").exists():
         return folder
     print(f"[bench] generating {folder.name} ...", flush=True)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    spark.sql(events_sql(events, segment)).createOrReplaceTempView("drift_events")
+    generate = (
+        events_sql(events, segment)
+        if drift == "rates"
+        else conditions_sql(events, segment, multiple)
+    )
+    spark.sql(generate).createOrReplaceTempView("drift_events")
     seconds = events // KEYS
     per_file = (seconds + files - 1) // files
     for i in range(files):
@@ -115,7 +162,21 @@ def main() -> None:
     p.add_argument("--segments", type=int, default=10_000, help="x: events of a key per segment")
     p.add_argument("--files", type=int, default=20, help="micro-batches")
     p.add_argument("--runs", type=int, default=2)
-    p.add_argument("--modulus", type=int, default=100, help="a condition passes 1 pair in this")
+    p.add_argument(
+        "--modulus", type=int, default=100, help="a condition passes 1 pair in this (rates)"
+    )
+    p.add_argument(
+        "--drift",
+        choices=["rates", "conditions"],
+        default="rates",
+        help="what trades places from segment to segment",
+    )
+    p.add_argument(
+        "--multiple",
+        type=int,
+        default=MULTIPLE,
+        help="conditions: a pair passes when its values add up to a multiple of this",
+    )
     p.add_argument(
         "--operator",
         default="flatMapGroupsWithState",
@@ -132,10 +193,12 @@ def main() -> None:
             "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
         )
     spark = session("drifting_rates_stream", extra=extra)
-    folder = stream_files(spark, args.events, args.segments, args.files)
-    # A condition passes one pair of neighbours' rows in `modulus`.
+    folder = stream_files(spark, args.events, args.segments, args.files, args.drift, args.multiple)
+    # A condition passes one pair of neighbours' rows in `modulus`, or (conditions) when
+    # their values add up to a multiple of MULTIPLE.
+    modulus = args.modulus if args.drift == "rates" else args.multiple
     query = QUERY.format(events="drift_stream", window=args.window).replace(
-        ", 100) = 0", f", {args.modulus}) = 0"
+        ", 100) = 0", f", {modulus}) = 0"
     )
     # The trees per key, as the operator's line in flatMapGroupsWithState names them.
     _, _, _, plan = run(spark, folder, query, {OPERATOR: "flatMapGroupsWithState"})
@@ -169,7 +232,7 @@ def main() -> None:
     ]
     report(
         f"A B C D over a stream of {args.events:,} events in {args.files} micro-batches, "
-        f"{KEYS} keys, rates permuted every {args.segments:,} events of a key, WITHIN "
+        f"{KEYS} keys, {args.drift} permuted every {args.segments:,} events of a key, WITHIN "
         f"{args.window} s, {args.operator}",
         rows,
     )

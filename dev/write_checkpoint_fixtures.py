@@ -35,7 +35,8 @@ Regenerate, from the repository root:
   ``... --operator transformWithState --late-rows
   tests/checkpoints/transform-with-state-late-rows``; ``... --trees-per-key
   tests/checkpoints/trees-per-key`` and ``... --trees-per-key --operator transformWithState
-  tests/checkpoints/trees-per-key-transform-with-state``;
+  tests/checkpoints/trees-per-key-transform-with-state`` (likewise
+  ``tests/checkpoints/trees-per-key-pairs`` and ``trees-per-key-pairs-transform-with-state``);
 - with a previous release: build its jar in a scratch worktree (``git worktree add
   /tmp/old <commit> && (cd /tmp/old && ./dev/sbt spark43/package)``) and run
   ``SPARK_MATCH_RECOGNIZE_JAR=/tmp/old/target/spark-match-recognize-spark4.3_2.13-<version>.jar
@@ -51,7 +52,9 @@ introduced format 6, ``format-7`` (what each call added in one entry) by the com
 introduced format 7, ``format-8`` (standard semantics' rows in entries, beside format 7)
 by the commit that introduced format 8, ``trees-per-key`` and
 ``trees-per-key-transform-with-state`` (formats 5 and 7 with a ``PKEY`` section) by the
-commit that committed them, after the one that introduced trees per key over a stream.
+commit that committed them, after the one that introduced trees per key over a stream, and
+``trees-per-key-pairs`` and ``trees-per-key-pairs-transform-with-state`` (the same with the
+``PAIR`` section of the pairs' pass rates) by the commit after the one that introduced it.
 """
 
 from __future__ import annotations

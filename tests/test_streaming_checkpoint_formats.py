@@ -20,7 +20,8 @@ standard states in ``transformWithState`` (format 2) are rewritten as format 8.
 ``trees-per-key`` and ``trees-per-key-transform-with-state`` hold one SKIP TILL ANY MATCH
 query whose keys move between two trees every few rows, stopped with keys part-way through a
 move (formats 5 and 7 with the section naming each key's trees, written before pairs of
-variables were measured). A state of a format this release does not read
+variables were measured); ``trees-per-key-pairs`` and
+``trees-per-key-pairs-transform-with-state`` the same with the pairs' counts. A state of a format this release does not read
 is refused, naming the format. The fixtures are Spark
 4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
@@ -104,6 +105,8 @@ FOLDERS = [
     "format-8",
     "trees-per-key",
     "trees-per-key-transform-with-state",
+    "trees-per-key-pairs",
+    "trees-per-key-pairs-transform-with-state",
 ]
 
 
@@ -178,12 +181,16 @@ def _state_bytes(spark, checkpoint: Path) -> bytes:
     return data
 
 
-def test_the_trees_per_key_fixture_holds_keys_moving_between_trees(spark):
-    """What the trees-per-key fixture restores is a state with each key's place among its
-    trees in it: the section's tag, in the states of both keys (p and q) at least."""
-    data = _state_bytes(spark, FIXTURES / "trees-per-key" / "any_match" / "checkpoint")
-    assert b"PKEY" in data
-    assert data.count(b"PKEY") >= 2, data.count(b"PKEY")
+def test_the_trees_per_key_fixtures_hold_keys_moving_between_trees(spark):
+    """What the trees-per-key fixtures restore is a state with each key's place among its
+    trees in it: the section's tag, in the states of both keys (p and q) at least; the later
+    one with the pairs' counts after it, the earlier one without."""
+    before = _state_bytes(spark, FIXTURES / "trees-per-key" / "any_match" / "checkpoint")
+    assert before.count(b"PKEY") >= 2, before.count(b"PKEY")
+    assert b"PAIR" not in before
+    after = _state_bytes(spark, FIXTURES / "trees-per-key-pairs" / "any_match" / "checkpoint")
+    assert after.count(b"PKEY") >= 2, after.count(b"PKEY")
+    assert after.count(b"PAIR") == after.count(b"PKEY")
 
 
 def test_a_state_of_an_unknown_format_is_refused(spark, tmp_path):

@@ -21,17 +21,19 @@ final class ForcedKeyTrees(chooser: JoinTreeChooser, others: Seq[JoinTree], pref
     else {
       val trees = chosen.trees.head +: others
       chosen.copy(perKey = Some(KeyTrees(others,
-          SpreadKeyTrees(trees.map(_.sql), builder.alternatives.head.singles, prefixRows))))
+          SpreadKeyTrees(trees.map(_.sql), builder.alternatives.head.singles, prefixRows,
+            builder.relatedPairs(builder.alternatives.head)))))
     }
   }
 }
 
 /**
  * Picks a tree by a weighted sum of the counts and the span, whatever the group runs, so
- * that groups differ and a group's tree changes often.
+ * that groups differ and a group's tree changes often. The `pairs` are measured (their
+ * counts kept in a stream's state) but do not weigh in the pick.
  */
-final case class SpreadKeyTrees(trees: Seq[String], variables: Seq[String], prefixRows: Int)
-  extends KeyTreeChooser {
+final case class SpreadKeyTrees(trees: Seq[String], variables: Seq[String], prefixRows: Int,
+    override val pairs: Seq[(String, String)] = Nil) extends KeyTreeChooser {
   override def choose(admitted: Array[Long], rows: Long, span: Double, current: Int,
       passRates: Array[Double]): Int = {
     val weighted = admitted.indices.map(i => admitted(i) * (i + 2)).sum

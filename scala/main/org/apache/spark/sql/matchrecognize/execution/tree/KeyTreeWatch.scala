@@ -45,6 +45,10 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
     if (pairs.exists(p => p._1 == i || p._2 == i)) UnsafeProjection.create(leafOf(chooser.variables(i)).columns, input)
     else null
   }.toArray
+  // For each variable, the pairs it is the first of: its rows are kept while one of them
+  // still tests pairs in the bucket filling.
+  private val firstOf: Array[Array[Int]] =
+    chooser.variables.indices.map(v => pairs.indices.filter(p => pairs(p)._1 == v).toArray).toArray
   // The latest rows each variable admitted (their cells, a ring) and their window positions.
   private val recent = Array.fill(admits.length)(new Array[InternalRow](RecentRows))
   private val recentAt = Array.fill(admits.length)(new Array[Long](RecentRows))
@@ -158,7 +162,7 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
     }
     var v = 0
     while (v < admits.length) {
-      if (admittedNow(v) && cellsOf(v) != null) {
+      if (admittedNow(v) && firstOf(v).exists(tested(_) < TestsPerBucket)) {
         val slot = recentCount(v) % RecentRows
         recent(v)(slot) = cells(v).copy()
         recentAt(v)(slot) = c.position
@@ -222,7 +226,7 @@ object KeyTreeWatch {
   val RecentRows = 8
 
   /** Pairs of two variables tested per bucket, at most: the cost of measuring stays bounded. */
-  val TestsPerBucket = 256
+  val TestsPerBucket = 64
 
   /** Pairs tested over the buckets below which a pass rate is not read (NaN). */
   val MinPairs = 32

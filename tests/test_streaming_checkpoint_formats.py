@@ -21,9 +21,9 @@ standard states in ``transformWithState`` (format 2) are rewritten as format 8.
 query whose keys move between two trees every few rows, stopped with keys part-way through a
 move (formats 5 and 7 with the section naming each key's trees, written before pairs of
 variables were measured); ``trees-per-key-pairs`` and
-``trees-per-key-pairs-transform-with-state`` the same with the pairs' counts. A state of a format this release does not read
-is refused, naming the format. The fixtures are Spark
-4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
+``trees-per-key-pairs-transform-with-state`` the same with the pairs' counts. A state of a
+format this release does not read is refused, naming the format. The fixtures are Spark 4.3
+checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
 
 from __future__ import annotations

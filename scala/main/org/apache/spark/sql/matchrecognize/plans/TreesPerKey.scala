@@ -27,11 +27,12 @@ trait KeyTreeChooser extends Serializable {
   /**
    * The tree for a group whose last `rows` rows spread over `span` window positions (ORDER
    * BY units, or rows under a ROWS window) admit `admitted(i)` rows as `variables(i)`, the
-   * group running tree `current` (-1: none yet). `passRates(i)`: of the pairs of rows of
-   * `pairs(i)` tested among those rows (an earlier row of the first, a later of the second),
-   * the share the conditions relating them pass; NaN where too few pairs were tested.
+   * group running tree `current` (-1: none yet). `tested(i)` pairs of rows of `pairs(i)`
+   * were tested among those rows (an earlier row of the first, a later of the second), and
+   * `passed(i)` of them passed the conditions relating them.
    */
-  def choose(admitted: Array[Long], rows: Long, span: Double, current: Int, passRates: Array[Double]): Int
+  def choose(admitted: Array[Long], rows: Long, span: Double, current: Int, tested: Array[Long],
+      passed: Array[Long]): Int
 
   /** The trees, in their numbering, as EXPLAIN names them. */
   def trees: Seq[String]

@@ -64,28 +64,28 @@ class TreeClassesSuite extends AnyFunSuite {
   test("a group's first rows pick the tree cheapest under their rates") {
     val trees = Seq(best(rareA), best(rareC))
     val chooser = RatesTreeChooser(trees, base, prefixRows = 1000, minGain = 1.25)
-    val none = Array.empty[Double]
+    val none = Array.empty[Long]
     assert(chooser.variables == vars)
     // 1,000 rows over 1,000 positions: A on 10, B on 500, C on 490; and the reverse.
-    assert(chooser.choose(Array(10L, 500L, 490L), 1000, 1000.0, -1, none) == 0)
-    assert(chooser.choose(Array(490L, 500L, 10L), 1000, 1000.0, -1, none) == 1)
+    assert(chooser.choose(Array(10L, 500L, 490L), 1000, 1000.0, -1, none, none) == 0)
+    assert(chooser.choose(Array(490L, 500L, 10L), 1000, 1000.0, -1, none, none) == 1)
     // A variable with no rows counts as half a row, as in sampling; one row tells nothing.
-    assert(chooser.choose(Array(0L, 500L, 490L), 990, 1000.0, -1, none) == 0)
-    assert(chooser.choose(Array(0L, 0L, 1L), 1, 1.0, -1, none) == 0)
-    assert(chooser.choose(Array(0L, 0L, 1L), 1, 1.0, 1, none) == 1)
+    assert(chooser.choose(Array(0L, 500L, 490L), 990, 1000.0, -1, none, none) == 0)
+    assert(chooser.choose(Array(0L, 0L, 1L), 1, 1.0, -1, none, none) == 0)
+    assert(chooser.choose(Array(0L, 0L, 1L), 1, 1.0, 1, none, none) == 1)
     // A group running a tree moves only for one that costs minGain times less.
-    assert(chooser.choose(Array(490L, 500L, 10L), 1000, 1000.0, 0, none) == 1)
+    assert(chooser.choose(Array(490L, 500L, 10L), 1000, 1000.0, 0, none, none) == 1)
     val even = Array(250L, 500L, 250L)
-    val stay = chooser.choose(even, 1000, 1000.0, -1, none)
-    assert(chooser.choose(even, 1000, 1000.0, 1 - stay, none) == 1 - stay)
+    val stay = chooser.choose(even, 1000, 1000.0, -1, none, none)
+    assert(chooser.choose(even, 1000, 1000.0, 1 - stay, none, none) == 1 - stay)
     val rates = RatesTreeChooser.rates(vars, Array(0L, 10L, 20L), 10.0)
     assert(rates == Map("A" -> 0.05, "B" -> 1.0, "C" -> 2.0))
     assert(CostModel.logTreeObjective(trees(0), base.copy(rates = rareA)) <
       CostModel.logTreeObjective(trees(1), base.copy(rates = rareA)))
   }
 
-  test("pass rates measured on a group's rows replace the selectivities it was planned with") {
-    // Trees binding A-B first, or B-C first; equal rates, the sample's selectivities alike.
+  test("pass rates measured on a group's rows move the selectivities it was planned with") {
+    // Trees binding A-B first, or B-C first; equal rates, the planned selectivities alike.
     val ab = JoinTree.parse("((A B) C)")
     val bc = JoinTree.parse("(A (B C))")
     val even = base.copy(selectivities = Map(("A", "B") -> 0.05, ("B", "C") -> 0.05, ("A", "C") -> 0.5))
@@ -93,19 +93,30 @@ class TreeClassesSuite extends AnyFunSuite {
       pairs = Seq("A" -> "B", "B" -> "C"))
     assert(chooser.pairs == Seq("A" -> "B", "B" -> "C"))
     val rows = Array(330L, 340L, 330L)
+    val tested = Array(1000L, 1000L)
     // A-B passing nearly every pair makes its node the costly one, and the reverse.
-    assert(chooser.choose(rows, 1000, 1000.0, -1, Array(0.9, 0.002)) == 1)
-    assert(chooser.choose(rows, 1000, 1000.0, -1, Array(0.002, 0.9)) == 0)
-    // Too few pairs tested (NaN): the selectivity planned with stays.
+    assert(chooser.choose(rows, 1000, 1000.0, -1, tested, Array(900L, 2L)) == 1)
+    assert(chooser.choose(rows, 1000, 1000.0, -1, tested, Array(2L, 900L)) == 0)
+    // Nothing tested: the selectivities planned with.
     val unmeasured = RatesTreeChooser(Seq(ab, bc), even, prefixRows = 1000, minGain = 1.25)
     for (a <- Seq(rows, Array(10L, 500L, 490L), Array(490L, 500L, 10L))) {
-      assert(chooser.choose(a, 1000, 1000.0, -1, Array(Double.NaN, Double.NaN)) ==
-        unmeasured.choose(a, 1000, 1000.0, -1, Array.empty[Double]))
+      assert(chooser.choose(a, 1000, 1000.0, -1, Array(0L, 0L), Array(0L, 0L)) ==
+        unmeasured.choose(a, 1000, 1000.0, -1, Array.empty[Long], Array.empty[Long]))
     }
-    val measured = RatesTreeChooser.selectivities(even.selectivities, chooser.pairs, Array(0.3, Double.NaN))
-    // Half the ordered pairs' pass rate: a selectivity counts pairs either way round.
-    assert(measured == Map(("A", "B") -> 0.15, ("B", "C") -> 0.05, ("A", "C") -> 0.5))
-    assert(RatesTreeChooser.selectivities(Map(("B", "A") -> 0.05), Seq("A" -> "B"), Array(0.2)) ==
-      Map(("A", "B") -> 0.1))
+    // Planned 0.05 (0.1 of the ordered pairs) counts as 256 pairs: 256 tested passing 0.3
+    // give 0.2 of the ordered pairs, a selectivity of 0.1.
+    val moved = RatesTreeChooser.selectivities(even, chooser.pairs, Array(256L, 0L), Array(77L, 0L))
+    assert(math.abs(moved(("A", "B")) - (77 + 25.6) / 512 / 2) < 1e-12)
+    assert(moved(("B", "C")) == 0.05 && moved(("A", "C")) == 0.5)
+    // Measured either way round the planned key; none planned counts as passing all.
+    val flipped = RatesTreeChooser.selectivities(even.copy(selectivities = Map(("B", "A") -> 0.05)),
+      Seq("A" -> "B"), Array(256L), Array(0L))
+    assert(flipped.keySet == Set(("A", "B")) && math.abs(flipped(("A", "B")) - 25.6 / 512 / 2) < 1e-12)
+    val nonePlanned = RatesTreeChooser.selectivities(even.copy(selectivities = Map.empty),
+      Seq("A" -> "B"), Array(256L), Array(0L))
+    assert(nonePlanned(("A", "B")) == 0.25)
+    // Many pairs tested outweigh the plan: a pair planned alike but passing nearly all.
+    val many = RatesTreeChooser.selectivities(even, chooser.pairs, Array(100000L, 100000L), Array(99000L, 10L))
+    assert(many(("A", "B")) > 0.49 && many(("B", "C")) < 0.001)
   }
 }

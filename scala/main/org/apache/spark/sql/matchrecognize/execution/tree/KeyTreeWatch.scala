@@ -190,11 +190,8 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
     }
     // n rows spread over d positions cover about d * n / (n - 1), as in sampling.
     val span = if (rows < 2 || c.position <= first) 1.0 else (c.position - first).toDouble * rows / (rows - 1)
-    val passRates = pairTests.indices.map { i =>
-      if (pairTests(i) < MinPairs) Double.NaN else math.max(pairPasses(i).toDouble, 0.5) / pairTests(i)
-    }.toArray
     lastChoice = (sums, rows, pairTests, pairPasses)
-    chooser.choose(sums, rows, span, current, passRates)
+    chooser.choose(sums, rows, span, current, pairTests, pairPasses)
   }
 
   private var lastChoice = (Array.emptyLongArray, 0L, Array.emptyLongArray, Array.emptyLongArray)
@@ -227,9 +224,6 @@ object KeyTreeWatch {
 
   /** Pairs of two variables tested per bucket, at most: the cost of measuring stays bounded. */
   val TestsPerBucket = 64
-
-  /** Pairs tested over the buckets below which a pass rate is not read (NaN). */
-  val MinPairs = 32
 
   /** Whether `p` holds of `row`, a condition that fails to evaluate counting as false. */
   private def passesSafely(p: BasePredicate, row: InternalRow): Boolean =

@@ -162,8 +162,17 @@ def _any_match_state(value: bytes) -> dict:
         for _ in range(buckets):
             take(f">2q{variables}q")
         take(">i3q")
-        per_key = {"tree": tree, "retiring": retiring, "move_to": move_to}
-        tag("END.")
+        per_key = {"tree": tree, "retiring": retiring, "move_to": move_to, "pairs": 0}
+        (section,) = take(">4s")
+        if section == b"PAIR":
+            # Pairs of variables measured: a count, per bucket those tested then passed.
+            (pairs,) = take(">i")
+            for _ in range(buckets):
+                take(f">{2 * pairs}q")
+            per_key["pairs"] = pairs
+            tag("END.")
+        else:
+            assert section == b"END.", f"section END. expected at {state.at - 4}"
     else:
         assert section == b"END.", f"section END. expected at {state.at - 4}"
     state.end()
@@ -219,6 +228,8 @@ def test_sparks_state_reader_reads_any_match_state_entry_by_entry(spark, tmp_pat
     assert {v["format"] for v in values.values()} == {7}
     # A B C may run trees per key: each key is on its first tree, too few rows for a choice.
     assert [v["per_key"]["tree"] for v in values.values()] == [0, 0], values
+    # A B C relates A to B and B to C: both pairs measured.
+    assert [v["per_key"]["pairs"] for v in values.values()] == [2, 2], values
     entries = read("partial_matches")
     assert read("held_rows") == [], "format 7 keeps rows in the entries of partial_matches"
     buffered_total = 0

@@ -162,7 +162,7 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
     }
     var v = 0
     while (v < admits.length) {
-      if (admittedNow(v) && firstOf(v).exists(tested(_) < TestsPerBucket)) {
+      if (admittedNow(v) && testsLeft(firstOf(v), tested)) {
         val slot = recentCount(v) % RecentRows
         recent(v)(slot) = cells(v).copy()
         recentAt(v)(slot) = c.position
@@ -170,6 +170,13 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
       }
       v += 1
     }
+  }
+
+  /** Whether one of `pairs` still tests pairs in the bucket whose counts are `tested`. */
+  private def testsLeft(pairs: Array[Int], tested: Array[Long]): Boolean = {
+    var i = 0
+    while (i < pairs.length && tested(pairs(i)) >= TestsPerBucket) i += 1
+    i < pairs.length
   }
 
   /** The tree for the rows the buckets hold, the group running `current` (-1: none yet). */

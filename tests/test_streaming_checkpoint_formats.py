@@ -146,21 +146,32 @@ def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
         assert [tuple(r) for r in kept] == [(r[0], r[ts]) for r in late]
 
 
+def _lz4(spark):
+    """Spark's LZ4 codec, which its HDFS-backed state store writes delta files with."""
+    jvm = spark.sparkContext._jvm
+    return jvm, jvm.org.apache.spark.io.LZ4CompressionCodec(spark.sparkContext._jsc.sc().conf())
+
+
+def _read_delta(spark, delta: Path) -> bytes:
+    jvm, codec = _lz4(spark)
+    stream = codec.compressedInputStream(jvm.java.io.FileInputStream(str(delta)))
+    data = bytes(stream.readAllBytes())
+    stream.close()
+    return data
+
+
 def _set_state_format(spark, checkpoint: Path, old: int, new: int) -> int:
     """Rewrites the format number of every key's state in the checkpoint's state files
     (Spark's HDFS-backed state store: LZ4-compressed delta files, read and written through
     Spark's own codec); returns how many states it changed."""
-    jvm = spark.sparkContext._jvm
-    codec = jvm.org.apache.spark.io.LZ4CompressionCodec(spark.sparkContext._jsc.sc().conf())
+    jvm, codec = _lz4(spark)
     before, after = (
         struct.pack(">ii", old, SIGNATURE_PARTS),
         struct.pack(">ii", new, SIGNATURE_PARTS),
     )
     changed = 0
     for delta in checkpoint.glob("state/*/*/*.delta"):
-        stream = codec.compressedInputStream(jvm.java.io.FileInputStream(str(delta)))
-        data = bytes(stream.readAllBytes())
-        stream.close()
+        data = _read_delta(spark, delta)
         changed += data.count(before)
         out = codec.compressedOutputStream(jvm.java.io.FileOutputStream(str(delta)))
         out.write(bytearray(data.replace(before, after)))
@@ -171,14 +182,7 @@ def _set_state_format(spark, checkpoint: Path, old: int, new: int) -> int:
 
 def _state_bytes(spark, checkpoint: Path) -> bytes:
     """The uncompressed bytes of the checkpoint's state files (Spark's HDFS-backed store)."""
-    jvm = spark.sparkContext._jvm
-    codec = jvm.org.apache.spark.io.LZ4CompressionCodec(spark.sparkContext._jsc.sc().conf())
-    data = b""
-    for delta in sorted(checkpoint.glob("state/*/*/*.delta")):
-        stream = codec.compressedInputStream(jvm.java.io.FileInputStream(str(delta)))
-        data += bytes(stream.readAllBytes())
-        stream.close()
-    return data
+    return b"".join(_read_delta(spark, d) for d in sorted(checkpoint.glob("state/*/*/*.delta")))
 
 
 def test_the_trees_per_key_fixtures_hold_keys_moving_between_trees(spark):

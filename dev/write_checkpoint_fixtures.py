@@ -14,10 +14,11 @@ and still to deliver, and the rows written before the stop). The queries:
 - ``standard``: the standard semantics (format 2; in ``transformWithState``, format 8: rows
   in entries of what each call released).
 
-With ``--trees-per-key`` the one query is ``any_match`` of ``TREES_PER_KEY``: a SKIP TILL ANY
-MATCH sequence with a trailing negation whose keys move between two trees every few rows
-(forced by a test setting, which ``fixture.json`` lists), so the state stopped holds each
-key's trees, the tree it runs and the one it is leaving (the ``PKEY`` section).
+With ``--trees-per-key`` the queries are those of ``TREES_PER_KEY``: SKIP TILL ANY MATCH
+sequences (``any_match`` with a trailing negation, ``any_match_sequence`` with many matches)
+whose keys move among trees every few rows (forced by a test setting, which ``fixture.json``
+lists), so the state stopped holds each key's trees, the tree it runs and the one it is
+leaving (the ``PKEY`` section).
 
 The source is read with ``fileNameOnly``, so a test may restart a copy of the folder
 anywhere. ``spark.sql.shuffle.partitions`` is 2 to keep the state small. With
@@ -36,7 +37,8 @@ Regenerate, from the repository root:
   tests/checkpoints/transform-with-state-late-rows``; ``... --trees-per-key
   tests/checkpoints/trees-per-key`` and ``... --trees-per-key --operator transformWithState
   tests/checkpoints/trees-per-key-transform-with-state`` (likewise
-  ``tests/checkpoints/trees-per-key-pairs`` and ``trees-per-key-pairs-transform-with-state``);
+  ``tests/checkpoints/trees-per-key-pairs`` and ``trees-per-key-pairs-transform-with-state``,
+  ``trees-per-key-sequence``, ``trees-per-key-leaves`` and their ``-transform-with-state``);
 - with a previous release: build its jar in a scratch worktree (``git worktree add
   /tmp/old <commit> && (cd /tmp/old && ./dev/sbt spark43/package)``) and run
   ``SPARK_MATCH_RECOGNIZE_JAR=/tmp/old/target/spark-match-recognize-spark4.3_2.13-<version>.jar
@@ -54,7 +56,13 @@ by the commit that introduced format 8, ``trees-per-key`` and
 ``trees-per-key-transform-with-state`` (formats 5 and 7 with a ``PKEY`` section) by the
 commit that committed them, after the one that introduced trees per key over a stream, and
 ``trees-per-key-pairs`` and ``trees-per-key-pairs-transform-with-state`` (the same with the
-``PAIR`` section of the pairs' pass rates) by the commit after the one that introduced it.
+``PAIR`` section of the pairs' pass rates) by the commit after the one that introduced it,
+``trees-per-key-sequence`` and ``trees-per-key-sequence-transform-with-state`` (adding
+``any_match_sequence``, whose keys' leaves did not keep every row: no ``LEAF`` section; with
+``--prefix-rows 24``, so that some keys are between moves at the stop) by the jar of commit
+26ce647, the last before leaves were kept, and ``trees-per-key-leaves`` and
+``trees-per-key-leaves-transform-with-state`` (the ``LEAF`` section) by the commit that
+introduced it.
 """
 
 from __future__ import annotations
@@ -115,6 +123,15 @@ SELECT * FROM events MATCH_RECOGNIZE (
   ONE ROW PER MATCH SKIP TILL ANY MATCH
   PATTERN (A B C !N) WITHIN INTERVAL '20' SECOND
   DEFINE A AS x > 5, B AS x < A.x, C AS y > B.y, N AS x = 9)""",
+    # Many matches, and a tree ((A B) C) whose B rows a tree that only probes them never kept
+    # before leaves were kept: a key moving off it just after a restart needs them.
+    "any_match_sequence": """
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES A.id AS a_id, B.id AS b_id, C.id AS c_id
+  ONE ROW PER MATCH SKIP TILL ANY MATCH
+  PATTERN (A B C) WITHIN INTERVAL '20' SECOND
+  DEFINE A AS x > 2, B AS x < A.x, C AS y > B.y)""",
 }
 TREES_PER_KEY_SETTINGS = {
     "spark.sql.matchRecognize.internal.keyTrees": "(A (B C)); ((A C) B)",
@@ -179,6 +196,12 @@ def main() -> None:
         action="store_true",
         help="one SKIP TILL ANY MATCH query whose keys move between trees every few rows",
     )
+    parser.add_argument(
+        "--prefix-rows",
+        type=int,
+        default=4,
+        help="with --trees-per-key, the rows between two choices of a key's tree, times four",
+    )
     args = parser.parse_args()
     folder = args.folder
     settings = (
@@ -197,6 +220,7 @@ def main() -> None:
     queries = QUERIES
     if args.trees_per_key:
         settings.update(TREES_PER_KEY_SETTINGS)
+        settings["spark.sql.matchRecognize.treesPerKey.prefixRows"] = str(args.prefix_rows)
         queries = TREES_PER_KEY
     os.environ["TZ"] = "UTC"
     time.tzset()

@@ -21,7 +21,11 @@ standard states in ``transformWithState`` (format 2) are rewritten as format 8.
 query whose keys move between two trees every few rows, stopped with keys part-way through a
 move (formats 5 and 7 with the section naming each key's trees, written before pairs of
 variables were measured); ``trees-per-key-pairs`` and
-``trees-per-key-pairs-transform-with-state`` the same with the pairs' counts. A state of a
+``trees-per-key-pairs-transform-with-state`` the same with the pairs' counts;
+``trees-per-key-sequence`` and its ``transformWithState`` twin add a query with many matches
+whose keys, written before leaves kept all their rows, move the slow way until a window
+has passed after the restart (the tree left reading on); ``trees-per-key-leaves`` and its
+twin the same written with the ``LEAF`` section, whose keys move by rebuilding. A state of a
 format this release does not read is refused, naming the format. The fixtures are Spark 4.3
 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
@@ -107,6 +111,10 @@ FOLDERS = [
     "trees-per-key-transform-with-state",
     "trees-per-key-pairs",
     "trees-per-key-pairs-transform-with-state",
+    "trees-per-key-sequence",
+    "trees-per-key-sequence-transform-with-state",
+    "trees-per-key-leaves",
+    "trees-per-key-leaves-transform-with-state",
 ]
 
 
@@ -115,7 +123,7 @@ FOLDERS = [
     [
         (folder, query)
         for folder in FOLDERS
-        for query in ("any_match", "standard")
+        for query in ("any_match", "any_match_sequence", "standard")
         if (FIXTURES / folder / query).is_dir()
     ],
 )
@@ -188,13 +196,21 @@ def _state_bytes(spark, checkpoint: Path) -> bytes:
 def test_the_trees_per_key_fixtures_hold_keys_moving_between_trees(spark):
     """What the trees-per-key fixtures restore is a state with each key's place among its
     trees in it: the section's tag, in the states of both keys (p and q) at least; the later
-    one with the pairs' counts after it, the earlier one without."""
+    ones with the pairs' counts after it, the earlier one without; the latest with the
+    position from which the leaves kept their rows, the ones before it without."""
     before = _state_bytes(spark, FIXTURES / "trees-per-key" / "any_match" / "checkpoint")
     assert before.count(b"PKEY") >= 2, before.count(b"PKEY")
     assert b"PAIR" not in before
     after = _state_bytes(spark, FIXTURES / "trees-per-key-pairs" / "any_match" / "checkpoint")
     assert after.count(b"PKEY") >= 2, after.count(b"PKEY")
     assert after.count(b"PAIR") == after.count(b"PKEY")
+    assert b"LEAF" not in after
+    for query in ("any_match", "any_match_sequence"):
+        sequence = _state_bytes(spark, FIXTURES / "trees-per-key-sequence" / query / "checkpoint")
+        assert sequence.count(b"PKEY") >= 2 and b"LEAF" not in sequence, query
+        leaves = _state_bytes(spark, FIXTURES / "trees-per-key-leaves" / query / "checkpoint")
+        assert leaves.count(b"PKEY") >= 2, query
+        assert leaves.count(b"LEAF") == leaves.count(b"PKEY"), query
 
 
 def test_a_state_of_an_unknown_format_is_refused(spark, tmp_path):

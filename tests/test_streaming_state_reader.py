@@ -170,9 +170,12 @@ def _any_match_state(value: bytes) -> dict:
             for _ in range(buckets):
                 take(f">{2 * pairs}q")
             per_key["pairs"] = pairs
-            tag("END.")
-        else:
-            assert section == b"END.", f"section END. expected at {state.at - 4}"
+            (section,) = take(">4s")
+        if section == b"LEAF":
+            # The position from which the tree run kept every leaf's rows.
+            (per_key["leaves_from"],) = take(">q")
+            (section,) = take(">4s")
+        assert section == b"END.", f"section END. expected at {state.at - 4}"
     else:
         assert section == b"END.", f"section END. expected at {state.at - 4}"
     state.end()
@@ -230,6 +233,8 @@ def test_sparks_state_reader_reads_any_match_state_entry_by_entry(spark, tmp_pat
     assert [v["per_key"]["tree"] for v in values.values()] == [0, 0], values
     # A B C relates A to B and B to C: both pairs measured.
     assert [v["per_key"]["pairs"] for v in values.values()] == [2, 2], values
+    # Keys that ran one tree from their first row have kept their leaves' rows from it.
+    assert [v["per_key"]["leaves_from"] for v in values.values()] == [-(2**63)] * 2, values
     entries = read("partial_matches")
     assert read("held_rows") == [], "format 7 keeps rows in the entries of partial_matches"
     buffered_total = 0

@@ -47,9 +47,10 @@ final class StreamTreeFunction(
   @transient private lazy val task =
     TreeTask(alternatives, prepared, order, lo, hi, window, narrowByOrder, maxBuffered)
   // Alternatives alone, or sharing tree nodes (patterns planned together): one state per unit.
-  @transient private lazy val units = new TreeUnits(task)
+  @transient private lazy val units = new TreeUnits(task, keepsLeaves = perKey.isDefined)
   // With trees per key (one alternative), tree c > 0 is the alternative evaluated as its
-  // class c; a key keeps a state per tree, and runs one (two while it moves).
+  // class c; a key keeps a state per tree, and runs one (two while it moves the slow way,
+  // see `KeyTreeProgress`).
   private val perKey: Option[TreesPerKey] = alternatives match {
     case Seq(a) => a.perKey
     case _ => None
@@ -57,7 +58,7 @@ final class StreamTreeFunction(
   private val treeAlternatives: Seq[Seq[TreeAlternative]] =
     alternatives +: perKey.toSeq.flatMap(_.classes.map(Seq(_)))
   @transient private lazy val trees: Array[TreeUnits] =
-    units +: treeAlternatives.tail.map(a => new TreeUnits(task.copy(alternatives = a))).toArray
+    units +: treeAlternatives.tail.map(a => new TreeUnits(task.copy(alternatives = a), keepsLeaves = true)).toArray
   @transient private lazy val watch: KeyTreeWatch =
     perKey.map(k =>
       new KeyTreeWatch(k, alternatives.head, prepared, lo, alternatives.head.window.getOrElse(window))).orNull
@@ -238,6 +239,8 @@ final class StreamTreeFunction(
   private def startMoves(saved: TreeKeyState): Unit = {
     if (saved.perKey == null) {
       saved.perKey = new KeyTreeProgress(treesDigest, new KeyRateCounts(watch.variables, watch.pairCount))
+      // A key that ran before the query had trees per key kept only the rows its tree looks up.
+      if (saved.trees(0).lastPosition != Long.MinValue) saved.perKey.leavesFrom = KeyTreeProgress.LeavesUnknown
     } else if (saved.perKey.trees != treesDigest || saved.perKey.rates.variables != watch.variables) {
       throw new IllegalStateException(
         "The checkpoint holds SKIP TILL ANY MATCH state of other trees per key than this query's " +
@@ -253,29 +256,42 @@ final class StreamTreeFunction(
 
   /**
    * A row of a key with trees per key: a move happens at a row past the one before it
-   * (position `S`): every row from there on goes to the next tree, which starts empty; the
-   * tree left goes on until the rows pass `S` by the window, writing only the matches
-   * starting before `S`, then is dropped. Nothing is lost or written twice.
+   * (position `S`): every row from there on goes to the next tree. Built from the rows the
+   * leaves of the tree left kept (see `TreeRebuild`), it writes every match
+   * from there on, the tree left none. When the leaves have not kept a whole window yet (see
+   * `KeyTreeProgress.leavesFrom`), the next tree starts empty instead, and the tree left goes
+   * on until the rows pass `S` by the window, writing only the matches starting before `S`,
+   * then is dropped. Either way nothing is lost or written twice.
    */
   private def addMoving(saved: TreeKeyState, row: InternalRow): Unit = {
     val p = saved.perKey
     val due = watch.read(row)
     val at = watch.position
+    if (p.leavesFrom == KeyTreeProgress.LeavesUnknown) p.leavesFrom = at
     if (p.retiring >= 0 && at > p.retireAfter) retire(saved)
     if (p.moveTo >= 0 && at > watch.previousPosition) {
-      p.retiring = p.tree
-      p.emitBefore = at
-      emitBefore(p.retiring) = at
-      p.retireAfter = if (at > Long.MaxValue - window) Long.MaxValue else at + window
+      val from = p.tree
       p.tree = p.moveTo
       p.moveTo = -1
       movesInCall += 1
-      KeyTreeMoves.moved(describeKey(), treeAlternatives(p.retiring).head.description,
-        treeAlternatives(p.tree).head.description, at, watch.describeLastChoice())
+      val rebuilt =
+        if (p.leavesKeptBefore(at, window)) {
+          trees(p.tree).rebuildFrom(trees(from), statesOf(saved, from), statesOf(saved, p.tree), emits(p.tree),
+            describeCurrent)
+        } else {
+          p.retiring = from
+          p.emitBefore = at
+          emitBefore(from) = at
+          p.retireAfter = if (at > Long.MaxValue - window) Long.MaxValue else at + window
+          p.leavesFrom = at
+          -1L
+        }
+      KeyTreeMoves.moved(describeKey(), treeAlternatives(from).head.description,
+        treeAlternatives(p.tree).head.description, at, rebuilt, watch.describeLastChoice())
     }
     if (p.retiring >= 0) trees(p.retiring).add(statesOf(saved, p.retiring), row, emits(p.retiring), describeCurrent)
     trees(p.tree).add(statesOf(saved, p.tree), row, emits(p.tree), describeCurrent)
-    // Costed only when the key could move (not while it is moving).
+    // Costed only when the key could move (not while the tree left reads on).
     if (due && p.retiring < 0 && p.moveTo < 0) {
       val c = watch.choose(p.tree)
       if (c != p.tree) p.moveTo = c

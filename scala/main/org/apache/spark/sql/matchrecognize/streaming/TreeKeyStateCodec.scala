@@ -34,6 +34,9 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, Partia
  *  - `PAIR`, only after `PKEY` and when the key measures pairs of variables: a count of
  *    pairs, then per bucket the pairs of each pair's rows tested, and those that passed. A
  *    `PKEY` section without it (written before pairs were measured) measures from empty.
+ *  - `LEAF`, only after `PKEY` (and `PAIR`): the window position from which the tree run has
+ *    kept every leaf's rows (`KeyTreeProgress.leavesFrom`). A `PKEY` section without it
+ *    (written before leaves were kept) keeps them from the key's next row.
  *  - `END.`: nothing follows.
  *
  * A row list is a count and a row index per row; a match list, a count and a match index
@@ -49,6 +52,7 @@ private[streaming] object TreeKeyStateCodec {
   val TreesTag: Int = tag("TREE")
   private val PerKeyTag = tag("PKEY")
   private val PairsTag = tag("PAIR")
+  private val LeavesTag = tag("LEAF")
   private val EndTag = tag("END.")
 
   def tag(name: String): Int = name.foldLeft(0)((t, c) => (t << 8) | (c & 0xff))
@@ -250,6 +254,8 @@ private[streaming] object TreeKeyStateCodec {
           r.passed(b).foreach(out.writeLong)
         }
       }
+      out.writeInt(LeavesTag)
+      out.writeLong(p.leavesFrom)
     }
     out.writeInt(EndTag)
   }
@@ -275,16 +281,16 @@ private[streaming] object TreeKeyStateCodec {
         r.position = in.readLong()
         r.previousPosition = in.readLong()
         if (r.bucket < 0 || r.bucket >= r.rowsIn.length) throw damaged(s"its rates fill bucket ${r.bucket}")
-        readPairs(in, r)
         val p = new KeyTreeProgress(trees, r)
         p.tree = tree
         p.retiring = retiring
         p.emitBefore = emitBefore
         p.retireAfter = retireAfter
         p.moveTo = moveTo
+        readOptional(in, r, p)
         p
       }
-    // With `PKEY`, `readPairs` has read the end.
+    // With `PKEY`, `readOptional` has read the end.
     if (perKey == null && found != EndTag) {
       throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
     }
@@ -292,17 +298,22 @@ private[streaming] object TreeKeyStateCodec {
     perKey
   }
 
-  /** The `PAIR` section into `r` when one follows, then the end (read). */
-  private def readPairs(in: DataInputStream, r: KeyRateCounts): Unit = {
-    val found = in.readInt()
+  /** The `PAIR` section into `r` and the `LEAF` section into `p` when they follow, then the end (read). */
+  private def readOptional(in: DataInputStream, r: KeyRateCounts, p: KeyTreeProgress): Unit = {
+    var found = in.readInt()
     if (found == PairsTag) {
       r.measurePairs(count(in))
       r.tested.indices.foreach { b =>
         r.tested(b).indices.foreach(i => r.tested(b)(i) = in.readLong())
         r.passed(b).indices.foreach(i => r.passed(b)(i) = in.readLong())
       }
-      expect(in, EndTag)
-    } else if (found != EndTag) throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
+      found = in.readInt()
+    }
+    if (found == LeavesTag) {
+      p.leavesFrom = in.readLong()
+      found = in.readInt()
+    } else p.leavesFrom = KeyTreeProgress.LeavesUnknown
+    if (found != EndTag) throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
   }
 
   /** `body`, with a state cut short reported as damaged (in `format`). */

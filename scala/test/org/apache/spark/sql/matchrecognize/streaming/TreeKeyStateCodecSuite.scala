@@ -49,6 +49,27 @@ class TreeKeyStateCodecSuite extends AnyFunSuite {
     assert(contents(decoded) == contents(state))
   }
 
+  test("a key's place written before leaves kept their rows reads with them kept from the next row") {
+    val state = withPerKey(sample())
+    val bytes = TreeKeyState.encode(state, signature)
+    val at = bytes.indexOfSlice("LEAF".getBytes("US-ASCII"))
+    assert(at > bytes.indexOfSlice("PAIR".getBytes("US-ASCII")))
+    assert(TreeKeyState.decode(bytes, anyTrees, signature).perKey.leavesFrom == 7)
+    // The section is a tag and a long, just before the end.
+    val before = bytes.take(at) ++ bytes.drop(at + 12)
+    val decoded = TreeKeyState.decode(before, anyTrees, signature)
+    assert(decoded.perKey.leavesFrom == KeyTreeProgress.LeavesUnknown)
+    def withoutLeaves(c: Seq[Any]) = c.init :+ c.last.asInstanceOf[Product].productIterator.toSeq.init
+    assert(withoutLeaves(contents(decoded)) == withoutLeaves(contents(state)))
+    // Not kept for a window before any position until a row is read and a window has passed.
+    assert(!decoded.perKey.leavesKeptBefore(Long.MaxValue - 1, 10))
+    decoded.perKey.leavesFrom = 100
+    assert(!decoded.perKey.leavesKeptBefore(110, 10) && decoded.perKey.leavesKeptBefore(111, 10))
+    assert(state.perKey.leavesKeptBefore(18, 10) && !state.perKey.leavesKeptBefore(17, 10))
+    state.perKey.leavesFrom = Long.MinValue
+    assert(state.perKey.leavesKeptBefore(Long.MinValue + 1, 10))
+  }
+
   test("a state of fewer trees than the query runs is completed before it is checked") {
     val bytes = TreeKeyState.encode(sample(), signature)
     val twoTrees: Array[TreeState] => Boolean = _.length == 2

@@ -57,6 +57,7 @@ object TreeKeyStateSamples {
     p.emitBefore = 12
     p.retireAfter = 42
     p.moveTo = -1
+    p.leavesFrom = 7
     state.perKey = p
     state
   }
@@ -74,7 +75,7 @@ object TreeKeyStateSamples {
       val r = p.rates
       (p.trees, p.tree, p.retiring, p.emitBefore, p.retireAfter, p.moveTo, r.admitted.toSeq.map(_.toSeq),
         r.rowsIn.toSeq, r.firstIn.toSeq, r.bucket, r.readSinceStart, r.position, r.previousPosition,
-        r.tested.toSeq.map(_.toSeq), r.passed.toSeq.map(_.toSeq))
+        r.tested.toSeq.map(_.toSeq), r.passed.toSeq.map(_.toSeq), p.leavesFrom)
     }
   }
 

@@ -18,6 +18,12 @@ import org.apache.spark.sql.types.DataType
  * `emit` through the unit's [[TreeChecks]]: none for trees that check only their nodes,
  * or the negations and Kleene closures of an alternative alone, whose rows the state keeps
  * after the nodes' buffers.
+ *
+ * With `keepsLeaves` (a group that may move to another tree of its alternative, see
+ * `TreesPerKey`), every leaf keeps the rows it admitted within the window, even a leaf whose
+ * parent never looks them up: another tree of the alternative is built from them
+ * ([[TreeRebuild]]). Only a join's own sibling probes a buffer, so the extra rows change no
+ * match.
  */
 final class TreeGraphEvaluator(
     alternatives: Seq[TreeAlternative],
@@ -27,7 +33,8 @@ final class TreeGraphEvaluator(
     lo: Expression,
     hi: Expression,
     narrowByOrder: Boolean,
-    maxBuffered: Long,
+    private[tree] val maxBuffered: Long,
+    val keepsLeaves: Boolean = false,
     indexFrom: Int = TreeGraphEvaluator.IndexFrom) {
 
   private val graph = new SharedTreeGraph(alternatives, windows)
@@ -101,7 +108,10 @@ final class TreeGraphEvaluator(
       else None
     }.toArray
   }
-  private val buffersAt: Array[Boolean] = uses.map(_.exists(_.buffers))
+  private val leafNode: Array[Int] = leaves.indices.map(graph.leafNode).toArray
+  private val buffersAt: Array[Boolean] = Array.tabulate(nodeCount) { i =>
+    uses(i).exists(_.buffers) || (keepsLeaves && leafNode.contains(i))
+  }
   private val rootsAt: Array[Array[Int]] = Array.tabulate(nodeCount) { i =>
     graph.roots.indices.filter(graph.roots(_) == i).toArray
   }
@@ -112,7 +122,6 @@ final class TreeGraphEvaluator(
     (checks eq TreeChecks.NoChecks) && uses(i).isEmpty && rootsAt(i).nonEmpty && views(i) != null
   }
 
-  private val leafNode: Array[Int] = leaves.indices.map(graph.leafNode).toArray
   private val enter: Array[BasePredicate] = leaves.map(l => TaskPredicates.compile(l.enter, input)).toArray
   private val project: Array[UnsafeProjection] =
     leaves.map(l => UnsafeProjection.create(l.columns, input)).toArray
@@ -205,6 +214,26 @@ final class TreeGraphEvaluator(
     at
   }
 
+  // Whether `replay` is entering another tree's leaf rows (no root completes a match).
+  private var rebuilding = false
+
+  /** The variable of each leaf, in this tree's leaf order. */
+  private[tree] def leafVariables: Seq[String] = leaves.map(_.variable)
+
+  /** The node of leaf `k` (-1: none). */
+  private[tree] def nodeOfLeaf(k: Int): Int = leafNode(k)
+
+  /**
+   * Enters row `m` of leaf `k` into `state` as `add` would have when its event came, except
+   * that a match it completes at a root is not completed (see [[TreeRebuild]]).
+   */
+  private[tree] def replay(state: TreeState, k: Int, m: PartialMatch, emit: Array[PartialMatch => Unit],
+      describeKey: () => String): Unit = {
+    rebuilding = true
+    try insert(state, leafNode(k), m, emit, describeKey)
+    finally rebuilding = false
+  }
+
   /** The group has no more events: emits every match the checks hold. */
   def finish(state: TreeState, emit: Array[PartialMatch => Unit], describeKey: () => String): Unit =
     checks.finish(state, emit(0), describeKey)
@@ -213,7 +242,8 @@ final class TreeGraphEvaluator(
       describeKey: () => String): Unit = {
     state.created(node) += 1
     if (checkedAt(node) && checks.forbids(state, node, m)) return
-    val roots = rootsAt(node)
+    // While rebuilding, a root's matches are the other tree's, written or held already.
+    val roots = if (rebuilding) Array.emptyIntArray else rootsAt(node)
     var r = 0
     while (r < roots.length) {
       val t = roots(r)
@@ -263,7 +293,7 @@ final class TreeGraphEvaluator(
       val spanLo = math.min(l.lo, r.lo)
       val spanHi = math.max(l.hi, r.hi)
       if (spanHi - spanLo <= w && (condition == null || condition.eval(view.of(l.rows, r.rows)))) {
-        if (pairs) pair(state, up, l, r, spanHi - spanLo, emit)
+        if (pairs) { if (!rebuilding) pair(state, up, l, r, spanHi - spanLo, emit) }
         else {
           val rows = new Array[UnsafeRow](leaves.length)
           var i = 0

@@ -61,14 +61,13 @@ class TreeMatchEvaluatorFactory(
       /**
        * The alternatives evaluated as one of the trees a group may run (`TreesPerKey`). Its
        * matches wait in `pending` under `tag`: the alternative's number, or with trees per
-       * key (one alternative), the tree's. While a group moves off it, only its matches
-       * starting before `emitBefore` are written (the next tree finds the others).
+       * key (one alternative), the tree's. With trees per key its leaves keep their rows, from
+       * which a group moving to another tree builds that tree.
        */
-      final class Run(task: TreeTask, firstNode: Int, counts: Seq[Int], tag: Int => Int) {
-        var emitBefore: Long = Long.MaxValue
+      final class Run(task: TreeTask, firstNode: Int, counts: Seq[Int], tag: Int => Int, keepsLeaves: Boolean) {
         private val alts = task.alternatives
         // Each unit: one alternative alone, or alternatives evaluated as one shared graph.
-        val evaluators = new TreeUnits(task)
+        val evaluators = new TreeUnits(task, keepsLeaves)
         private val units = evaluators.units
         private val offsets = counts.scanLeft(firstNode)(_ + _)
         val projects: Array[UnsafeProjection] = alts.indices.map { i =>
@@ -91,12 +90,11 @@ class TreeMatchEvaluatorFactory(
         private val emits: Array[PartialMatch => Unit] = alts.indices.map { t =>
           new PairSink {
             override def apply(pm: PartialMatch): Unit =
-              if (pm.lo < emitBefore && (keeps(t) == null || keeps(t).eval(outputOf(t, pm)))) {
+              if (keeps(t) == null || keeps(t).eval(outputOf(t, pm))) {
                 pending.add(tag(t), pm)
               }
             override def pair(l: PartialMatch, r: PartialMatch): Unit =
-              if (math.min(l.lo, r.lo) < emitBefore &&
-                  (keeps(t) == null || keeps(t).eval(pairOutputOf(t, l, r)))) {
+              if (keeps(t) == null || keeps(t).eval(pairOutputOf(t, l, r))) {
                 pending.add(tag(t), l, r)
               }
           }
@@ -132,7 +130,7 @@ class TreeMatchEvaluatorFactory(
       val runs = new Array[Run](tasks.length)
       def runOf(c: Int): Run = {
         if (runs(c) == null) {
-          runs(c) = new Run(tasks(c), firstNodes(c), nodeCounts(c), t => if (perKey.isEmpty) t else c)
+          runs(c) = new Run(tasks(c), firstNodes(c), nodeCounts(c), t => if (perKey.isEmpty) t else c, perKey.isDefined)
         }
         runs(c)
       }
@@ -141,15 +139,9 @@ class TreeMatchEvaluatorFactory(
       val window = task.alternatives.head.window.getOrElse(task.window)
       val watch = perKey.map(k => new KeyTreeWatch(k, task.alternatives.head, input, task.lo, window)).orNull
       val keysByTree = tasks.indices.map(c => metrics.get(s"keysTree$c").orNull).toArray
-      // A group moving to another tree: the tree it runs until the windows of the matches
-      // starting before the move have passed (`retireAfter`), and the tree it moves to.
-      var retiring: Run = null
-      var retiringStates: Array[TreeState] = null
-      var retireAfter = Long.MaxValue
       var moveTo = -1
 
       def startGroup(): Unit = {
-        retiring = null
         moveTo = -1
         if (watch == null) states = run.evaluators.newStates()
         else { states = null; watch.start() }
@@ -158,7 +150,6 @@ class TreeMatchEvaluatorFactory(
         keysByTree(c) += 1
         tree = c
         run = runOf(c)
-        run.emitBefore = Long.MaxValue
         states = run.evaluators.newStates()
       }
       def add(row: InternalRow): Unit =
@@ -167,26 +158,22 @@ class TreeMatchEvaluatorFactory(
           val due = watch.read(row)
           if (watch.holding) { if (due) firstTree() }
           else {
-            val at = watch.position
-            if (retiring != null && at > retireAfter) retire()
-            // A move happens at a row past the one before it: every row of that position
-            // and after goes to the next tree, every match starting before to the last.
-            if (moveTo >= 0 && at > watch.previousPosition) {
-              retiring = run
-              retiringStates = states
-              retiring.emitBefore = at
-              retireAfter = if (at > Long.MaxValue - window) Long.MaxValue else at + window
+            // A move happens at a row past the one before it: the next tree is built from the
+            // rows the leaves of the last kept, and reads every row from there on.
+            if (moveTo >= 0 && watch.position > watch.previousPosition) {
               val from = tree
+              val left = run
+              val leftStates = states
               runTree(moveTo)
+              val rebuilt = run.evaluators.rebuildFrom(left.evaluators, leftStates, states, run.unitEmits, describe)
+              left.count(leftStates)
               moveTo = -1
               metrics("treeMoves") += 1
               KeyTreeMoves.moved(describeKey(), tasks(from).alternatives.head.description,
-                tasks(tree).alternatives.head.description, at, watch.describeLastChoice())
+                tasks(tree).alternatives.head.description, watch.position, rebuilt, watch.describeLastChoice())
             }
-            if (retiring != null) retiring.evaluators.add(retiringStates, row, retiring.unitEmits, describe)
             run.evaluators.add(states, row, run.unitEmits, describe)
-            // Costed only when the group could move (not while it is moving).
-            if (due && retiring == null && moveTo < 0) {
+            if (due && moveTo < 0) {
               val c = watch.choose(tree)
               if (c != tree) moveTo = c
             }
@@ -197,15 +184,8 @@ class TreeMatchEvaluatorFactory(
         runTree(watch.choose(-1))
         watch.drain(r => run.evaluators.add(states, r, run.unitEmits, describe))
       }
-      def retire(): Unit = {
-        retiring.evaluators.finish(retiringStates, retiring.unitEmits, describe)
-        retiring.count(retiringStates)
-        retiring = null
-        retiringStates = null
-      }
       def finishGroup(): Unit = {
         if (watch != null && watch.holding) firstTree()
-        if (retiring != null) retire()
         if (states != null) {
           run.evaluators.finish(states, run.unitEmits, describe)
           run.count(states)

@@ -34,14 +34,17 @@ final case class TreeTask(
  * The alternatives a task evaluates in one pass, as units (see
  * [[SharedTreeGraph.units]]: an alternative alone, or alternatives whose trees share
  * nodes), each run by its [[TreeGraphEvaluator]]. A group keeps one [[TreeState]] per unit.
+ * With `keepsLeaves` (trees per key: one alternative, one unit), the leaves keep their rows so
+ * that another tree of the alternative can be built from them ([[TreeRebuild]]).
  */
-final class TreeUnits(task: TreeTask) {
+final class TreeUnits(task: TreeTask, keepsLeaves: Boolean = false) {
   import task._
 
   val units: Array[Seq[Int]] = SharedTreeGraph.units(alternatives).toArray
   private val windows = alternatives.map(_.window.getOrElse(window))
   private val graphs: Array[TreeGraphEvaluator] = units.map { ts =>
-    new TreeGraphEvaluator(ts.map(alternatives), ts.map(windows), input, order, lo, hi, narrowByOrder, maxBuffered)
+    new TreeGraphEvaluator(ts.map(alternatives), ts.map(windows), input, order, lo, hi, narrowByOrder, maxBuffered,
+      keepsLeaves)
   }
   // Each alternative's unit, and its place in the unit.
   private val unitOf = new Array[Int](alternatives.length)
@@ -82,6 +85,17 @@ final class TreeUnits(task: TreeTask) {
   /** The earliest window position at which `close` would change a state (see `TreeGraphEvaluator.nextChange`). */
   def nextChange(states: Array[TreeState]): Long =
     units.indices.map(u => graphs(u).nextChange(states(u))).min
+
+  /**
+   * Builds `to` (new states of these units) from `from`, the states of `other`: the same one
+   * alternative evaluated as another tree (see [[TreeRebuild]]); `from` is emptied. Returns
+   * the leaf rows read.
+   */
+  def rebuildFrom(other: TreeUnits, from: Array[TreeState], to: Array[TreeState],
+      emits: Array[Array[PartialMatch => Unit]], describeKey: () => String): Long = {
+    require(units.length == 1 && other.units.length == 1, "trees of one alternative are rebuilt")
+    TreeRebuild(other.graphs(0), from(0), graphs(0), to(0), emits(0), describeKey)
+  }
 
   /** The group has no more events: emits every held match. */
   def finish(states: Array[TreeState], emits: Array[Array[PartialMatch => Unit]],

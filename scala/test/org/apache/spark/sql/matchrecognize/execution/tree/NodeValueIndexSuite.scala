@@ -53,7 +53,7 @@ class NodeValueIndexSuite extends AnyFunSuite with TreeEvents {
   /** The match rows (A, B, C times, in emission order), or the error, with the index used from `indexFrom` matches. */
   private def run(a: TreeAlternative, indexFrom: Int): Either[Throwable, Seq[Seq[Long]]] = {
     val e = new TreeGraphEvaluator(Seq(a), Seq(window), input, time, time, time, narrowByOrder = true,
-      Long.MaxValue, indexFrom)
+      Long.MaxValue, indexFrom = indexFrom)
     val leafOrder = a.root.leafIndexes.map(a.leaves(_).variable)
     val out = mutable.ArrayBuffer.empty[Seq[Long]]
     val state = e.newState()

@@ -224,13 +224,14 @@ final class TreeGraphEvaluator(
   private[tree] def nodeOfLeaf(k: Int): Int = leafNode(k)
 
   /**
-   * Enters row `m` of leaf `k` into `state` as `add` would have when its event came, except
-   * that a match it completes at a root is not completed (see [[TreeRebuild]]).
+   * Enters each row `m` of leaf `k` of `rows`, in their order, into `state` as `add` would
+   * have when its event came, except that a match they complete at a root is not completed
+   * (see [[TreeRebuild]]).
    */
-  private[tree] def replay(state: TreeState, k: Int, m: PartialMatch, emit: Array[PartialMatch => Unit],
+  private[tree] def replay(state: TreeState, rows: Seq[(PartialMatch, Int)], emit: Array[PartialMatch => Unit],
       describeKey: () => String): Unit = {
     rebuilding = true
-    try insert(state, leafNode(k), m, emit, describeKey)
+    try rows.foreach { case (m, k) => insert(state, leafNode(k), m, emit, describeKey) }
     finally rebuilding = false
   }
 

@@ -52,7 +52,7 @@ private[tree] object TreeRebuild {
       if (n < 0 || next.nodeOfLeaf(leafHere(k)) < 0) Iterator.empty
       else from.buffers(n).iterator.map(m => (renumbered(m), leafHere(k)))
     }.sortBy { case (m, k) => (m.firstOrder, k) }
-    rows.foreach { case (m, k) => next.replay(to, k, m, emit, describeKey) }
+    next.replay(to, rows, emit, describeKey)
     from.clear()
     from.indexes = null
     rows.length.toLong

@@ -103,20 +103,36 @@ class TreeClassesSuite extends AnyFunSuite {
       assert(chooser.choose(a, 1000, 1000.0, -1, Array(0L, 0L), Array(0L, 0L)) ==
         unmeasured.choose(a, 1000, 1000.0, -1, Array.empty[Long], Array.empty[Long]))
     }
-    // Planned 0.05 (0.1 of the ordered pairs) counts as 256 pairs: 256 tested passing 0.3
-    // give 0.2 of the ordered pairs, a selectivity of 0.1.
-    val moved = RatesTreeChooser.selectivities(even, chooser.pairs, Array(256L, 0L), Array(77L, 0L))
-    assert(math.abs(moved(("A", "B")) - (77 + 25.6) / 512 / 2) < 1e-12)
-    assert(moved(("B", "C")) == 0.05 && moved(("A", "C")) == 0.5)
+    // Planned 0.05 (0.1 of the ordered pairs): kept while the measured pass rate's interval
+    // holds 0.1; a pass rate beyond it replaces it (a selectivity is half the ordered rate).
+    val kept = RatesTreeChooser.selectivities(even, chooser.pairs, Array(256L, 256L), Array(30L, 20L))
+    assert(kept(("A", "B")) == 0.05 && kept(("B", "C")) == 0.05 && kept(("A", "C")) == 0.5)
+    val moved = RatesTreeChooser.selectivities(even, chooser.pairs, Array(256L, 256L), Array(77L, 0L))
+    assert(math.abs(moved(("A", "B")) - 77.5 / 257 / 2) < 1e-12)
+    assert(math.abs(moved(("B", "C")) - 0.5 / 257 / 2) < 1e-12)
+    // Few pairs prove little: 0 of 20 is within chance of 0.1, 20 of 20 is not.
+    val few = RatesTreeChooser.selectivities(even, chooser.pairs, Array(20L, 20L), Array(20L, 0L))
+    assert(few(("A", "B")) > 0.48 && few(("B", "C")) == 0.05)
     // Measured either way round the planned key; none planned counts as passing all.
     val flipped = RatesTreeChooser.selectivities(even.copy(selectivities = Map(("B", "A") -> 0.05)),
       Seq("A" -> "B"), Array(256L), Array(0L))
-    assert(flipped.keySet == Set(("A", "B")) && math.abs(flipped(("A", "B")) - 25.6 / 512 / 2) < 1e-12)
+    assert(flipped.keySet == Set(("A", "B")) && math.abs(flipped(("A", "B")) - 0.5 / 257 / 2) < 1e-12)
     val nonePlanned = RatesTreeChooser.selectivities(even.copy(selectivities = Map.empty),
-      Seq("A" -> "B"), Array(256L), Array(0L))
-    assert(nonePlanned(("A", "B")) == 0.25)
-    // Many pairs tested outweigh the plan: a pair planned alike but passing nearly all.
-    val many = RatesTreeChooser.selectivities(even, chooser.pairs, Array(100000L, 100000L), Array(99000L, 10L))
-    assert(many(("A", "B")) > 0.49 && many(("B", "C")) < 0.001)
+      Seq("A" -> "B"), Array(256L), Array(256L))
+    assert(nonePlanned(("A", "B")) == 0.5)
+  }
+
+  test("a pass rate's interval holds the rates within chance of the one measured") {
+    val (lo, hi) = RatesTreeChooser.passInterval(64, 64)
+    assert(hi == 1.0 && lo > 0.87 && lo < 0.88)
+    val (lo0, hi0) = RatesTreeChooser.passInterval(0, 256)
+    assert(lo0 == 0.0 && hi0 > 0.03 && hi0 < 0.035)
+    // A rate of 1 in 100 measured on 256 pairs: 2.56 passes expected, 0 to 7 within the interval.
+    for (passes <- 0L to 7L) {
+      val (l, h) = RatesTreeChooser.passInterval(passes, 256)
+      assert(l <= 0.01 && 0.01 <= h, passes)
+    }
+    assert(RatesTreeChooser.passInterval(12, 256)._1 > 0.01)
+    assert(RatesTreeChooser.passInterval(0, 0) == ((0.0, 1.0)))
   }
 }

@@ -27,8 +27,55 @@ final class KeyRateCounts(val variables: Int, pairCount: Int = 0) {
     tested = Array.ofDim[Long](KeyRateCounts.Buckets, n)
     passed = Array.ofDim[Long](KeyRateCounts.Buckets, n)
   }
+
+  /**
+   * The buckets holding rows, newest first, back to the last change: an older bucket is
+   * left out, with those before it, when a variable's share of its rows or a pair's pass
+   * rate differs from that of the newer buckets beyond chance ([[KeyRateCounts.differ]]).
+   * So a choice after the rates or pass rates moved reads only the rows since, as soon as
+   * one bucket holds them, instead of averaging them with the rows before.
+   */
+  def sinceChange(): Seq[Int] = {
+    val newestFirst = (0 until KeyRateCounts.Buckets).map(i => Math.floorMod(bucket - i, KeyRateCounts.Buckets))
+      .filter(rowsIn(_) > 0)
+    if (newestFirst.isEmpty) Nil
+    else {
+      val rows = rowsIn(newestFirst.head)
+      val sumAdmitted = admitted(newestFirst.head).clone()
+      val sumTested = tested(newestFirst.head).clone()
+      val sumPassed = passed(newestFirst.head).clone()
+      var taken = 1
+      var total = rows
+      def same(b: Int): Boolean =
+        sumAdmitted.indices.forall(i => !KeyRateCounts.differ(sumAdmitted(i), total, admitted(b)(i), rowsIn(b))) &&
+          sumTested.indices.forall(i => !KeyRateCounts.differ(sumPassed(i), sumTested(i), passed(b)(i), tested(b)(i)))
+      while (taken < newestFirst.size && same(newestFirst(taken))) {
+        val b = newestFirst(taken)
+        sumAdmitted.indices.foreach(i => sumAdmitted(i) += admitted(b)(i))
+        sumTested.indices.foreach { i => sumTested(i) += tested(b)(i); sumPassed(i) += passed(b)(i) }
+        total += rowsIn(b)
+        taken += 1
+      }
+      newestFirst.take(taken)
+    }
+  }
 }
 
 object KeyRateCounts {
   val Buckets = 4
+
+  /**
+   * Standard errors between two shares beyond which they are taken to differ: with a
+   * handful of shares tested at each choice, one choice in some tens reads fewer buckets
+   * than it could on noise alone, which costs only a smaller sample.
+   */
+  val ChangeZ = 3.0
+
+  /** Whether `x1` of `n1` and `x2` of `n2` differ by more than [[ChangeZ]] standard errors (pooled). */
+  def differ(x1: Long, n1: Long, x2: Long, n2: Long): Boolean =
+    n1 > 0 && n2 > 0 && {
+      val pooled = (x1 + x2).toDouble / (n1 + n2)
+      val variance = pooled * (1 - pooled) * (1.0 / n1 + 1.0 / n2)
+      variance > 0 && math.abs(x1.toDouble / n1 - x2.toDouble / n2) > ChangeZ * math.sqrt(variance)
+    }
 }

@@ -15,9 +15,10 @@ import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreesPerKey}
  * passed it of those tested (a row the second admits against the latest
  * [[KeyTreeWatch.RecentRows]] the first admitted before it within the `window`, up to
  * [[KeyTreeWatch.TestsPerBucket]] pairs a bucket), kept in four buckets of a quarter of the
- * rows each, so that the figures slide with the rows. Its first rows are held until the first
- * choice (`holding`), then handed to the chosen tree (`drain`); after that, a choice is due
- * each time a bucket fills.
+ * rows each, so that the figures slide with the rows; a choice reads the buckets since the
+ * figures last changed ([[KeyRateCounts.sinceChange]]). Its first rows are held until the
+ * first choice (`holding`), then handed to the chosen tree (`drain`); after that, a choice is
+ * due each time a bucket fills.
  */
 final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, input: Seq[Attribute],
     lo: Expression, window: Long) {
@@ -179,7 +180,10 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
     i < pairs.length
   }
 
-  /** The tree for the rows the buckets hold, the group running `current` (-1: none yet). */
+  /**
+   * The tree for the rows the buckets hold since the figures last changed, the group running
+   * `current` (-1: none yet).
+   */
   def choose(current: Int): Int = {
     val c = counts
     val sums = new Array[Long](admits.length)
@@ -187,7 +191,7 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
     val pairPasses = new Array[Long](pairs.length)
     var rows = 0L
     var first = Long.MaxValue
-    for (b <- 0 until Buckets if c.rowsIn(b) > 0) {
+    for (b <- c.sinceChange()) {
       var i = 0
       while (i < sums.length) { sums(i) += c.admitted(b)(i); i += 1 }
       i = 0
@@ -230,7 +234,7 @@ object KeyTreeWatch {
   val RecentRows = 8
 
   /** Pairs of two variables tested per bucket, at most: the cost of measuring stays bounded. */
-  val TestsPerBucket = 64
+  val TestsPerBucket = 256
 
   /** Whether `p` holds of `row`, a condition that fails to evaluate counting as false. */
   private def passesSafely(p: BasePredicate, row: InternalRow): Boolean =

@@ -6,8 +6,8 @@ import org.apache.spark.sql.matchrecognize.plans.KeyTreeChooser
 /**
  * Chooses a group's tree by the cost model: `stats` (the sample's, selectivities and all)
  * with the single-row variables' rates replaced by those the group's last rows show, and
- * the selectivities of `pairs` moved towards the pass rates measured on them, the more the
- * more pairs were tested ([[RatesTreeChooser.selectivities]]); each of `candidates` costed,
+ * the selectivities of `pairs` moved to the pass rates measured on them where those differ
+ * from the planned ones beyond chance ([[RatesTreeChooser.selectivities]]); each of `candidates` costed,
  * the cheapest taken (the first of equals, so tree 0 on a tie). A group running a tree
  * moves to another only when it costs `minGain` times less.
  */
@@ -37,26 +37,46 @@ object RatesTreeChooser {
     variables.indices.map(i => variables(i) -> math.max(admitted(i).toDouble, 0.5) / math.max(span, 1.0)).toMap
 
   /**
-   * Pairs tested that weigh as much as the selectivity planned with: a pass rate measured on
-   * as many pairs counts half, so that a rate of 1 pair in 100, which a few hundred pairs
-   * measure only to within a factor of 2, does not move a group between trees of about the
-   * same cost, while a pair passing far more or far less than planned still shows.
+   * How sure a measured pass rate must be before it replaces the planned one: the planned
+   * rate is kept while it lies within this many standard errors of the measured one (a
+   * Wilson interval, about 1 in 370 of true rates falls outside it), and taken to the
+   * nearer end of the interval when it lies outside. A rate of 1 pair in 100 measured on a
+   * few hundred pairs, whose passes vary by a factor of 2 from one choice to the next, so
+   * keeps the plan's figure; a pair planned at 1 in 20 that passes all of 64 pairs tested is
+   * taken at 0.88 or more.
    */
-  val PriorPairs = 256.0
+  val Confidence = 3.0
 
   /**
-   * The selectivities of `stats` with those of the pairs measured moved towards what their
-   * rows showed: a pass rate is measured on ordered pairs (an earlier row of the first
-   * variable, a later one of the second), and a selectivity counts the pairs of the two
-   * variables' rows in a window either way round, half of them in order; so the planned
-   * selectivity s counts as PriorPairs pairs passing at 2s, added to those tested.
+   * The pass rates `passed` of `tested` pairs may have, at [[Confidence]] standard errors
+   * (Wilson's score interval, which stays within 0 and 1 and is not empty at 0 or all).
+   */
+  def passInterval(passed: Long, tested: Long): (Double, Double) =
+    if (tested <= 0) (0.0, 1.0)
+    else {
+      val n = tested.toDouble
+      val p = passed.toDouble / n
+      val z2 = Confidence * Confidence
+      val centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+      val half = Confidence * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+      (math.max(0.0, centre - half), math.min(1.0, centre + half))
+    }
+
+  /**
+   * The selectivities of `stats` with those of the pairs measured moved to what their rows
+   * showed: a pass rate is measured on ordered pairs (an earlier row of the first variable,
+   * a later one of the second), and a selectivity counts the pairs of the two variables'
+   * rows in a window either way round, half of them in order; so the planned selectivity s
+   * is a pass rate of 2s, kept where the measured [[passInterval]] holds it and otherwise
+   * moved to the interval's nearer end.
    */
   def selectivities(stats: PatternStatistics, pairs: Seq[(String, String)], tested: Array[Long],
       passed: Array[Long]): Map[(String, String), Double] =
     pairs.indices.filter(i => tested(i) > 0).foldLeft(stats.selectivities) { (m, i) =>
       val (a, b) = pairs(i)
-      val prior = math.min(1.0, 2 * stats.selectivity(a, b))
-      val inOrder = (passed(i) + prior * PriorPairs) / (tested(i) + PriorPairs)
+      val planned = math.min(1.0, 2 * stats.selectivity(a, b))
+      val (lo, hi) = passInterval(passed(i), tested(i))
+      val inOrder = if (planned >= lo && planned <= hi) planned else (passed(i) + 0.5) / (tested(i) + 1)
       m - ((b, a)) + ((a, b) -> inOrder / 2)
     }
 }

@@ -221,11 +221,7 @@ SELECT * FROM drifting_keys MATCH_RECOGNIZE (
 )"""
 
 
-def test_keys_whose_rates_drift_move_to_the_trees_made_for_them(spark):
-    """Each key's rare variable changes every 200 rows (A, D, B, C, ...); the sample reads
-    a key's first rows only, which show the rates moving: trees are kept ready for each
-    variable being rare, and keys move between them as they go, with the rows of one tree."""
-    spark.sql("""
+DRIFT_ROWS = """
         SELECT k, timestamp_seconds(t) AS ts,
                CASE WHEN h < 2 THEN rare
                     ELSE element_at(filter(array('A', 'B', 'C', 'D'), x -> x != rare),
@@ -233,7 +229,14 @@ def test_keys_whose_rates_drift_move_to_the_trees_made_for_them(spark):
                CAST(pmod(hash(id, 7), 100) AS INT) AS v
         FROM (SELECT id, k, t, h, substr('ADBC', CAST(pmod(t DIV 200, 4) AS INT) + 1, 1) AS rare
               FROM (SELECT id, id % 4 AS k, id DIV 4 AS t, pmod(hash(id, 3), 100) AS h
-                    FROM range(9600)))""").createOrReplaceTempView("drifting_keys")
+                    FROM range(9600)))"""
+
+
+def test_keys_whose_rates_drift_move_to_the_trees_made_for_them(spark):
+    """Each key's rare variable changes every 200 rows (A, D, B, C, ...); the sample reads
+    a key's first rows only, which show the rates moving: trees are kept ready for each
+    variable being rare, and keys move between them as they go, with the rows of one tree."""
+    spark.sql(DRIFT_ROWS).createOrReplaceTempView("drifting_keys")
     conf = {
         EXECUTION: "tree",
         PREFIX_ROWS: "100",
@@ -256,3 +259,21 @@ def test_keys_whose_rates_drift_move_to_the_trees_made_for_them(spark):
     assert rows and rows == one_tree == joins
     (op,) = ops
     assert op.metrics["treeMoves"] > 0
+    # What the keys chose by: every row of a kind is admitted by its variable's own condition,
+    # once per time slice that reads it (a slice reads on past its end to finish the matches
+    # starting in it: those rows count again, and only those).
+    kinds = {
+        r["kind"]: r["n"]
+        for r in spark.sql(
+            f"SELECT kind, count(*) AS n FROM ({DRIFT_ROWS}) GROUP BY kind"
+        ).collect()
+    }
+    admitted = {v: op.metrics[f"rows_{v}"] for v in "ABCD"}
+    assert all(admitted[v] >= kinds[v] for v in "ABCD"), (admitted, kinds)
+    read_again = op.metrics["numInputRows"] - sum(kinds.values())
+    assert sum(admitted.values()) - sum(kinds.values()) <= read_again, (admitted, kinds)
+    # A pair of neighbours passes when the values add up to a multiple of 10: 1 pair in 10.
+    for a, b in ("AB", "BC", "CD"):
+        tested, passed = op.metrics[f"pairs_tested_{a}_{b}"], op.metrics[f"pairs_passed_{a}_{b}"]
+        assert tested > 1000, (a, b, tested)
+        assert 0.05 < passed / tested < 0.15, (a, b, passed, tested)

@@ -64,7 +64,10 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
   /** How many pairs of variables the pass rates count (the chooser's). */
   def pairCount: Int = pairs.length
 
-  /** Rows each variable admitted since `resume` (a stream's rates in its progress). */
+  /**
+   * Rows each variable admitted since `resume` (a stream's rates in its progress), or since
+   * the watch was made (a batch task's, over all its groups).
+   */
   val admittedSinceResume: Array[Long] = new Array[Long](admits.length)
 
   /** Pairs of each pair of variables tested, and passed, since `resume`. */

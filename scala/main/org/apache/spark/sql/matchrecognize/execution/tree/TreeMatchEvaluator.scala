@@ -195,7 +195,18 @@ class TreeMatchEvaluatorFactory(
       TaskContext.get().addTaskCompletionListener[Unit] { _ =>
         finishGroup()
         metrics("peakBuffered").set(taskPeakTotal.toDouble)
+        if (watch != null) addMeasured(watch)
         (0 until n).foreach(i => metrics(s"peak$i").set(taskPeak(i).toDouble))
+      }
+      // What the keys measured to choose their trees by, summed over the task's keys.
+      def addMeasured(w: KeyTreeWatch): Unit = {
+        val k = perKey.get.chooser
+        k.variables.indices.foreach(i => metrics(s"rows_${k.variables(i)}") += w.admittedSinceResume(i))
+        k.pairs.indices.foreach { i =>
+          val (a, b) = k.pairs(i)
+          metrics(s"pairs_tested_${a}_$b") += w.testedSinceResume(i)
+          metrics(s"pairs_passed_${a}_$b") += w.passedSinceResume(i)
+        }
       }
       new Iterator[InternalRow] {
         private var inGroup = false

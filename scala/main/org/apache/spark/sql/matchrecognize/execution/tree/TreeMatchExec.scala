@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Ascending, Attribute, A
 import org.apache.spark.sql.catalyst.plans.physical.{ClusteredDistribution, Distribution, Partitioning}
 import org.apache.spark.sql.execution.{ScalarSubquery => ScalarSubqueryExec, SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.matchrecognize.plans.{TreeAlternative, TreesPerKey}
+import org.apache.spark.sql.matchrecognize.plans.{KeyTreeChooser, TreeAlternative, TreesPerKey}
 
 /**
  * Runs the one-pass trees of SKIP TILL ANY MATCH alternatives (see [[TreeGraphEvaluator]]) over
@@ -104,8 +104,11 @@ case class TreeMatchExec(
           s"peak buffered partial matches at $name per task"))
     } ++
     perKey.toSeq.flatMap(_.chooser.trees.zipWithIndex.map { case (tree, c) =>
-      s"keysTree$c" -> SQLMetrics.createMetric(sparkContext, s"keys run with tree $tree")
-    } :+ ("treeMoves" -> SQLMetrics.createMetric(sparkContext, "moves of a key to another tree")))
+        s"keysTree$c" -> SQLMetrics.createMetric(sparkContext, s"keys run with tree $tree")
+      } ++ perKey.toSeq.flatMap(k =>
+        TreeMatchExec.measuredMetrics(k.chooser).map { case (key, name) =>
+          key -> SQLMetrics.createMetric(sparkContext, name)
+        }) :+ ("treeMoves" -> SQLMetrics.createMetric(sparkContext, "moves of a key to another tree")))
 
   override protected def doExecute(): RDD[InternalRow] =
     child.execute().mapPartitionsWithEvaluator(new TreeMatchEvaluatorFactory(
@@ -124,4 +127,20 @@ case class TreeMatchExec(
   }
 
   override protected def withNewChildInternal(c: SparkPlan): TreeMatchExec = copy(child = c)
+}
+
+object TreeMatchExec {
+
+  /**
+   * The metrics of what the keys measured to choose their trees by (`rows_A`: the rows A's
+   * own conditions admitted; `pairs_tested_A_B`, `pairs_passed_A_B`: the pairs of A and B
+   * rows tested against the conditions relating them, and those that passed), keyed as in a
+   * stream's progress, with their display names.
+   */
+  def measuredMetrics(chooser: KeyTreeChooser): Seq[(String, String)] =
+    chooser.variables.map(v => s"rows_$v" -> s"rows $v's own conditions admitted (the rates keys choose trees by)") ++
+      chooser.pairs.flatMap { case (a, b) =>
+        Seq(s"pairs_tested_${a}_$b" -> s"$a-$b pairs tested (the pass rates keys choose trees by)",
+          s"pairs_passed_${a}_$b" -> s"$a-$b pairs passed of those tested")
+      }
 }

@@ -56,6 +56,7 @@ from .pattern_sets import (  # noqa: E402
     match_pattern_table_sql,
     match_patterns,
     match_patterns_sql,
+    pattern_table_status,
 )
 from .transpile import DIALECTS, TranspileError, transpile  # noqa: E402
 
@@ -86,6 +87,7 @@ __all__ = [
     "match_pattern_table_sql",
     "match_patterns",
     "match_patterns_sql",
+    "pattern_table_status",
     "match_recognize",
     "match_recognize_sql",
     "operator_metrics",

@@ -219,7 +219,8 @@ def match_pattern_table(df: DataFrame, table: str, **shared: Any) -> DataFrame:
     price < A.price"``) and ``subset`` (``"U = (A, B)"``), all strings. Over a batch
     DataFrame the table is read when the query is analysed; over a streaming DataFrame it
     is read again for every micro-batch, so that rows added, removed or changed in the
-    table take effect without restarting the query (see ``docs/pattern-tables.md``).
+    table take effect without restarting the query (see ``docs/streaming.md``, "Patterns
+    kept in a table"); :func:`pattern_table_status` says which rows run.
 
     Args:
         df: the input (a classic or a Spark Connect DataFrame) of a session with the
@@ -243,3 +244,45 @@ def match_pattern_table(df: DataFrame, table: str, **shared: Any) -> DataFrame:
     )
     df.createOrReplaceTempView(view)
     return df.sparkSession.sql(query)
+
+
+def pattern_table_status(df: DataFrame, table: str, **shared: Any) -> DataFrame:
+    """What :func:`match_pattern_table` would make of each row of ``table`` over ``df``, now.
+
+    One row per row of the table: ``name``, ``runs`` (whether it is a pattern the query
+    runs) and ``problem`` (what keeps it out, as the query's error or a stream's warning
+    says; NULL when it runs). Over a batch DataFrame the query fails at the first row that
+    cannot run; over a streaming one such rows are left out and counted in the progress
+    (``invalid_patterns``): this names them all, checked as the input's kind is (a stream's
+    patterns also need what a stream asks of them). Reads the table once; runs no pattern.
+
+    Args:
+        df, table, **shared: as for :func:`match_pattern_table`.
+
+    Returns:
+        A batch DataFrame of ``name STRING, runs BOOLEAN, problem STRING``.
+
+    Raises:
+        TypeError: for a Spark Connect DataFrame (the check runs in the driver's JVM).
+    """
+    from pyspark.sql import DataFrame as _DataFrame
+
+    if not isinstance(df, _DataFrame):
+        raise TypeError(f"df must be a pyspark DataFrame, got {type(df).__name__}")
+    session = df.sparkSession
+    jsession = getattr(session, "_jsparkSession", None)
+    if jsession is None:
+        raise TypeError(
+            "pattern_table_status() needs a classic SparkSession (it runs in the driver's JVM); "
+            "over Spark Connect, run match_pattern_table() over a batch of the input: its "
+            "error names the first pattern that cannot run"
+        )
+    view = VIEW_PREFIX + uuid.uuid4().hex
+    query = _table_statement(view, fragments.spark_expression_parser(session), table, shared)
+    df.createOrReplaceTempView(view)
+    try:
+        jvm: Any = session._jvm
+        status = jvm.org.apache.spark.sql.matchrecognize.streaming.PatternTableStatus
+        return _DataFrame(status.of(jsession, query), session)
+    finally:
+        session.catalog.dropTempView(view)

@@ -64,15 +64,9 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
   private def member(
       p: PatternTableStream, row: PatternRow, input: Seq[Attribute]): () => Either[(String, String), PatternSetMember] =
     () =>
-      PatternTables.attempt(session, p.before, p.after, row, input).flatMap { c =>
-        PatternTables.fits(c, p.output.tail).orElse(runnable(c)).toLeft(c)
-      }.left.map(row.name -> _).map(c =>
-        PatternSetMember(c.row.name, id(c), PlanStreamingMatchRecognize.matchFunction(c.node, input)))
-
-  /** What a pattern needs over a stream beyond what its clause checks (see `eventTimeOf`). */
-  private def runnable(c: CompiledPattern): Option[String] =
-    try { PlanStreamingMatchRecognize.eventTimeOf(c.node); None }
-    catch { case e: org.apache.spark.sql.AnalysisException => Some(e.getMessage) }
+      PlanPatternTableStreams.streamable(session, p.before, p.after, row, input, p.output.tail)
+        .left.map(row.name -> _).map(c =>
+          PatternSetMember(c.row.name, id(c), PlanStreamingMatchRecognize.matchFunction(c.node, input)))
 
   /** The pattern's name and a digest of what its state depends on. */
   private def id(c: CompiledPattern): String = {
@@ -82,6 +76,21 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
 }
 
 object PlanPatternTableStreams {
+
+  /**
+   * The pattern of `row` compiled to run over a stream of `input`, or what keeps it out: an
+   * error of its clause, columns other than the query's (`columns`), or what a stream needs
+   * beyond what the clause checks (see `eventTimeOf`).
+   */
+  def streamable(session: SparkSession, before: String, after: String, row: PatternRow,
+      input: Seq[Attribute], columns: Seq[Attribute]): Either[String, CompiledPattern] =
+    PatternTables.attempt(session, before, after, row, input).flatMap { c =>
+      PatternTables.fits(c, columns).orElse(runnable(c)).toLeft(c)
+    }
+
+  private def runnable(c: CompiledPattern): Option[String] =
+    try { PlanStreamingMatchRecognize.eventTimeOf(c.node); None }
+    catch { case e: org.apache.spark.sql.AnalysisException => Some(e.getMessage) }
 
   /**
    * Patterns compiled for earlier micro-batches, by what they were compiled from (the

@@ -6,7 +6,7 @@ import org.apache.spark.sql.matchrecognize.plans.KeyTreeChooser
 /**
  * Chooses a group's tree by the cost model: `stats` (the sample's, selectivities and all)
  * with the single-row variables' rates replaced by those the group's last rows show, and
- * the selectivities of `pairs` moved to the pass rates measured on them where those differ
+ * the selectivities of `pairs` moved towards the pass rates measured on them where those differ
  * from the planned ones beyond chance ([[RatesTreeChooser.selectivities]]); each of `candidates` costed,
  * the cheapest taken (the first of equals, so tree 0 on a tie). A group running a tree
  * moves to another only when it costs `minGain` times less.
@@ -37,13 +37,13 @@ object RatesTreeChooser {
     variables.indices.map(i => variables(i) -> math.max(admitted(i).toDouble, 0.5) / math.max(span, 1.0)).toMap
 
   /**
-   * How sure a measured pass rate must be before it replaces the planned one: the planned
+   * How sure a measured pass rate must be before it moves the planned one: the planned
    * rate is kept while it lies within this many standard errors of the measured one (a
    * Wilson interval, about 1 in 370 of true rates falls outside it), and taken to the
    * nearer end of the interval when it lies outside. A rate of 1 pair in 100 measured on a
    * few hundred pairs, whose passes vary by a factor of 2 from one choice to the next, so
    * keeps the plan's figure; a pair planned at 1 in 20 that passes all of 64 pairs tested is
-   * taken at 0.88 or more.
+   * taken at 0.87 or more.
    */
   val Confidence = 3.0
 
@@ -76,7 +76,7 @@ object RatesTreeChooser {
       val (a, b) = pairs(i)
       val planned = math.min(1.0, 2 * stats.selectivity(a, b))
       val (lo, hi) = passInterval(passed(i), tested(i))
-      val inOrder = if (planned >= lo && planned <= hi) planned else (passed(i) + 0.5) / (tested(i) + 1)
+      val inOrder = math.min(math.max(planned, lo), hi)
       m - ((b, a)) + ((a, b) -> inOrder / 2)
     }
 }

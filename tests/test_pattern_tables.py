@@ -403,18 +403,3 @@ def test_a_stream_leaves_out_a_row_that_cannot_be_a_pattern_and_counts_it(
     assert compare_rows(written["low"], low, ordered=False) is None
     fixed = _batch(spark, "bad", ("A", "A AS x > 8", None), rows[30:])
     assert fixed and compare_rows(written["bad"], fixed, ordered=False) is None
-
-
-def test_a_stream_of_skip_till_any_match_patterns_is_refused_by_name(spark, tmp_path, rules_view):
-    rules_table = rules_view
-    _write_rules(spark, rules_table, {"low": RULES["low"]})
-    write_batches(tmp_path / "src", COLUMNS, [_rows(5, 1)])
-    spark.readStream.schema(SCHEMA).json(str(tmp_path / "src")).withWatermark(
-        "ts", "3 seconds"
-    ).createOrReplaceTempView("stream_events")
-    with pytest.raises(AnalysisException, match="standard semantics"):
-        spark.sql(
-            "SELECT * FROM stream_events MATCH_RECOGNIZE (PARTITION BY part ORDER BY ts "
-            f"MEASURES L.id AS l_id SKIP TILL ANY MATCH PATTERNS FROM {rules_table} "
-            "WITHIN INTERVAL '5' SECOND)"
-        )

@@ -2,12 +2,13 @@
 added, removed, changed and added again, the query restarted from its checkpoint at a random
 point. The stream's output equals, pattern by pattern, the batch query of each version of
 the pattern over the rows it was live for (the segments of rows between the change that
-started it and the one that stopped it).
+started it and the one that stopped it), under the standard semantics and under SKIP TILL
+ANY MATCH.
 
 Each segment's rows are all released (a row in a key of its own moves the watermark past
 them) before the table changes, so that the rows a version saw are known exactly; the
-patterns have a fixed length, so a match is final at its last row and a stopped version
-has written every match of its rows.
+patterns have a fixed length or a window shorter than the gap between segments, so every
+match of a version's rows is decided before it stops.
 """
 
 from __future__ import annotations
@@ -44,6 +45,56 @@ POOL = {
     ],
 }
 
+# The same under SKIP TILL ANY MATCH: every version binds A first and Z last.
+ANY_SHARED = """PARTITION BY part ORDER BY ts MEASURES A.id AS first_id, Z.id AS last_id
+  ONE ROW PER MATCH SKIP TILL ANY MATCH"""
+ANY_WITHIN = "WITHIN INTERVAL '5' SECOND"
+ANY_POOL = {
+    "fall": [("A Z", "A AS x > 6, Z AS x < A.x"), ("A Z", "A AS x > 7, Z AS x < A.x - 2")],
+    "vee": [
+        ("A B Z", "A AS x > 5, B AS x < A.x, Z AS x > B.x"),
+        ("A B Z", "A AS x > 4, B AS x < A.x - 2, Z AS x > B.x + 1"),
+    ],
+    "run": [
+        ("A B+ Z", "A AS x < 4, B AS x > A.x, Z AS x < A.x"),
+        ("A B+ Z", "A AS x < 3, Z AS x > 7"),
+    ],
+    "fork": [
+        ("A (B | C) Z", "A AS x = 5, B AS x < 3, C AS x > 7, Z AS x = A.x"),
+        ("A (B | C) Z", "A AS x = 4, B AS x < 2, C AS x > 6, Z AS x <> A.x"),
+    ],
+    "pair": [("A Z", "A AS x < 2, Z AS x > 8"), ("A Z", "A AS x < 3, Z AS x > 6")],
+    "tail": [("A B Z", "A AS x = 9, B AS x < 5, Z AS x < B.x"), ("A Z", "A AS x = 9, Z AS x = 0")],
+}
+
+
+class Semantics:
+    """The patterns' pool, the query over the table of patterns, and one version's query."""
+
+    def __init__(self, pool: dict, shared: str, after: str) -> None:
+        self.pool, self.shared, self.after = pool, shared, after
+
+    def table_query(self, view: str) -> str:
+        return (
+            f"SELECT * FROM stream_events MATCH_RECOGNIZE ({self.shared} "
+            f"PATTERNS FROM {view} {self.after})"
+        )
+
+    def batch(self, spark, name: str, version: int, rows: list[tuple]) -> list[tuple]:
+        pattern, define = self.pool[name][version]
+        spark.createDataFrame(rows, tables.SCHEMA).createOrReplaceTempView("segment")
+        return tables._collect(
+            spark,
+            f"SELECT '{name}' AS pattern, * FROM segment MATCH_RECOGNIZE ({self.shared} "
+            f"PATTERN ({pattern}) {self.after} DEFINE {define})",
+        )
+
+
+SEMANTICS = {
+    "standard": Semantics(POOL, tables.SHARED, ""),
+    "any match": Semantics(ANY_POOL, ANY_SHARED, ANY_WITHIN),
+}
+
 
 def _segment(k: int, rng: random.Random) -> list[tuple]:
     """Segment k: rows a second apart from 100 s * k, ids from 1000 * k."""
@@ -65,11 +116,11 @@ def _release(k: int) -> tuple:
     return (1000 * k + 999, "zz", 4, tables.EPOCH + datetime.timedelta(seconds=100 * k + 60))
 
 
-def _schedule(rng: random.Random) -> list[dict[str, int]]:
+def _schedule(rng: random.Random, pool: dict) -> list[dict[str, int]]:
     """The table during each segment: each live name and the number of its version.
     Between segments, up to two names are added (one may be a name removed before), one
     removed and one changed, at random."""
-    live = {name: 0 for name in rng.sample(sorted(POOL), 3)}
+    live = {name: 0 for name in rng.sample(sorted(pool), 3)}
     tables_by_segment = [dict(live)]
     for _ in range(SEGMENTS - 1):
         live = dict(live)
@@ -77,10 +128,10 @@ def _schedule(rng: random.Random) -> list[dict[str, int]]:
             del live[rng.choice(sorted(live))]
         if live and rng.random() < 0.6:
             name = rng.choice(sorted(live))
-            live[name] = (live[name] + 1) % len(POOL[name])
-        for name in rng.sample(sorted(set(POOL) - set(live)), min(2, len(set(POOL) - set(live)))):
+            live[name] = (live[name] + 1) % len(pool[name])
+        for name in rng.sample(sorted(set(pool) - set(live)), min(2, len(set(pool) - set(live)))):
             if rng.random() < 0.5:
-                live[name] = rng.randrange(len(POOL[name]))
+                live[name] = rng.randrange(len(pool[name]))
         tables_by_segment.append(live)
     return tables_by_segment
 
@@ -100,24 +151,25 @@ def _lives(schedule: list[dict[str, int]]) -> list[tuple[str, int, int, int]]:
     return runs
 
 
-def _write(spark, view: str, table: dict[str, int]) -> None:
+def _write(spark, view: str, pool: dict, table: dict[str, int]) -> None:
     tables._write_rules(
-        spark, view, {name: (*POOL[name][version], None) for name, version in table.items()}
+        spark, view, {name: (*pool[name][version], None) for name, version in table.items()}
     )
 
 
-def _run(spark, tmp_path: Path, view: str, rng: random.Random):
-    schedule = _schedule(rng)
+def _run(spark, tmp_path: Path, view: str, rng: random.Random, semantics: Semantics):
+    pool = semantics.pool
+    schedule = _schedule(rng, pool)
     segments = [_segment(k, rng) for k in range(SEGMENTS)]
     restart_at = rng.randrange(1, SEGMENTS)
     source, checkpoint, sink = tmp_path / "src", tmp_path / "chk", tmp_path / "sink"
-    sql = tables._table_query(view, "stream_events")
-    _write(spark, view, schedule[0])
+    sql = semantics.table_query(view)
+    _write(spark, view, pool, schedule[0])
     query = tables._start(spark, source, sql, checkpoint, sink)
     try:
         for k in range(SEGMENTS):
             if k > 0:
-                _write(spark, view, schedule[k])
+                _write(spark, view, pool, schedule[k])
             if k == restart_at:
                 query.stop()
                 query = tables._start(spark, source, sql, checkpoint, sink)
@@ -130,12 +182,12 @@ def _run(spark, tmp_path: Path, view: str, rng: random.Random):
     return schedule, segments, restart_at, written
 
 
-def _check(spark, schedule, segments, written) -> list[str]:
+def _check(spark, schedule, segments, written, semantics: Semantics) -> list[str]:
     problems = []
     by_name = tables._by_pattern(written)
     for name, version, start, end in _lives(schedule):
         rows = [r for s in segments[start:end] for r in s]
-        expected = tables._batch(spark, name, (*POOL[name][version], None), rows)
+        expected = semantics.batch(spark, name, version, rows)
         # A run's matches start in its segments (the first id's thousands are the segment).
         got = [r for r in by_name.get(name, []) if start <= r[2] // 1000 < end]
         diff = compare_rows(got, expected, ordered=False)
@@ -144,18 +196,21 @@ def _check(spark, schedule, segments, written) -> list[str]:
     return problems
 
 
+@pytest.mark.parametrize("semantics", list(SEMANTICS))
 @pytest.mark.parametrize("operator", STATEFUL_OPERATORS)
-def test_random_pattern_set_changes_give_each_version_its_batch_rows(spark, tmp_path, operator):
-    seed = SEED + (0 if operator == "flatMapGroupsWithState" else 1)
+def test_random_pattern_set_changes_give_each_version_its_batch_rows(
+    spark, tmp_path, operator, semantics
+):
+    seed = SEED + (0 if operator == "flatMapGroupsWithState" else 1) + 2 * (semantics != "standard")
     view = f"global_temp.mr_rules_{uuid.uuid4().hex[:8]}"
     try:
         with settings(spark, operator_settings(operator)):
             schedule, segments, restart_at, written = _run(
-                spark, tmp_path, view, random.Random(seed)
+                spark, tmp_path, view, random.Random(seed), SEMANTICS[semantics]
             )
     finally:
         spark.sql(f"DROP VIEW IF EXISTS {view}")
-    problems = _check(spark, schedule, segments, written)
+    problems = _check(spark, schedule, segments, written, SEMANTICS[semantics])
     assert not problems, (
         f"seed {seed}, restarted before segment {restart_at}, tables {schedule}:\n"
         + "\n".join(problems)

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, AttributeReference, Lit
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan, Project, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
-import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PatternTableStream, SelectionStrategy, UnresolvedPatternTable}
+import org.apache.spark.sql.matchrecognize.plans.{MatchRecognize, PatternTableStream, UnresolvedPatternTable}
 import org.apache.spark.sql.types.StringType
 
 /**
@@ -52,14 +52,8 @@ case class ResolvePatternTables(session: SparkSession) extends Rule[LogicalPlan]
       }
   }
 
-  /** What a stream of a table's patterns runs: standard semantics over its input's columns. */
+  /** What a stream of a table's patterns runs: patterns over its input's columns. */
   private def streamable(shape: CompiledPattern): Unit = {
-    val m = shape.node
-    if (m.options.strategy.contains(SelectionStrategy.SkipTillAnyMatch)) {
-      throw analysis("PATTERN_TABLE",
-        "PATTERNS FROM over a streaming input runs the standard semantics; SKIP TILL ANY MATCH " +
-          "patterns of a table run over a batch input, or listed in the query (match_patterns).")
-    }
     val direct = shape.plan match {
       case Project(_, n: MatchRecognize) => n.child eq shape.placeholder
       case _ => false

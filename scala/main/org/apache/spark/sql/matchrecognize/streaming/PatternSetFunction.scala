@@ -11,8 +11,11 @@ import org.apache.spark.unsafe.types.UTF8String
 /**
  * One pattern of a [[PatternSetFunction]]: its name, and `id`, which changes whenever its
  * text does, so that a changed pattern starts over instead of reading the old one's state.
+ * Its `function` is the standard semantics' matcher, or under SKIP TILL ANY MATCH its
+ * trees (`trees`, whose rows are put in the set's layout).
  */
-final case class PatternSetMember(name: String, id: String, function: StreamMatchFunction)
+final case class PatternSetMember(name: String, id: String, function: KeyedStreamFunction,
+    trees: Option[TreeSetMember] = None)
 
 /**
  * The streaming function of `PATTERNS FROM table`: each key's rows offered to every pattern
@@ -39,11 +42,13 @@ final class PatternSetFunction(
     }
     var wake = Option.empty[Long]
     val out = mutable.ArrayBuffer.empty[Any]
-    members.foreach { m =>
-      val own = new MemberState(state, m.id, held)
+    members.zipWithIndex.foreach { case (m, i) =>
+      // Rows dropped as late are the key's, counted once, in the first pattern's statistics.
+      val own = new MemberState(state, m.id, held, countsLate = i == 0)
       val name = new GenericInternalRow(Array[Any](UTF8String.fromString(m.name)))
-      m.function.process(key, rows.iterator, own).foreach { row =>
-        out += new JoinedRow(name, row.asInstanceOf[InternalRow]).copy()
+      val written = m.function.process(key, rows.iterator, own)
+      m.trees.fold(written.map(_.asInstanceOf[InternalRow]))(_.rows(written)).foreach { row =>
+        out += new JoinedRow(name, row).copy()
       }
       wake = (wake ++ own.wake).reduceOption((a: Long, b: Long) => math.min(a, b))
     }
@@ -66,7 +71,7 @@ object PatternSetFunction {
 
 /** One pattern's view of a key's state: its entry in the key's map of states. */
 private final class MemberState(outer: KeyStateAccess, id: String,
-    held: mutable.LinkedHashMap[String, Array[Byte]]) extends KeyStateAccess {
+    held: mutable.LinkedHashMap[String, Array[Byte]], countsLate: Boolean) extends KeyStateAccess {
 
   var wake: Option[Long] = None
 
@@ -75,7 +80,7 @@ private final class MemberState(outer: KeyStateAccess, id: String,
   override def save(state: Array[Byte]): Unit = held(id) = state
   override def watermarkMs: Long = outer.watermarkMs
   override def releaseUpToMicros: Long = outer.releaseUpToMicros
-  override def lateRows: Long = outer.lateRows
+  override def lateRows: Long = if (countsLate) outer.lateRows else 0L
   override def wakeAt(micros: Option[Long]): Unit = wake = micros
   override def endsPartition: Boolean = outer.endsPartition
   override def remove(): Unit = {

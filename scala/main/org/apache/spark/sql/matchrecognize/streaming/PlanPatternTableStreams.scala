@@ -14,7 +14,9 @@ import org.apache.spark.sql.matchrecognize.plans.PatternTableStream
 /**
  * Plans `PATTERNS FROM table` over a stream at every micro-batch (the optimizer runs once per
  * micro-batch): the table is read, each row that makes a pattern joins the set, and the node
- * becomes Spark's stateful operator running that set ([[PatternSetFunction]]). Patterns added
+ * becomes Spark's stateful operator running that set ([[PatternSetFunction]]): each pattern
+ * with the standard semantics' matcher, or under SKIP TILL ANY MATCH its own trees
+ * ([[TreeSetMember]]), each with its own state in the key's. Patterns added
  * to the table start matching at the next micro-batch; removed ones stop, and their state is
  * dropped; changed ones start over. A row that cannot be a pattern is left out, logged once,
  * and counted in the query progress (`invalid_patterns`); the others keep running.
@@ -65,8 +67,13 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
       p: PatternTableStream, row: PatternRow, input: Seq[Attribute]): () => Either[(String, String), PatternSetMember] =
     () =>
       PlanPatternTableStreams.streamable(session, p.before, p.after, row, input, p.output.tail)
-        .left.map(row.name -> _).map(c =>
-          PatternSetMember(c.row.name, id(c), PlanStreamingMatchRecognize.matchFunction(c.node, input)))
+        .flatMap(c =>
+          if (!PlanPatternTableStreams.anyMatch(c)) {
+            Right(PatternSetMember(c.row.name, id(c), PlanStreamingMatchRecognize.matchFunction(c.node, input)))
+          } else {
+            TreeSetMember.of(c, input).map(t => PatternSetMember(c.row.name, id(c), t.function, Some(t)))
+          })
+        .left.map(row.name -> _)
 
   /** The pattern's name and a digest of what its state depends on. */
   private def id(c: CompiledPattern): String = {
@@ -85,12 +92,18 @@ object PlanPatternTableStreams {
   def streamable(session: SparkSession, before: String, after: String, row: PatternRow,
       input: Seq[Attribute], columns: Seq[Attribute]): Either[String, CompiledPattern] =
     PatternTables.attempt(session, before, after, row, input).flatMap { c =>
-      PatternTables.fits(c, columns).orElse(runnable(c)).toLeft(c)
+      PatternTables.fits(c, columns).orElse(runnable(c, input)).toLeft(c)
     }
 
-  private def runnable(c: CompiledPattern): Option[String] =
-    try { PlanStreamingMatchRecognize.eventTimeOf(c.node); None }
-    catch { case e: org.apache.spark.sql.AnalysisException => Some(e.getMessage) }
+  private def runnable(c: CompiledPattern, input: Seq[Attribute]): Option[String] =
+    try {
+      PlanStreamingMatchRecognize.eventTimeOf(c.node)
+      if (anyMatch(c)) TreeSetMember.of(c, input).left.toOption else None
+    } catch { case e: org.apache.spark.sql.AnalysisException => Some(e.getMessage) }
+
+  /** Whether the pattern runs under SKIP TILL ANY MATCH (its one-pass trees). */
+  def anyMatch(c: CompiledPattern): Boolean =
+    c.node.options.strategy.contains(org.apache.spark.sql.matchrecognize.plans.SelectionStrategy.SkipTillAnyMatch)
 
   /**
    * Patterns compiled for earlier micro-batches, by what they were compiled from (the

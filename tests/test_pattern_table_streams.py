@@ -1,11 +1,12 @@
-"""``PATTERNS FROM table`` under ``SKIP TILL ANY MATCH`` over a stream.
+"""``PATTERNS FROM table`` over a stream: SKIP TILL ANY MATCH patterns, and late rows.
 
-Each pattern of the table runs its own one-pass trees, with its own state in each key's: a
-pattern added starts with the rows that arrive from then on, a removed one stops, a changed
-one starts over, and an unchanged one keeps its partial matches across the changes and
-across a restart from the checkpoint, so that its rows equal the batch query's over the same
-rows. A row whose pattern the stream cannot run is left out with the reason, and
-``pattern_table_status`` names it.
+Under ``SKIP TILL ANY MATCH`` each pattern of the table runs its own one-pass trees, with its
+own state in each key's: a pattern added starts with the rows that arrive from then on, a
+removed one stops, a changed one starts over, and an unchanged one keeps its partial matches
+across the changes and across a restart from the checkpoint, so that its rows equal the batch
+query's over the same rows. A row whose pattern the stream cannot run is left out with the
+reason, and ``pattern_table_status`` names it. A key's late rows are counted once, however
+many patterns the table holds.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from session_settings import settings
 from spark_match_recognize import pattern_table_status
 from streaming_harness import SPARK_3
 from test_pattern_tables import (
+    EPOCH,
     FLUSH_TS,
     SCHEMA,
     _await_watermark,
@@ -30,6 +32,9 @@ from test_pattern_tables import (
     _rows,
     _start,
     _write_rules,
+)
+from test_pattern_tables import (
+    SHARED as STANDARD_SHARED,
 )
 
 SHARED = """PARTITION BY part ORDER BY ts
@@ -174,3 +179,30 @@ def test_a_pattern_its_trees_cannot_run_is_left_out_and_status_says_why(spark, t
     assert {r["name"] for r in status} == {"fall", "climb"}
     for r in status:
         assert not r["runs"] and "ALL ROWS PER MATCH" in r["problem"], r
+
+
+@pytest.mark.skipif(SPARK_3, reason="late rows are kept in transformWithState, Spark 4.0 and later")
+def test_a_keys_late_rows_are_counted_once_whatever_the_patterns(spark, tmp_path, rules):
+    _write_rules(
+        spark, rules, {"low": ("L", "L AS x < 2", None), "high": ("H", "H AS x > 7", None)}
+    )
+    source, checkpoint, sink = tmp_path / "src", tmp_path / "chk", tmp_path / "sink"
+    sql = f"SELECT * FROM stream_events MATCH_RECOGNIZE ({STANDARD_SHARED} PATTERNS FROM {rules})"
+    at = [EPOCH + datetime.timedelta(seconds=s) for s in range(30)]
+    late_kept = {"spark.sql.matchRecognize.streaming.lateRowsKept": "5"}
+    with settings(spark, {**OPERATORS["transformWithState"], **late_kept}):
+        query = _start(spark, source, sql, checkpoint, sink)
+        try:
+            _feed(query, source, [(i, "p", i % 10, at[i]) for i in range(20)])
+            _feed(query, source, [(25, "p", 5, at[25])])
+            _await_watermark(query, at[22])
+            # Behind rows of p already matched: late, for every pattern of the table.
+            _feed(query, source, [(100, "p", 1, at[3]), (101, "p", 9, at[4])])
+            progress = list(query.recentProgress)
+        finally:
+            query.stop()
+    metrics = _observed(progress)
+    assert metrics and max(m["patterns"] for m in metrics) == 2
+    assert sum(m["late_rows"] for m in metrics) == 2, metrics
+    written = _by_pattern([tuple(r) for r in spark.read.parquet(str(sink)).collect()])
+    assert {r[2] for r in written["low"]} == {0, 1, 10, 11}, written["low"]

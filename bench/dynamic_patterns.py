@@ -24,6 +24,10 @@ everything, and the script prints:
 
     .venv/bin/python bench/dynamic_patterns.py                      # 100 patterns, 10 a change
     .venv/bin/python bench/dynamic_patterns.py --seconds 200 --change-every 60
+    .venv/bin/python bench/dynamic_patterns.py --seconds 200 --change-every 60 --any-match
+
+With `--any-match` the patterns run under SKIP TILL ANY MATCH `WITHIN INTERVAL '2' SECOND`
+(`B` within 5 above `A`, `C` more than 50 below `B`, about one match per `A` row).
 """
 
 from __future__ import annotations
@@ -44,9 +48,26 @@ from common import DATA, session
 SCHEMA = "id LONG, k STRING, x INT, ts TIMESTAMP"
 EPOCH = datetime.datetime(2024, 1, 1)
 SHARED = "PARTITION BY k ORDER BY ts MEASURES FIRST(id) AS first_id, LAST(id) AS last_id"
+# With --any-match: SKIP TILL ANY MATCH within 2 seconds, each pattern its own trees.
+ANY_MATCH_SHARED = (
+    "PARTITION BY k ORDER BY ts MEASURES A.id AS first_id, C.id AS last_id "
+    "ONE ROW PER MATCH SKIP TILL ANY MATCH"
+)
+CLAUSES = {
+    False: f"{SHARED} PATTERNS FROM global_temp.rules",
+    True: f"{ANY_MATCH_SHARED} PATTERNS FROM global_temp.rules WITHIN INTERVAL '2' SECOND",
+}
+ANY_MATCH = False
 
 
 def rule(name: str, value: int) -> tuple[str, str, str]:
+    if ANY_MATCH:
+        # About one match per A row: any combination counts, so the conditions are tighter.
+        return (
+            name,
+            "A B C",
+            f"A AS x = {value}, B AS x BETWEEN A.x + 1 AND A.x + 5, C AS x < B.x - 50",
+        )
     return (name, "A B C", f"A AS x = {value}, B AS x > A.x, C AS x < B.x")
 
 
@@ -98,7 +119,7 @@ class Feeder(threading.Thread):
 def batch_rows(spark, rows: list[tuple], rules: list[tuple[str, str, str]]) -> Counter:
     spark.createDataFrame(rows, SCHEMA).createOrReplaceTempView("all_rows")
     replace_view(spark, rules)
-    sql = f"SELECT * FROM all_rows MATCH_RECOGNIZE ({SHARED} PATTERNS FROM global_temp.rules)"
+    sql = f"SELECT * FROM all_rows MATCH_RECOGNIZE ({CLAUSES[ANY_MATCH]})"
     return Counter(tuple(r) for r in spark.sql(sql).collect())
 
 
@@ -112,7 +133,12 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=200)
     parser.add_argument("--keys", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--any-match", action="store_true", help="the patterns under SKIP TILL ANY MATCH"
+    )
     args = parser.parse_args()
+    global ANY_MATCH
+    ANY_MATCH = args.any_match
 
     spark = session("dynamic-patterns", extra={"spark.sql.shuffle.partitions": "2"})
     spark.sparkContext.setLogLevel("ERROR")
@@ -128,9 +154,7 @@ def main() -> None:
     feeder = Feeder(source, args.rate, args.keys, args.seed)
     feeder.start()
     query = (
-        spark.sql(
-            f"SELECT * FROM events MATCH_RECOGNIZE ({SHARED} PATTERNS FROM global_temp.rules)"
-        )
+        spark.sql(f"SELECT * FROM events MATCH_RECOGNIZE ({CLAUSES[ANY_MATCH]})")
         .writeStream.format("parquet")
         .option("path", str(work / "sink"))
         .option("checkpointLocation", str(work / "checkpoint"))

@@ -14,6 +14,11 @@ and still to deliver, and the rows written before the stop). The queries:
 - ``standard``: the standard semantics (format 2; in ``transformWithState``, format 8: rows
   in entries of what each call released).
 
+With ``--pattern-table`` the queries are those of ``PATTERN_TABLE``: ``PATTERNS FROM`` a
+view of two patterns (``fixture.json`` lists them) under SKIP TILL ANY MATCH
+(``patterns_any_match``) and the standard semantics (``patterns_standard``), a key's state
+holding each pattern's own state (``PatternSetState`` layout 1).
+
 With ``--trees-per-key`` the queries are those of ``TREES_PER_KEY``: SKIP TILL ANY MATCH
 sequences (``any_match`` with a trailing negation, ``any_match_sequence`` with many matches)
 whose keys move among trees every few rows (forced by a test setting, which ``fixture.json``
@@ -39,6 +44,8 @@ Regenerate, from the repository root:
   tests/checkpoints/trees-per-key-transform-with-state`` (likewise
   ``tests/checkpoints/trees-per-key-pairs`` and ``trees-per-key-pairs-transform-with-state``,
   ``trees-per-key-sequence``, ``trees-per-key-leaves`` and their ``-transform-with-state``);
+  ``... --pattern-table tests/checkpoints/pattern-table`` and ``... --pattern-table
+  --operator transformWithState tests/checkpoints/pattern-table-transform-with-state``;
 - with a previous release: build its jar in a scratch worktree (``git worktree add
   /tmp/old <commit> && (cd /tmp/old && ./dev/sbt spark43/package)``) and run
   ``SPARK_MATCH_RECOGNIZE_JAR=/tmp/old/target/spark-match-recognize-spark4.3_2.13-<version>.jar
@@ -62,7 +69,8 @@ commit that committed them, after the one that introduced trees per key over a s
 ``--prefix-rows 24``, so that some keys are between moves at the stop) by the jar of commit
 26ce647, the last before leaves were kept, and ``trees-per-key-leaves`` and
 ``trees-per-key-leaves-transform-with-state`` (the ``LEAF`` section) by the commit that
-introduced it.
+introduced it; ``pattern-table`` and ``pattern-table-transform-with-state`` by the commit
+that committed them, the first to run SKIP TILL ANY MATCH patterns of a table over a stream.
 """
 
 from __future__ import annotations
@@ -138,6 +146,50 @@ TREES_PER_KEY_SETTINGS = {
     "spark.sql.matchRecognize.treesPerKey.prefixRows": "4",
 }
 
+# The patterns of a table (a global temporary view the fixture lists, created again to
+# restart it): one query per semantics, each pattern with its own state in a key's.
+PATTERN_VIEW = "mr_fixture_patterns"
+PATTERN_TABLE = {
+    "patterns_any_match": f"""
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES A.id AS a_id, LAST(B.id) AS b_last, C.id AS c_id, MATCH_NUMBER() AS n
+  ONE ROW PER MATCH SKIP TILL ANY MATCH
+  PATTERNS FROM global_temp.{PATTERN_VIEW} WITHIN INTERVAL '20' SECOND)""",
+    "patterns_standard": f"""
+SELECT * FROM events MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY ts
+  MEASURES FIRST(A.id) AS a_id, count(*) AS n, MATCH_NUMBER() AS m
+  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+  PATTERNS FROM global_temp.{PATTERN_VIEW} WITHIN INTERVAL '20' SECOND)""",
+}
+PATTERN_ROWS = {
+    "patterns_any_match": [
+        [
+            "closure",
+            "A B+ C !N",
+            "A AS x > 5, B AS x < A.x, C AS y > 5 AND x > PREV(x), N AS x = 9",
+        ],
+        ["sequence", "A B C", "A AS x > 6, B AS x < A.x, C AS y > B.y"],
+    ],
+    "patterns_standard": [
+        ["vee", "A B+ C", "A AS x > 5, B AS x < PREV(x), C AS x > PREV(x)"],
+        ["pair", "A B", "A AS x < 3, B AS y > 6"],
+    ],
+}
+
+
+def create_pattern_view(spark, rows: list[list[str]]) -> None:
+    """The global temporary view of patterns the pattern-table queries read."""
+    values = ", ".join(
+        "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in row) + ", NULL)" for row in rows
+    )
+    spark.sql(
+        f"CREATE OR REPLACE GLOBAL TEMP VIEW {PATTERN_VIEW} (name, pattern, define, subset) "
+        f"AS VALUES {values}"
+    )
+
+
 # A row of key p from the data's first seconds, delivered with the last batch before the
 # stop: by then p's rows are matched well past it.
 LATE_ROW = (61, "p", 9, 9, EPOCH + datetime.timedelta(seconds=1))
@@ -202,6 +254,11 @@ def main() -> None:
         default=4,
         help="with --trees-per-key, the rows between two choices of a key's tree, times four",
     )
+    parser.add_argument(
+        "--pattern-table",
+        action="store_true",
+        help="the PATTERNS FROM queries, under each semantics, over a view of two patterns",
+    )
     args = parser.parse_args()
     folder = args.folder
     settings = (
@@ -222,6 +279,8 @@ def main() -> None:
         settings.update(TREES_PER_KEY_SETTINGS)
         settings["spark.sql.matchRecognize.treesPerKey.prefixRows"] = str(args.prefix_rows)
         queries = TREES_PER_KEY
+    if args.pattern_table:
+        queries = PATTERN_TABLE
     os.environ["TZ"] = "UTC"
     time.tzset()
 
@@ -248,6 +307,9 @@ def main() -> None:
             shutil.rmtree(target)
         target.mkdir(parents=True)
         write_batches(target / "source", COLUMNS, before)
+        patterns = PATTERN_ROWS.get(name)
+        if patterns:
+            create_pattern_view(spark, patterns)
         with tempfile.TemporaryDirectory() as sink:
             written = run_from_checkpoint(
                 spark, SCHEMA, sql, target / "source", target / "checkpoint", Path(sink) / "out"
@@ -263,6 +325,10 @@ def main() -> None:
             "settings": settings,
             "late": to_json([late])[0],
         }
+        if patterns:
+            # The view to create before a restart, and where each row's first id is (after
+            # the pattern's name and the key).
+            fixture.update(patterns=patterns, first_id=2)
         (target / "fixture.json").write_text(json.dumps(fixture, indent=1) + "\n")
         print(f"{target}: {len(written)} rows written before the stop", file=sys.stderr)
     spark.stop()

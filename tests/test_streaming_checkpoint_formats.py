@@ -25,9 +25,11 @@ variables were measured); ``trees-per-key-pairs`` and
 ``trees-per-key-sequence`` and its ``transformWithState`` twin add a query with many matches
 whose keys, written before leaves kept all their rows, move the slow way until a window
 has passed after the restart (the tree left reading on); ``trees-per-key-leaves`` and its
-twin the same written with the ``LEAF`` section, whose keys move by rebuilding. A state of a
-format this release does not read is refused, naming the format. The fixtures are Spark 4.3
-checkpoints, so these tests run on that line only (no ``smoke`` mark).
+twin the same written with the ``LEAF`` section, whose keys move by rebuilding.
+``pattern-table`` and its twin hold ``PATTERNS FROM`` queries under both semantics, a key's
+state holding each pattern's own (the view of patterns is created again from the record). A
+state of a format this release does not read is refused, naming the format. The fixtures are
+Spark 4.3 checkpoints, so these tests run on that line only (no ``smoke`` mark).
 """
 
 from __future__ import annotations
@@ -83,9 +85,24 @@ def _copy(fixture: Path, tmp_path: Path) -> tuple[dict, Path]:
     return json.loads((copy / "fixture.json").read_text()), copy
 
 
+def _pattern_view(spark, record: dict) -> None:
+    """The view of patterns a ``PATTERNS FROM`` fixture reads, as it was when written."""
+    view = re.search(r"PATTERNS FROM global_temp\.(\w+)", record["sql"]).group(1)
+    values = ", ".join(
+        "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in row) + ", NULL)"
+        for row in record["patterns"]
+    )
+    spark.sql(
+        f"CREATE OR REPLACE GLOBAL TEMP VIEW {view} (name, pattern, define, subset) "
+        f"AS VALUES {values}"
+    )
+
+
 def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
     """Restarts the copy with the rows still to come, under the settings it was written
     with (the stateful operator's); returns the rows written after the restart."""
+    if "patterns" in record:
+        _pattern_view(spark, record)
     ts = record["columns"].index("ts")
     write_batches(copy / "source", record["columns"], _rows(record["after"], ts))
     with settings(spark, record.get("settings", {})):
@@ -115,6 +132,15 @@ FOLDERS = [
     "trees-per-key-sequence-transform-with-state",
     "trees-per-key-leaves",
     "trees-per-key-leaves-transform-with-state",
+    "pattern-table",
+    "pattern-table-transform-with-state",
+]
+QUERIES = [
+    "any_match",
+    "any_match_sequence",
+    "standard",
+    "patterns_any_match",
+    "patterns_standard",
 ]
 
 
@@ -123,7 +149,7 @@ FOLDERS = [
     [
         (folder, query)
         for folder in FOLDERS
-        for query in ("any_match", "any_match_sequence", "standard")
+        for query in QUERIES
         if (FIXTURES / folder / query).is_dir()
     ],
 )
@@ -148,7 +174,8 @@ def test_a_committed_checkpoint_restores_and_ends_as_the_batch_result(
     # The state carried matches in progress: some match written after the restart starts
     # with a row delivered before the stop (the first measure is the first row's id).
     ids_before = {r[0] for batch in record["before"] for r in batch}
-    assert any(r[1] in ids_before for r in after), after
+    first_id = record.get("first_id", 1)
+    assert any(r[first_id] in ids_before for r in after), after
     if late:
         kept = late_rows(spark, copy / "checkpoint").select("id", "ts").collect()
         assert [tuple(r) for r in kept] == [(r[0], r[ts]) for r in late]

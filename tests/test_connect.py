@@ -58,7 +58,7 @@ DATAFRAME_ROWS = [("A", 1, 10), ("A", 2, 8), ("A", 3, 9), ("B", 1, 3), ("B", 2, 
 CLIENT = """
 import json, sys, warnings
 from pyspark.sql import SparkSession
-from spark_match_recognize import configure, match_recognize
+from spark_match_recognize import configure, match_recognize, pattern_table_status
 
 queries, call, rows, stream = json.loads(sys.stdin.read())
 call["order_by"] = [tuple(k) if isinstance(k, list) else k for k in call["order_by"]]
@@ -81,6 +81,11 @@ df = spark.createDataFrame(rows, "sym string, ts int, price int")
 result = match_recognize(df, **call)
 rows = [[str(v) for v in r] for r in result.collect()]
 out["dataframe"] = {"columns": result.columns, "rows": rows}
+spark.sql("CREATE OR REPLACE TEMP VIEW connect_rules (name, pattern, define) AS VALUES "
+          "('up', 'A B', 'B AS price > A.price'), ('broken', 'A (', 'A AS price > 1')")
+status = pattern_table_status(df, "connect_rules", partition_by="sym", order_by="ts",
+                              measures={"first_ts": "FIRST(ts)"})
+out["status"] = sorted([r["name"], r["runs"], r["problem"] or ""] for r in status.collect())
 (spark.readStream.schema(stream["schema"]).option("maxFilesPerTrigger", 1)
     .json(stream["source"]).withWatermark("ts", "5 seconds").createOrReplaceTempView("ticks"))
 streamed = spark.sql(stream["sql"])
@@ -216,6 +221,13 @@ def test_a_streaming_query_from_a_connect_client_equals_the_batch_query(spark, c
     assert remote["columns"] == classic["columns"]
     assert len(classic["rows"]) == 3
     assert sorted(remote["rows"]) == sorted(classic["rows"])
+
+
+def test_pattern_table_status_runs_over_connect(connect_results):
+    """The status is SQL (a table function), which a Connect client reaches as any query."""
+    [broken, up] = connect_results["status"]
+    assert up == ["up", True, ""]
+    assert broken[:2] == ["broken", False] and "missing ')'" in broken[2], broken
 
 
 def test_errors_reach_the_connect_client(connect_results):

@@ -246,6 +246,10 @@ def match_pattern_table(df: DataFrame, table: str, **shared: Any) -> DataFrame:
     return df.sparkSession.sql(query)
 
 
+# The columns of pattern_table_status().
+STATUS_SCHEMA = "name STRING, runs BOOLEAN, problem STRING"
+
+
 def pattern_table_status(df: DataFrame, table: str, **shared: Any) -> DataFrame:
     """What :func:`match_pattern_table` would make of each row of ``table`` over ``df``, now.
 
@@ -260,29 +264,23 @@ def pattern_table_status(df: DataFrame, table: str, **shared: Any) -> DataFrame:
         df, table, **shared: as for :func:`match_pattern_table`.
 
     Returns:
-        A batch DataFrame of ``name STRING, runs BOOLEAN, problem STRING``.
-
-    Raises:
-        TypeError: for a Spark Connect DataFrame (the check runs in the driver's JVM).
+        A batch DataFrame of ``name STRING, runs BOOLEAN, problem STRING``, of the rows as
+        read now (SQL: ``match_recognize_pattern_table_status('<statement>')``; works over
+        Spark Connect too).
     """
     from pyspark.sql import DataFrame as _DataFrame
 
     if not isinstance(df, _DataFrame):
         raise TypeError(f"df must be a pyspark DataFrame, got {type(df).__name__}")
     session = df.sparkSession
-    jsession = getattr(session, "_jsparkSession", None)
-    if jsession is None:
-        raise TypeError(
-            "pattern_table_status() needs a classic SparkSession (it runs in the driver's JVM); "
-            "over Spark Connect, run match_pattern_table() over a batch of the input: its "
-            "error names the first pattern that cannot run"
-        )
     view = VIEW_PREFIX + uuid.uuid4().hex
     query = _table_statement(view, fragments.spark_expression_parser(session), table, shared)
     df.createOrReplaceTempView(view)
     try:
-        jvm: Any = session._jvm
-        status = jvm.org.apache.spark.sql.matchrecognize.streaming.PatternTableStatus
-        return _DataFrame(status.of(jsession, query), session)
+        rows = session.sql(
+            "SELECT * FROM match_recognize_pattern_table_status(:statement)",
+            args={"statement": query},
+        ).collect()
+        return session.createDataFrame(rows, STATUS_SCHEMA)
     finally:
         session.catalog.dropTempView(view)

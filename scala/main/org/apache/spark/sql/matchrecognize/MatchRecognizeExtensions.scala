@@ -9,7 +9,7 @@ import org.apache.spark.sql.matchrecognize.execution.joins.ShareCachedInputScans
 import org.apache.spark.sql.matchrecognize.optimizer.{CountAnyMatchPatterns, PlanAnyMatchPatterns, PlanPatternGroups, PruneMatchRecognizeInput}
 import org.apache.spark.sql.matchrecognize.optimizer.prefilter.PrefilterStandardPatterns
 import org.apache.spark.sql.matchrecognize.parser.MatchRecognizeParser
-import org.apache.spark.sql.matchrecognize.streaming.{PlanPatternTableStreams, PlanStreamingMatchRecognize, TransformWithStateLowering}
+import org.apache.spark.sql.matchrecognize.streaming.{PatternTableStatusCall, PlanPatternTableStreams, PlanStreamingMatchRecognize, ResolvePatternTableStatus, TransformWithStateLowering}
 
 /**
  * Entry point: `spark.sql.extensions=org.apache.spark.sql.matchrecognize.MatchRecognizeExtensions`.
@@ -27,6 +27,9 @@ class MatchRecognizeExtensions extends (SparkSessionExtensions => Unit) {
     // PATTERNS FROM table: a union of the table's patterns in batch, a node planned at each
     // micro-batch over a stream.
     extensions.injectResolutionRule(session => ResolvePatternTables(session))
+    // What a table's rows become under such a query, as SQL (for Spark Connect clients too).
+    PatternTableStatusCall.inject(extensions)
+    extensions.injectResolutionRule(session => ResolvePatternTableStatus(session))
     // What a SKIP TILL ANY MATCH node's plan could not express fails analysis, not the run.
     extensions.injectPostHocResolutionRule(_ => CheckAnyMatchPatterns)
     // Over a streaming input the resolved node becomes Spark's stateful operator, before

@@ -23,7 +23,11 @@ object PatternTableStatus {
       StructField("runs", BooleanType, nullable = false),
       StructField("problem", StringType, nullable = true)))
 
-  def of(session: SparkSession, statement: String): DataFrame = {
+  def of(session: SparkSession, statement: String): DataFrame =
+    session.createDataFrame(rows(session, statement).asJava, Schema)
+
+  /** The rows of [[of]]. */
+  def rows(session: SparkSession, statement: String): Seq[Row] = {
     val parsed = session.sessionState.sqlParser.parsePlan(statement)
     val u = parsed.collectFirst { case u: UnresolvedPatternTable => u }.getOrElse(
       throw analysis("PATTERN_TABLE", "The statement has no MATCH_RECOGNIZE (... PATTERNS FROM table)."))
@@ -39,6 +43,6 @@ object PatternTableStatus {
       Row(row.name, outcome.isRight, outcome.left.toOption.orNull)
     }
     val refused = malformed.map { case (name, problem) => Row(name, false, problem) }
-    session.createDataFrame((checked ++ refused).asJava, Schema)
+    checked ++ refused
   }
 }

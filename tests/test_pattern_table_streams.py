@@ -22,16 +22,15 @@ from spark_match_recognize import pattern_table_status
 from streaming_harness import SPARK_3
 from test_pattern_tables import (
     EPOCH,
-    FLUSH_TS,
     SCHEMA,
     _await_watermark,
     _by_pattern,
     _collect,
     _feed,
     _observed,
-    _rows,
     _start,
     _write_rules,
+    run_table_schedule,
 )
 from test_pattern_tables import (
     SHARED as STANDARD_SHARED,
@@ -99,35 +98,16 @@ def test_any_match_patterns_of_a_stream_follow_their_table(spark, tmp_path, rule
 
 
 def _follow_the_table(spark, tmp_path, rules) -> None:
-    table = rules
-    source, checkpoint, sink = tmp_path / "src", tmp_path / "chk", tmp_path / "sink"
-    segments = [_rows(40, 21 + k, start=40 * k) for k in range(4)]
-    flush = [(100_000, "zz", 0, FLUSH_TS)]
     changed_fall = ("A B", "A AS x > 7, B AS x < A.x - 5", None)
-    _write_rules(spark, table, {"fall": RULES["fall"], **UNCHANGED})
-    query = _start(spark, source, _query(table), checkpoint, sink)
-    try:
-        _feed(query, source, segments[0])
-        # Added: climb; changed: fall (its DEFINE); fall_rise stays as it was.
-        _write_rules(
-            spark,
-            table,
-            {"fall": changed_fall, **UNCHANGED, "climb": RULES["climb"]},
-        )
-        _feed(query, source, segments[1])
-        query.stop()
-        query = _start(spark, source, _query(table), checkpoint, sink)
-        _feed(query, source, segments[2])
-        # Every row but the watermark's last 3 s released before climb is removed.
-        _await_watermark(query, segments[2][-1][3] - datetime.timedelta(seconds=3))
-        _write_rules(spark, table, {"fall": changed_fall, **UNCHANGED})
-        _feed(query, source, segments[3])
-        _feed(query, source, flush)
-        _await_watermark(query, FLUSH_TS - datetime.timedelta(seconds=3))
-        progress = list(query.recentProgress)
-    finally:
-        query.stop()
-    written = _by_pattern([tuple(r) for r in spark.read.parquet(str(sink)).collect()])
+    # Changed: fall (its DEFINE); added, then removed: climb; the others unchanged.
+    tables = [
+        {"fall": RULES["fall"], **UNCHANGED},
+        {"fall": changed_fall, **UNCHANGED, "climb": RULES["climb"]},
+        {"fall": changed_fall, **UNCHANGED},
+    ]
+    segments, written, progress = run_table_schedule(
+        spark, tmp_path, _query(rules), rules, tables, 21
+    )
     everything = [r for s in segments for r in s]
     # Unchanged the whole time: their partial matches (and the matches a closure holds until
     # its window closes) lived across the changes and the restart.

@@ -291,29 +291,26 @@ def _observed(progress: list) -> list:
     return [m for m in found if m is not None]
 
 
-def _run_changing_stream(spark, tmp_path, rules_table):
-    """Four segments of rows, the table changed between them and the query restarted from
-    its checkpoint once; returns each segment's rows and the rows each pattern wrote."""
+def run_table_schedule(spark, tmp_path, sql: str, table: str, tables: list[dict], seed: int):
+    """Four segments of rows (40 each, ids from 40 * k) through ``sql``: the table holds
+    ``tables[0]`` at the start, ``tables[1]`` from segment 1 on (the query restarted from its
+    checkpoint after that segment), and ``tables[2]`` from segment 3 on, changed once the
+    watermark released every row of segment 2 but its last 3 s. Returns the segments, the
+    rows each pattern wrote, and the progress of the run after the restart."""
     source, checkpoint, sink = tmp_path / "src", tmp_path / "chk", tmp_path / "sink"
-    segments = [_rows(40, 11 + k, start=40 * k) for k in range(4)]
+    segments = [_rows(40, seed + k, start=40 * k) for k in range(4)]
     flush = [(100_000, "zz", 0, FLUSH_TS)]
-    _write_rules(spark, rules_table, {"rise": RULES["rise"], "peak": RULES["peak"]})
-    query = _start(spark, source, _table_query(rules_table, "stream_events"), checkpoint, sink)
+    _write_rules(spark, table, tables[0])
+    query = _start(spark, source, sql, checkpoint, sink)
     try:
         _feed(query, source, segments[0])
-        # Added: low; changed: peak (its DEFINE); rise stays as it was.
-        changed_peak = ("U D", "U AS x > 7, D AS x < 2", None)
-        _write_rules(
-            spark, rules_table, {"rise": RULES["rise"], "peak": changed_peak, "low": RULES["low"]}
-        )
+        _write_rules(spark, table, tables[1])
         _feed(query, source, segments[1])
         query.stop()
-        query = _start(spark, source, _table_query(rules_table, "stream_events"), checkpoint, sink)
+        query = _start(spark, source, sql, checkpoint, sink)
         _feed(query, source, segments[2])
-        # Every row but the watermark's last 3 s released before low is removed.
         _await_watermark(query, segments[2][-1][3] - datetime.timedelta(seconds=3))
-        # Removed: low.
-        _write_rules(spark, rules_table, {"rise": RULES["rise"], "peak": changed_peak})
+        _write_rules(spark, table, tables[2])
         _feed(query, source, segments[3])
         _feed(query, source, flush)
         _await_watermark(query, FLUSH_TS - datetime.timedelta(seconds=3))
@@ -321,7 +318,21 @@ def _run_changing_stream(spark, tmp_path, rules_table):
     finally:
         query.stop()
     written = [tuple(r) for r in spark.read.parquet(str(sink)).collect()]
-    return segments, changed_peak, _by_pattern(written), progress
+    return segments, _by_pattern(written), progress
+
+
+def _run_changing_stream(spark, tmp_path, rules_table):
+    """The table changed between segments (added: low; changed: peak's DEFINE; then removed:
+    low; rise unchanged throughout), the query restarted from its checkpoint once."""
+    changed_peak = ("U D", "U AS x > 7, D AS x < 2", None)
+    tables = [
+        {"rise": RULES["rise"], "peak": RULES["peak"]},
+        {"rise": RULES["rise"], "peak": changed_peak, "low": RULES["low"]},
+        {"rise": RULES["rise"], "peak": changed_peak},
+    ]
+    sql = _table_query(rules_table, "stream_events")
+    segments, written, progress = run_table_schedule(spark, tmp_path, sql, rules_table, tables, 11)
+    return segments, changed_peak, written, progress
 
 
 def _check_changing_stream(spark, segments, changed_peak, written) -> None:

@@ -47,10 +47,13 @@ def _builder():
 
 
 @pytest.fixture(scope="session")
-def spark():
+def spark(tmp_path_factory):
     from spark_match_recognize import configure
 
-    session = configure(_builder()).getOrCreate()
+    # A warehouse of its own: the tables a test creates never meet those of another pytest
+    # run (nor land in the checkout).
+    warehouse = tmp_path_factory.mktemp("warehouse")
+    session = configure(_builder().config("spark.sql.warehouse.dir", str(warehouse))).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

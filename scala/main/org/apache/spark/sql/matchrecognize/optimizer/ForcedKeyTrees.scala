@@ -35,7 +35,7 @@ final class ForcedKeyTrees(chooser: JoinTreeChooser, others: Seq[JoinTree], pref
 final case class SpreadKeyTrees(trees: Seq[String], variables: Seq[String], prefixRows: Int,
     override val pairs: Seq[(String, String)] = Nil) extends KeyTreeChooser {
   override def choose(admitted: Array[Long], rows: Long, span: Double, current: Int,
-      tested: Array[Long], passed: Array[Long]): Int = {
+      tested: Array[Long], passed: Array[Long], estimates: Array[Double]): Int = {
     val weighted = admitted.indices.map(i => admitted(i) * (i + 2)).sum
     java.lang.Math.floorMod(rows + weighted + span.toLong, trees.size.toLong).toInt
   }

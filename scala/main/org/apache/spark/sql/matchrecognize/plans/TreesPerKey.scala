@@ -29,10 +29,12 @@ trait KeyTreeChooser extends Serializable {
    * BY units, or rows under a ROWS window) admit `admitted(i)` rows as `variables(i)`, the
    * group running tree `current` (-1: none yet). `tested(i)` pairs of rows of `pairs(i)`
    * were tested among those rows (an earlier row of the first, a later of the second), and
-   * `passed(i)` of them passed the conditions relating them.
+   * `passed(i)` of them passed the conditions relating them. `estimates(i)`: the pass rate
+   * the group's last choice costed `pairs(i)` at (NaN: none yet), which the chooser may
+   * update (a group keeps them between its choices); empty where the caller keeps none.
    */
   def choose(admitted: Array[Long], rows: Long, span: Double, current: Int, tested: Array[Long],
-      passed: Array[Long]): Int
+      passed: Array[Long], estimates: Array[Double] = Array.emptyDoubleArray): Int
 
   /** The trees, in their numbering, as EXPLAIN names them. */
   def trees: Seq[String]

@@ -86,7 +86,7 @@ private[streaming] object TreeEntryCodec {
       t.held.forEach(m => TreeKeyStateCodec.writeMatch(out, m)(r => out.writeLong(journal.idOf(r))))
       TreeKeyStateCodec.writeCounters(out, t)
     }
-    TreeKeyStateCodec.writeEnd(out, state)
+    KeyTreeProgressCodec.writeEnd(out, state)
     out.flush()
     val head = written()
     (head, head.length + journal.weight)
@@ -116,7 +116,7 @@ private[streaming] object TreeEntryCodec {
         TreeKeyStateCodec.readCounters(in, state)
         state
       }.toArray
-      val perKey = TreeKeyStateCodec.readEnd(in)
+      val perKey = KeyTreeProgressCodec.readEnd(in)
       // Trees the state had none of (a checkpoint written before trees per key) come empty.
       val all = complete(trees)
       TreeKeyState.checkTrees(all, fits)

@@ -5,7 +5,7 @@ import java.io.{DataInputStream, DataOutputStream, EOFException}
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, PartialMatch, TreeState}
+import org.apache.spark.sql.matchrecognize.execution.tree.{PartialMatch, TreeState}
 
 /**
  * The binary layout of a SKIP TILL ANY MATCH key's state ([[TreeKeyState]]) from format 5
@@ -25,7 +25,8 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, Partia
  *  - `TREE`: a count of tree states, then per state its node count, per node the matches
  *    of its buffer in creation order, the `held` matches, `heldUntil`, `lastPosition`,
  *    `buffered`, `matches`, and per node `created` and `peak`.
- *  - `PKEY`, only with trees per key ([[KeyTreeProgress]]): the digest of the trees, the tree
+ *  - `PKEY`, only with trees per key ([[KeyTreeProgress]]; this section and those after it
+ *    are written by [[KeyTreeProgressCodec]]): the digest of the trees, the tree
  *    run, the tree leaving, `emitBefore`, `retireAfter`, the tree to move to; the rates: a
  *    count of variables, a count of buckets, per bucket its rows, the window position of its
  *    first row and the rows each variable admitted; the bucket filling, the rows read, the
@@ -34,7 +35,9 @@ import org.apache.spark.sql.matchrecognize.execution.tree.{KeyRateCounts, Partia
  *  - `PAIR`, only after `PKEY` and when the key measures pairs of variables: a count of
  *    pairs, then per bucket the pairs of each pair's rows tested, and those that passed. A
  *    `PKEY` section without it (written before pairs were measured) measures from empty.
- *  - `LEAF`, only after `PKEY` (and `PAIR`): the window position from which the tree run has
+ *  - `RATE`, only after `PAIR`, when a choice of the key has costed its pairs: per pair the
+ *    pass rate taken (a double, NaN: the planned one). Without it, the planned rates.
+ *  - `LEAF`, only after `PKEY` (and `PAIR`, `RATE`): the window position from which the tree run has
  *    kept every leaf's rows (`KeyTreeProgress.leavesFrom`). A `PKEY` section without it
  *    (written before leaves were kept) keeps them from the key's next row.
  *  - `END.`: nothing follows.
@@ -50,14 +53,10 @@ private[streaming] object TreeKeyStateCodec {
   private val MatchesTag = tag("MTCH")
   private val KeyTag = tag("KEYS")
   val TreesTag: Int = tag("TREE")
-  private val PerKeyTag = tag("PKEY")
-  private val PairsTag = tag("PAIR")
-  private val LeavesTag = tag("LEAF")
-  private val EndTag = tag("END.")
 
   def tag(name: String): Int = name.foldLeft(0)((t, c) => (t << 8) | (c & 0xff))
 
-  private def tagName(t: Int): String =
+  def tagName(t: Int): String =
     (24 to 0 by -8).map(s => ((t >>> s) & 0xff).toChar).map(c => if (c >= ' ' && c < 127) c else '?').mkString
 
   def write(state: TreeKeyState, out: DataOutputStream): Unit = {
@@ -92,7 +91,7 @@ private[streaming] object TreeKeyStateCodec {
       t.held.forEach(m => out.writeInt(matches.indexOf(m)))
       writeCounters(out, t)
     }
-    writeEnd(out, state)
+    KeyTreeProgressCodec.writeEnd(out, state)
   }
 
   /**
@@ -116,7 +115,7 @@ private[streaming] object TreeKeyStateCodec {
         readCounters(in, state)
         state
       }
-      val perKey = readEnd(in)
+      val perKey = KeyTreeProgressCodec.readEnd(in)
       val state = key(complete(trees))
       state.perKey = perKey
       state
@@ -221,99 +220,6 @@ private[streaming] object TreeKeyStateCodec {
     state.matches = in.readLong()
     state.created.indices.foreach(i => state.created(i) = in.readLong())
     state.peak.indices.foreach(i => state.peak(i) = in.readLong())
-  }
-
-  /** The `PKEY` section when the state has one, then the end. */
-  def writeEnd(out: DataOutputStream, state: TreeKeyState): Unit = {
-    val p = state.perKey
-    if (p != null) {
-      out.writeInt(PerKeyTag)
-      out.writeLong(p.trees)
-      out.writeInt(p.tree)
-      out.writeInt(p.retiring)
-      out.writeLong(p.emitBefore)
-      out.writeLong(p.retireAfter)
-      out.writeInt(p.moveTo)
-      val r = p.rates
-      out.writeInt(r.variables)
-      out.writeInt(r.rowsIn.length)
-      r.rowsIn.indices.foreach { b =>
-        out.writeLong(r.rowsIn(b))
-        out.writeLong(r.firstIn(b))
-        r.admitted(b).foreach(out.writeLong)
-      }
-      out.writeInt(r.bucket)
-      out.writeLong(r.readSinceStart)
-      out.writeLong(r.position)
-      out.writeLong(r.previousPosition)
-      if (r.pairs > 0) {
-        out.writeInt(PairsTag)
-        out.writeInt(r.pairs)
-        r.tested.indices.foreach { b =>
-          r.tested(b).foreach(out.writeLong)
-          r.passed(b).foreach(out.writeLong)
-        }
-      }
-      out.writeInt(LeavesTag)
-      out.writeLong(p.leavesFrom)
-    }
-    out.writeInt(EndTag)
-  }
-
-  /** What [[writeEnd]] wrote: the key's place among its trees (null: no `PKEY` section). */
-  def readEnd(in: DataInputStream): KeyTreeProgress = {
-    val found = in.readInt()
-    val perKey =
-      if (found != PerKeyTag) null
-      else {
-        val trees = in.readLong()
-        val (tree, retiring, emitBefore, retireAfter, moveTo) =
-          (in.readInt(), in.readInt(), in.readLong(), in.readLong(), in.readInt())
-        val r = new KeyRateCounts(count(in))
-        if (count(in) != r.rowsIn.length) throw damaged("its rates have another number of buckets")
-        r.rowsIn.indices.foreach { b =>
-          r.rowsIn(b) = in.readLong()
-          r.firstIn(b) = in.readLong()
-          r.admitted(b).indices.foreach(i => r.admitted(b)(i) = in.readLong())
-        }
-        r.bucket = in.readInt()
-        r.readSinceStart = in.readLong()
-        r.position = in.readLong()
-        r.previousPosition = in.readLong()
-        if (r.bucket < 0 || r.bucket >= r.rowsIn.length) throw damaged(s"its rates fill bucket ${r.bucket}")
-        val p = new KeyTreeProgress(trees, r)
-        p.tree = tree
-        p.retiring = retiring
-        p.emitBefore = emitBefore
-        p.retireAfter = retireAfter
-        p.moveTo = moveTo
-        readOptional(in, r, p)
-        p
-      }
-    // With `PKEY`, `readOptional` has read the end.
-    if (perKey == null && found != EndTag) {
-      throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
-    }
-    if (in.available() > 0) throw damaged(s"${in.available()} bytes follow its end")
-    perKey
-  }
-
-  /** The `PAIR` section into `r` and the `LEAF` section into `p` when they follow, then the end (read). */
-  private def readOptional(in: DataInputStream, r: KeyRateCounts, p: KeyTreeProgress): Unit = {
-    var found = in.readInt()
-    if (found == PairsTag) {
-      r.measurePairs(count(in))
-      r.tested.indices.foreach { b =>
-        r.tested(b).indices.foreach(i => r.tested(b)(i) = in.readLong())
-        r.passed(b).indices.foreach(i => r.passed(b)(i) = in.readLong())
-      }
-      found = in.readInt()
-    }
-    if (found == LeavesTag) {
-      p.leavesFrom = in.readLong()
-      found = in.readInt()
-    } else p.leavesFrom = KeyTreeProgress.LeavesUnknown
-    if (found != EndTag) throw damaged(s"section ${tagName(EndTag)} expected, ${tagName(found)} found")
   }
 
   /** `body`, with a state cut short reported as damaged (in `format`). */

@@ -124,6 +124,32 @@ class TreeClassesSuite extends AnyFunSuite {
     assert(nonePlanned(("A", "B")) == 0.5)
   }
 
+  test("a group's pass rate moves from the last one taken, only when its rows rule it out") {
+    val ab = JoinTree.parse("((A B) C)")
+    val bc = JoinTree.parse("(A (B C))")
+    val even = base.copy(selectivities = Map(("A", "B") -> 0.05, ("B", "C") -> 0.05, ("A", "C") -> 0.5))
+    val pairs = Seq("A" -> "B", "B" -> "C")
+    val estimates = Array(Double.NaN, Double.NaN)
+    // First choice: 0 of 256 rules out the planned 0.1; the rate goes to the interval's top.
+    RatesTreeChooser.selectivities(even, pairs, Array(256L, 256L), Array(0L, 30L), estimates)
+    val top0 = RatesTreeChooser.passInterval(0, 256)._2
+    assert(estimates(0) == top0 && estimates(1) == 0.1)
+    // Then 2 of 256: its interval holds the rate taken, which stays (afresh, it would be the
+    // interval's own top, two fifths higher).
+    val second = RatesTreeChooser.selectivities(even, pairs, Array(256L, 256L), Array(2L, 30L), estimates)
+    assert(second(("A", "B")) == top0 / 2 && estimates(0) == top0)
+    val afresh = RatesTreeChooser.selectivities(even, pairs, Array(256L, 256L), Array(2L, 30L))
+    assert(afresh(("A", "B")) > 1.4 * second(("A", "B")))
+    // All of 256 passing rules it out: the rate moves to that interval's bottom.
+    RatesTreeChooser.selectivities(even, pairs, Array(256L, 256L), Array(256L, 30L), estimates)
+    assert(estimates(0) == RatesTreeChooser.passInterval(256, 256)._1)
+    // The chooser keeps them in the array a group hands it.
+    val chooser = RatesTreeChooser(Seq(ab, bc), even, prefixRows = 1000, minGain = 1.25, pairs = pairs)
+    val kept = Array(Double.NaN, Double.NaN)
+    chooser.choose(Array(330L, 340L, 330L), 1000, 1000.0, -1, Array(256L, 256L), Array(0L, 256L), kept)
+    assert(kept(0) == top0 && kept(1) == RatesTreeChooser.passInterval(256, 256)._1)
+  }
+
   test("a pass rate's interval holds the rates within chance of the one measured") {
     val (lo, hi) = RatesTreeChooser.passInterval(64, 64)
     assert(hi == 1.0 && lo > 0.87 && lo < 0.88)

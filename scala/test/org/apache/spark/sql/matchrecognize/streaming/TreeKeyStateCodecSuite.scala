@@ -49,6 +49,23 @@ class TreeKeyStateCodecSuite extends AnyFunSuite {
     assert(contents(decoded) == contents(state))
   }
 
+  test("the pass rates a key's choices took come back; a state without them reads the planned ones") {
+    val state = withPerKey(sample())
+    val bytes = TreeKeyState.encode(state, signature)
+    val at = bytes.indexOfSlice("RATE".getBytes("US-ASCII"))
+    assert(at > bytes.indexOfSlice("PAIR".getBytes("US-ASCII")) && at < bytes.indexOfSlice("LEAF".getBytes("US-ASCII")))
+    val decoded = TreeKeyState.decode(bytes, anyTrees, signature).perKey.rates.estimates
+    assert(decoded(0) == 0.034 && decoded(1).isNaN)
+    // The section is a tag and a double per pair; a state written before it had none.
+    val before = bytes.take(at) ++ bytes.drop(at + 4 + 2 * 8)
+    assert(TreeKeyState.decode(before, anyTrees, signature).perKey.rates.estimates.forall(_.isNaN))
+    // None taken yet: no section.
+    state.perKey.rates.estimates(0) = Double.NaN
+    val none = TreeKeyState.encode(state, signature)
+    assert(none.indexOfSlice("RATE".getBytes("US-ASCII")) < 0)
+    assert(contents(TreeKeyState.decode(none, anyTrees, signature)) == contents(state))
+  }
+
   test("a key's place written before leaves kept their rows reads with them kept from the next row") {
     val state = withPerKey(sample())
     val bytes = TreeKeyState.encode(state, signature)

@@ -45,6 +45,7 @@ object TreeKeyStateSamples {
     rates.tested(1)(0) = 40
     rates.passed(1)(0) = 3
     rates.tested(3)(1) = 8
+    rates.estimates(0) = 0.034
     rates.rowsIn(1) = 9
     rates.firstIn(1) = -4
     rates.bucket = 2
@@ -75,7 +76,8 @@ object TreeKeyStateSamples {
       val r = p.rates
       (p.trees, p.tree, p.retiring, p.emitBefore, p.retireAfter, p.moveTo, r.admitted.toSeq.map(_.toSeq),
         r.rowsIn.toSeq, r.firstIn.toSeq, r.bucket, r.readSinceStart, r.position, r.previousPosition,
-        r.tested.toSeq.map(_.toSeq), r.passed.toSeq.map(_.toSeq), p.leavesFrom)
+        r.tested.toSeq.map(_.toSeq), r.passed.toSeq.map(_.toSeq),
+        r.estimates.toSeq.map(java.lang.Double.doubleToLongBits), p.leavesFrom)
     }
   }
 

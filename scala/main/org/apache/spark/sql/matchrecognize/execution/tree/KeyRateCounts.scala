@@ -6,7 +6,8 @@ package org.apache.spark.sql.matchrecognize.execution.tree
  * reads), the rows each variable's own conditions admit, the rows read and the window position
  * of the first, and for each pair of variables a condition relates, the pairs of their rows
  * tested and those that passed; the bucket filling, the rows read since the group started,
- * and the window positions of the last row read and of the one before it.
+ * and the window positions of the last row read and of the one before it; and the pass rate
+ * each pair is costed at, as the last choice left it (`KeyTreeChooser.choose`).
  */
 final class KeyRateCounts(val variables: Int, pairCount: Int = 0) {
   val admitted: Array[Array[Long]] = Array.ofDim[Long](KeyRateCounts.Buckets, variables)
@@ -19,6 +20,8 @@ final class KeyRateCounts(val variables: Int, pairCount: Int = 0) {
   // Replaced whole when a key's state kept none (written before pairs were measured).
   var tested: Array[Array[Long]] = Array.ofDim[Long](KeyRateCounts.Buckets, pairCount)
   var passed: Array[Array[Long]] = Array.ofDim[Long](KeyRateCounts.Buckets, pairCount)
+  // NaN: the planned rate (no choice has measured the pair yet).
+  var estimates: Array[Double] = Array.fill(pairCount)(Double.NaN)
 
   def pairs: Int = tested(0).length
 
@@ -26,6 +29,7 @@ final class KeyRateCounts(val variables: Int, pairCount: Int = 0) {
   def measurePairs(n: Int): Unit = if (pairs != n) {
     tested = Array.ofDim[Long](KeyRateCounts.Buckets, n)
     passed = Array.ofDim[Long](KeyRateCounts.Buckets, n)
+    estimates = Array.fill(n)(Double.NaN)
   }
 
   /**

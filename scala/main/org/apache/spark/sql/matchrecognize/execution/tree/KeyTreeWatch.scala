@@ -205,7 +205,7 @@ final class KeyTreeWatch(perKey: TreesPerKey, alternative: TreeAlternative, inpu
     // n rows spread over d positions cover about d * n / (n - 1), as in sampling.
     val span = if (rows < 2 || c.position <= first) 1.0 else (c.position - first).toDouble * rows / (rows - 1)
     lastChoice = (sums, rows, pairTests, pairPasses)
-    chooser.choose(sums, rows, span, current, pairTests, pairPasses)
+    chooser.choose(sums, rows, span, current, pairTests, pairPasses, c.estimates)
   }
 
   private var lastChoice = (Array.emptyLongArray, 0L, Array.emptyLongArray, Array.emptyLongArray)

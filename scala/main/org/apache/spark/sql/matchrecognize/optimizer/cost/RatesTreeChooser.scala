@@ -19,11 +19,11 @@ final case class RatesTreeChooser(candidates: Seq[JoinTree], stats: PatternStati
   override def trees: Seq[String] = candidates.map(_.sql)
 
   override def choose(admitted: Array[Long], rows: Long, span: Double, current: Int,
-      tested: Array[Long], passed: Array[Long]): Int =
+      tested: Array[Long], passed: Array[Long], estimates: Array[Double]): Int =
     if (rows < 2) math.max(current, 0)
     else {
       val s = stats.copy(rates = RatesTreeChooser.rates(variables, admitted, span),
-        selectivities = RatesTreeChooser.selectivities(stats, pairs, tested, passed))
+        selectivities = RatesTreeChooser.selectivities(stats, pairs, tested, passed, estimates))
       val costs = candidates.map(CostModel.logTreeObjective(_, s))
       val best = costs.indices.minBy(costs)
       if (current < 0 || costs(best) + math.log(minGain) < costs(current)) best else current
@@ -67,16 +67,23 @@ object RatesTreeChooser {
    * showed: a pass rate is measured on ordered pairs (an earlier row of the first variable,
    * a later one of the second), and a selectivity counts the pairs of the two variables'
    * rows in a window either way round, half of them in order; so the planned selectivity s
-   * is a pass rate of 2s, kept where the measured [[passInterval]] holds it and otherwise
-   * moved to the interval's nearer end.
+   * is a pass rate of 2s. A pair's rate is the one its group's last choice took
+   * (`estimates(i)`, the planned 2s at first), kept where the measured [[passInterval]]
+   * holds it and otherwise moved to the interval's nearer end, and written back to
+   * `estimates` (when it holds the pairs). Starting from the last rate rather than the
+   * planned one keeps a group from moving between two trees that cost about the same on
+   * noise: a pair passing 0 of 256 then 2 of 256 keeps the rate the first gave it, where
+   * starting afresh took each interval's own end, two fifths higher the second time.
    */
   def selectivities(stats: PatternStatistics, pairs: Seq[(String, String)], tested: Array[Long],
-      passed: Array[Long]): Map[(String, String), Double] =
+      passed: Array[Long], estimates: Array[Double] = Array.emptyDoubleArray): Map[(String, String), Double] =
     pairs.indices.filter(i => tested(i) > 0).foldLeft(stats.selectivities) { (m, i) =>
       val (a, b) = pairs(i)
-      val planned = math.min(1.0, 2 * stats.selectivity(a, b))
+      val kept = if (i < estimates.length) estimates(i) else Double.NaN
+      val last = if (kept.isNaN) math.min(1.0, 2 * stats.selectivity(a, b)) else kept
       val (lo, hi) = passInterval(passed(i), tested(i))
-      val inOrder = math.min(math.max(planned, lo), hi)
+      val inOrder = math.min(math.max(last, lo), hi)
+      if (i < estimates.length) estimates(i) = inOrder
       m - ((b, a)) + ((a, b) -> inOrder / 2)
     }
 }

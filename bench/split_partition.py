@@ -51,6 +51,13 @@ PATTERNS = {
               ONE ROW PER MATCH AFTER MATCH {skip}
               PATTERN (STRT DOWN+ UP+)
               DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x)""",
+    # MATCH_NUMBER() counts the matches of the ranges before: split, the ranges' rows are
+    # kept while a first job counts them, then handed out numbered on.
+    "V shape numbered": """MEASURES MATCH_NUMBER() AS m, FIRST(STRT.ts) AS start_ts,
+                       LAST(UP.ts) AS end_ts, count(*) AS n
+              ONE ROW PER MATCH AFTER MATCH {skip}
+              PATTERN (STRT DOWN+ UP+)
+              DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x)""",
 }
 SKIPS = ("SKIP TO NEXT ROW", "SKIP PAST LAST ROW")
 

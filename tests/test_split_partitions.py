@@ -33,12 +33,13 @@ def events(spark):
 @pytest.fixture
 def ranges(spark):
     """Sixteen ranges, splitting on."""
+    partitions = spark.conf.get("spark.sql.shuffle.partitions")
     spark.conf.set("spark.sql.shuffle.partitions", "16")
     spark.conf.set(SPLIT, "on")
     yield
     spark.conf.unset(SPLIT)
     spark.conf.unset(MIN_BYTES)
-    spark.conf.set("spark.sql.shuffle.partitions", "4")
+    spark.conf.set("spark.sql.shuffle.partitions", partitions)
 
 
 def _plan(df) -> str:
@@ -259,20 +260,65 @@ GAP_ANY_ROW = """
       DEFINE A AS v = 1, C AS v = 2 AND C.id - A.id > 40)"""
 
 
+def _with_match_number(sql: str, measure: str = "MATCH_NUMBER() AS m") -> str:
+    return sql.replace("MEASURES ", f"MEASURES {measure}, ", 1)
+
+
+MATCH_NUMBER_QUERIES = {
+    "one_row_to_next_row": _with_match_number(QUERIES["one_row_with_navigation"]),
+    # Matches of 300 rows and more: the ranges they cross hold no match start of their own.
+    "long_runs_past_last_row": _with_match_number(SKIP_QUERIES["long_runs"]),
+    "all_rows_to_last": _with_match_number(SKIP_QUERIES["all_rows_to_last"]),
+    "v_shape_twice": _with_match_number(
+        SKIP_QUERIES["v_shape"], "MATCH_NUMBER() AS m, MATCH_NUMBER() AS again"
+    ),
+    # The key holding most rows crosses many ranges; the small keys lie within one each.
+    "partitioned": _with_match_number(SKIP_QUERIES["partitioned"]),
+    # Every row not of a run of 7s is an empty match: numbered, but writing no row.
+    "omitted_empty_matches": """
+        SELECT * FROM split_events MATCH_RECOGNIZE (
+          ORDER BY ts
+          MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS cls
+          ALL ROWS PER MATCH OMIT EMPTY MATCHES
+          AFTER MATCH SKIP PAST LAST ROW
+          PATTERN (A*)
+          DEFINE A AS v = 7)""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MATCH_NUMBER_QUERIES))
+def test_match_numbers_go_on_across_ranges(spark, events, ranges, name):
+    """Each range numbers its matches from 1; the rows come out numbered on from the
+    matches of their partition in the ranges before, as one task numbers them."""
+    sql = MATCH_NUMBER_QUERIES[name]
+    assert "MATCH_NUMBER() numbered on after them" in _plan(spark.sql(sql))
+    _same_rows_as_one_task(spark, sql)
+    grouped = " GROUP BY skewed, k" if "PARTITION BY" in sql else ""
+    numbers = spark.sql(
+        f"SELECT count(DISTINCT m) AS n, min(m) AS lo, max(m) AS hi FROM ({sql}){grouped}"
+    ).collect()
+    assert max(r["n"] for r in numbers) >= 3, numbers
+    if name != "omitted_empty_matches":
+        # 1, 2, ... in every partition, none missing or repeated.
+        assert all(r["lo"] == 1 and r["hi"] == r["n"] for r in numbers), numbers
+
+
 @pytest.mark.parametrize(
     "sql, reason",
     [
         (
-            QUERIES["one_row_with_navigation"].replace(
-                "count(*) AS n,", "count(*) AS n, MATCH_NUMBER() AS m,"
-            ),
-            "MATCH_NUMBER()",
+            _with_match_number(QUERIES["one_row_with_navigation"], "MATCH_NUMBER() * 10 AS m"),
+            "MATCH_NUMBER() inside a measure's expression",
+        ),
+        (
+            QUERIES["within"].replace("C.id > A.id + 2", "C.id > A.id + MATCH_NUMBER() % 3"),
+            "MATCH_NUMBER() in DEFINE",
         ),
         # X is undefined: a match may stay open over any rows, so no rows before a range
         # could tell where the one-task matcher enters it.
         (GAP_ANY_ROW, "X may go on over any row, under AFTER MATCH SKIP PAST LAST ROW"),
     ],
-    ids=["match_number", "gap_any_row"],
+    ids=["match_number_in_an_expression", "match_number_in_define", "gap_any_row"],
 )
 def test_what_cannot_be_split_says_why_and_runs_one_task(spark, events, ranges, sql, reason):
     df = spark.sql(sql)

@@ -113,10 +113,16 @@ final class AutomatonDriver(
   def continueEnd(): Boolean = {
     if (!matcher.finishStep()) return false
     writer.flush(buffer.end, Some(buffer.end))
+    endedMatches = matcher.decidedMatches
     ending = false
     reset()
     true
   }
+
+  private var endedMatches = 0L
+
+  /** The matches of the partition ended last (its last MATCH_NUMBER()). */
+  def matchesOfEndedPartition: Long = endedMatches
 
   /** Decides every open match at once, as a row past all their windows would (streams). */
   def decideAll(): Unit = {

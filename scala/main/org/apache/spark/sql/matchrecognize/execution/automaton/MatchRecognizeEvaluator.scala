@@ -50,6 +50,34 @@ class MatchRecognizeEvaluatorFactory(
       ranges: Int,
       rows: Iterator[InternalRow],
       read: Int => Iterator[InternalRow]): Iterator[InternalRow] = {
+    val (processor, sorted) = rangeProcessor(ordering, entryRows, first, end, ranges, rows, read)
+    processor.run(sorted)
+  }
+
+  /**
+   * [[evalRange]] for a query whose MATCH_NUMBER() columns are numbered on across ranges
+   * ([[SplitMatchNumbers]]): the output rows packed, then the range's match counts.
+   */
+  def evalRangeCounted(
+      ordering: Seq[SortOrder],
+      entryRows: Int,
+      first: Int,
+      end: Int,
+      ranges: Int,
+      rows: Iterator[InternalRow],
+      read: Int => Iterator[InternalRow]): Iterator[SplitPiece] = {
+    val (processor, sorted) = rangeProcessor(ordering, entryRows, first, end, ranges, rows, read)
+    SplitMatchNumbers.pack(processor.run(sorted), () => processor.rangeMatchCounts)
+  }
+
+  private def rangeProcessor(
+      ordering: Seq[SortOrder],
+      entryRows: Int,
+      first: Int,
+      end: Int,
+      ranges: Int,
+      rows: Iterator[InternalRow],
+      read: Int => Iterator[InternalRow]): (PartitionProcessor, Iterator[InternalRow]) = {
     val sorted = sort.map(_.sort(rows, metrics("sortTime"))).getOrElse(rows)
     val keyOf = UnsafeProjection.create(PartitionKeys.comparable(partitionKeys), inputSchema)
     val neighbours = new RangeNeighbours(read, first, end, ranges, RowOrdering.create(ordering, inputSchema),
@@ -57,6 +85,6 @@ class MatchRecognizeEvaluatorFactory(
     val processor =
       new PartitionProcessor(spec, partitionKeys, inputSchema, first, metrics, Some(neighbours), entryRows)
     TaskContext.get().addTaskCompletionListener[Unit](_ => processor.reportMetrics())
-    processor.run(sorted)
+    (processor, sorted)
   }
 }

@@ -117,9 +117,18 @@ case class MatchRecognizeExec(
     if (split) {
       val ordering = fullOrdering
       val entryRows = conf.getConf(MatchRecognizeConf.SPLIT_ENTRY_ROWS)
-      new NeighbourReadingRDD[InternalRow, InternalRow](child.execute(), SplitMatching.tasks(sparkContext),
-        (first, end, ranges, rows, read) =>
-          factory.evalRange(ordering, entryRows, first, end, ranges, rows, read))
+      val tasks = SplitMatching.tasks(sparkContext)
+      val numberColumns = SplitMatchNumbers.columns(measures, measureOutput, output)
+      if (numberColumns.isEmpty) {
+        new NeighbourReadingRDD[InternalRow, InternalRow](child.execute(), tasks,
+          (first, end, ranges, rows, read) =>
+            factory.evalRange(ordering, entryRows, first, end, ranges, rows, read))
+      } else {
+        val pieces = new NeighbourReadingRDD[InternalRow, SplitPiece](child.execute(), tasks,
+          (first, end, ranges, rows, read) =>
+            factory.evalRangeCounted(ordering, entryRows, first, end, ranges, rows, read))
+        SplitMatchNumbers.renumbered(pieces, numberColumns, output.length)
+      }
     } else child.execute().mapPartitionsWithEvaluator(factory)
   }
 

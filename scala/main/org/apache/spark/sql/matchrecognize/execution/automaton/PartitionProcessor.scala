@@ -166,9 +166,15 @@ final class PartitionProcessor(
 
   private def beginEnd(): Unit = driver.beginEnd()
 
+  private var counts = RangeMatchCounts.None
+
+  /** The matches of the task's first and last partitions, once its rows are all handed out. */
+  def rangeMatchCounts: RangeMatchCounts = counts
+
   /** Decides at least one more match of the partition end; past the last, starts the next partition. */
   private def continueEnd(): Unit = {
     if (!driver.continueEnd()) return
+    counts = counts.ended(currentKey, driver.matchesOfEndedPartition, driver.writer.outputRows)
     currentKey = null
     rowsAfter = null
     if (heldRow != null) {

@@ -17,10 +17,12 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, M
  * before it. Under the other skip modes the match before decides where the next may start,
  * and it may have begun in an earlier range: each task finds where the sequential matcher
  * enters its range from the rows just before it ([[RangeEntry]]), which fails whatever the
- * rows when a loop of the pattern can go on over any row (`A X* B` with `X` undefined). Not
- * split either: output that depends on the matches of other ranges, MATCH_NUMBER() (it
- * counts them) and WITH UNMATCHED ROWS (a row is unmatched only if no earlier match
- * covers it).
+ * rows when a loop of the pattern can go on over any row (`A X* B` with `X` undefined).
+ * A MATCH_NUMBER() measure counts the matches of earlier ranges: it is numbered on once
+ * every range is matched ([[SplitMatchNumbers]]). Not split: other output that depends on
+ * the matches of other ranges, MATCH_NUMBER() in DEFINE (it decides which rows match) or
+ * inside a measure's expression, and WITH UNMATCHED ROWS (a row is unmatched only if no
+ * earlier match covers it).
  */
 object SplitMatching {
 
@@ -60,6 +62,8 @@ object SplitMatching {
     else
       unsupported(m) match {
         case Some(not) => Choice(split = false, s", one task per partition (not split: $not)")
+        case None if m.measures.exists(SplitMatchNumbers.isMatchNumber) =>
+          Choice(split = true, ", split into ranges matched in parallel, MATCH_NUMBER() numbered on after them")
         case None => Choice(split = true, ", split into ranges matched in parallel")
       }
   }
@@ -71,7 +75,9 @@ object SplitMatching {
     if (m.partitionBy.isEmpty && m.orderBy.isEmpty) Some("no ORDER BY")
     else if (o.strategy.isDefined) Some(o.strategy.get.sql)
     else if (o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched) Some("WITH UNMATCHED ROWS")
-    else if (m.measures.exists(usesMatchNumber) || m.defines.exists(usesMatchNumber)) Some("MATCH_NUMBER()")
+    else if (m.defines.exists(usesMatchNumber)) Some("MATCH_NUMBER() in DEFINE")
+    else if (m.measures.exists(e => usesMatchNumber(e) && !SplitMatchNumbers.isMatchNumber(e)))
+      Some("MATCH_NUMBER() inside a measure's expression")
     else if (o.prefilter.exists(_.startFlag.isDefined)) Some("the join prefilter runs")
     else if (o.effectiveSkip == AfterMatchSkip.ToNextRow) None
     else {

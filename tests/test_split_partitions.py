@@ -326,11 +326,42 @@ def test_what_cannot_be_split_says_why_and_runs_one_task(spark, events, ranges, 
     _same_rows_as_one_task(spark, sql, split_expected=False)
 
 
-def test_with_unmatched_rows_is_not_split(spark, events, ranges):
+UNMATCHED = "ALL ROWS PER MATCH WITH UNMATCHED ROWS AFTER MATCH SKIP PAST LAST ROW"
+UNMATCHED_QUERIES = {
+    "all_rows": QUERIES["all_rows"].replace(
+        "ALL ROWS PER MATCH AFTER MATCH SKIP TO NEXT ROW", UNMATCHED
+    ),
+    # Matches of 300 rows and more cover whole ranges: none of their rows is unmatched.
+    "long_runs": QUERIES["long_runs"].replace("AFTER MATCH SKIP TO NEXT ROW", UNMATCHED),
+    "numbered": _with_match_number(
+        QUERIES["all_rows"].replace("ALL ROWS PER MATCH AFTER MATCH SKIP TO NEXT ROW", UNMATCHED)
+    ),
+    "partitioned": SKIP_QUERIES["partitioned"].replace("PATTERN", f"{UNMATCHED}\n PATTERN"),
+}
+
+
+@pytest.mark.parametrize("entry_rows", ["1024", "2"])
+@pytest.mark.parametrize("name", sorted(UNMATCHED_QUERIES))
+def test_unmatched_rows_past_last_row_are_split(spark, events, ranges, name, entry_rows):
+    """Under PAST LAST ROW the rows a match begun in an earlier range covers are those before
+    where the range's matches begin: each range writes its other rows no match covers, and
+    none of the next range's."""
+    spark.conf.set(ENTRY_ROWS, entry_rows)
+    try:
+        _same_rows_as_one_task(spark, UNMATCHED_QUERIES[name])
+        rows = spark.sql(f"SELECT count(*) AS n FROM ({UNMATCHED_QUERIES[name]})").first()
+    finally:
+        spark.conf.unset(ENTRY_ROWS)
+    assert rows["n"] == 2400, "every row exactly once"
+
+
+@pytest.mark.parametrize("skip", ["SKIP TO NEXT ROW", "SKIP TO LAST B"])
+def test_unmatched_rows_where_matches_overlap_are_not_split(spark, events, ranges, skip):
     sql = QUERIES["all_rows"].replace(
-        "ALL ROWS PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS"
+        "ALL ROWS PER MATCH AFTER MATCH SKIP TO NEXT ROW",
+        f"ALL ROWS PER MATCH WITH UNMATCHED ROWS AFTER MATCH {skip}",
     )
-    assert "not split: WITH UNMATCHED ROWS" in _plan(spark.sql(sql))
+    assert f"not split: WITH UNMATCHED ROWS under AFTER MATCH {skip}" in _plan(spark.sql(sql))
 
 
 def test_split_settings_are_checked(spark):

@@ -87,10 +87,16 @@ final class AutomatonDriver(
    * A range of a split partition has no rows past this one: rows added from here on only
    * finish the matches that start before it (see [[finishedBefore]]).
    */
-  def stopStartsAt(pos: Long): Unit = matcher.stopStartsAt(pos)
+  def stopStartsAt(pos: Long): Unit = {
+    matcher.stopStartsAt(pos)
+    writer.stopUnmatchedAt(pos)
+  }
 
   /** No match starts before `pos`: a match of an earlier range covers the rows before it. */
-  def startNoEarlierThan(pos: Long): Unit = matcher.startNoEarlierThan(pos)
+  def startNoEarlierThan(pos: Long): Unit = {
+    matcher.startNoEarlierThan(pos)
+    writer.coveredBefore(pos)
+  }
 
   /**
    * Whether every match starting before `pos` is decided and written: the rows before it

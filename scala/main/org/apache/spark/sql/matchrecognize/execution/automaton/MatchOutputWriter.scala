@@ -48,10 +48,20 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
 
   def outputRows: Long = rowsOut
 
+  // Split ranges: the rows from here on are the next range's, which writes them if unmatched.
+  private var unmatchedEnd = Long.MaxValue
+
   def reset(): Unit = {
     pending.clear()
     frontier = -1L
+    unmatchedEnd = Long.MaxValue
   }
+
+  /** The rows from `pos` on belong to the next range of a split partition. */
+  def stopUnmatchedAt(pos: Long): Unit = unmatchedEnd = pos
+
+  /** The rows before `pos` are covered by a match of an earlier range of a split partition. */
+  def coveredBefore(pos: Long): Unit = frontier = math.max(frontier, pos - 1)
 
   /** Resumes after a point where the rows up to `writtenUpTo` were written or covered. */
   def resume(writtenUpTo: Long): Unit = {
@@ -113,7 +123,8 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
   /** Unmatched rows from the frontier up to (excluding) `until`. */
   private def writeUnmatched(until: Long): Unit = {
     var p = frontier + 1
-    while (p < until) {
+    val end = math.min(until, unmatchedEnd)
+    while (p < end) {
       emit(buffer.get(p), nullMeasures)
       p += 1
     }

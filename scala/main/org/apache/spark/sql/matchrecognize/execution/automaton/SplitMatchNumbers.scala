@@ -89,7 +89,8 @@ object SplitMatchNumbers {
         else {
           // The kept piece must stay as matched: a task run again reads it again.
           val raised = row.copy()
-          numberColumns.foreach(c => raised.setLong(c, raised.getLong(c) + add))
+          // An unmatched row (WITH UNMATCHED ROWS) has no number.
+          numberColumns.foreach(c => if (!raised.isNullAt(c)) raised.setLong(c, raised.getLong(c) + add))
           raised
         }
       }

@@ -21,8 +21,9 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, M
  * A MATCH_NUMBER() measure counts the matches of earlier ranges: it is numbered on once
  * every range is matched ([[SplitMatchNumbers]]). Not split: other output that depends on
  * the matches of other ranges, MATCH_NUMBER() in DEFINE (it decides which rows match) or
- * inside a measure's expression, and WITH UNMATCHED ROWS (a row is unmatched only if no
- * earlier match covers it).
+ * inside a measure's expression, and WITH UNMATCHED ROWS except under SKIP PAST LAST ROW
+ * (a row is unmatched only if no earlier match covers it, and only under PAST LAST ROW are
+ * those the rows before where the range's matches begin).
  */
 object SplitMatching {
 
@@ -74,7 +75,10 @@ object SplitMatching {
     def usesMatchNumber(e: Expression) = e.exists(_.isInstanceOf[MatchNumber])
     if (m.partitionBy.isEmpty && m.orderBy.isEmpty) Some("no ORDER BY")
     else if (o.strategy.isDefined) Some(o.strategy.get.sql)
-    else if (o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched) Some("WITH UNMATCHED ROWS")
+    // Under PAST LAST ROW the rows a match of an earlier range covers are those before the
+    // range's entry; where matches may overlap they may reach past it.
+    else if (o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched && o.effectiveSkip != AfterMatchSkip.PastLastRow)
+      Some(s"WITH UNMATCHED ROWS under ${o.effectiveSkip.sql}")
     else if (m.defines.exists(usesMatchNumber)) Some("MATCH_NUMBER() in DEFINE")
     else if (m.measures.exists(e => usesMatchNumber(e) && !SplitMatchNumbers.isMatchNumber(e)))
       Some("MATCH_NUMBER() inside a measure's expression")

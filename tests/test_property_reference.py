@@ -168,6 +168,7 @@ def test_random_patterns_matched_in_ranges_match_the_reference(spark, skip):
     following ranges: the rows must be the reference's. Under the skip modes where the
     match before decides the next start, each range finds where its matches begin from
     windows of 1, 8 and 64 rows before it, or from its partition's start."""
+    partitions = spark.conf.get("spark.sql.shuffle.partitions")
     spark.conf.set(SPLIT, "on")
     spark.conf.set("spark.sql.shuffle.partitions", "16")
     spark.conf.set("spark.sql.matchRecognize.internal.splitEntryRows", "1")
@@ -187,4 +188,4 @@ def test_random_patterns_matched_in_ranges_match_the_reference(spark, skip):
     finally:
         spark.conf.unset(SPLIT)
         spark.conf.unset("spark.sql.matchRecognize.internal.splitEntryRows")
-        spark.conf.set("spark.sql.shuffle.partitions", "4")
+        spark.conf.set("spark.sql.shuffle.partitions", partitions)

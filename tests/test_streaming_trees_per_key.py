@@ -168,14 +168,14 @@ def test_keys_moving_every_few_rows_write_the_batch_rows(spark, tmp_path, sql):
     rows = _drifting(500, ["p", "q", "r"], random.Random(7))
     forced = {FORCED_KEY_TREES: "(A (B C)); ((A C) B)", PREFIX_ROWS: "4"}
     with settings(spark, forced):
-        stream, _ = _stream_equals_batch(spark, tmp_path, rows, sql, seed=7, max_batch=9)
+        stream, _ = _stream_equals_batch(spark, tmp_path, rows, sql, seed=7, max_batch=20)
     # A key moves again once the tree it left has seen its window out: two or more each.
     assert sum(m.get("tree_moves") or 0 for m in stream.observed()) >= 6
 
 
 def _restarted(spark, tmp_path, sql, conf_before, conf_after, seed=8):
     rows = _drifting(600, ["p", "q"], random.Random(seed))
-    batches = _batches(rows, seed, 15)
+    batches = _batches(rows, seed, 40)
     cut = len(batches) // 2
     parts = [batches[:cut], batches[cut:] + [[FLUSH]]]
     with settings(spark, conf_before):

@@ -67,12 +67,11 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
       p: PatternTableStream, row: PatternRow, input: Seq[Attribute]): () => Either[(String, String), PatternSetMember] =
     () =>
       PlanPatternTableStreams.streamable(session, p.before, p.after, row, input, p.output.tail)
-        .flatMap(c =>
-          if (!PlanPatternTableStreams.anyMatch(c)) {
-            Right(PatternSetMember(c.row.name, id(c), PlanStreamingMatchRecognize.matchFunction(c.node, input)))
-          } else {
-            TreeSetMember.of(c, input).map(t => PatternSetMember(c.row.name, id(c), t.function, Some(t)))
-          })
+        .map {
+          case (c, None) =>
+            PatternSetMember(c.row.name, id(c), PlanStreamingMatchRecognize.matchFunction(c.node, input))
+          case (c, Some(trees)) => PatternSetMember(c.row.name, id(c), trees.function, Some(trees))
+        }
         .left.map(row.name -> _)
 
   /** The pattern's name and a digest of what its state depends on. */
@@ -85,21 +84,22 @@ case class PlanPatternTableStreams(session: SparkSession) extends Rule[LogicalPl
 object PlanPatternTableStreams {
 
   /**
-   * The pattern of `row` compiled to run over a stream of `input`, or what keeps it out: an
-   * error of its clause, columns other than the query's (`columns`), or what a stream needs
-   * beyond what the clause checks (see `eventTimeOf`).
+   * The pattern of `row` compiled to run over a stream of `input`, with its one-pass trees
+   * under SKIP TILL ANY MATCH, or what keeps it out: an error of its clause, columns other
+   * than the query's (`columns`), or what a stream needs beyond what the clause checks (see
+   * `eventTimeOf`).
    */
   def streamable(session: SparkSession, before: String, after: String, row: PatternRow,
-      input: Seq[Attribute], columns: Seq[Attribute]): Either[String, CompiledPattern] =
+      input: Seq[Attribute], columns: Seq[Attribute]): Either[String, (CompiledPattern, Option[TreeSetMember])] =
     PatternTables.attempt(session, before, after, row, input).flatMap { c =>
-      PatternTables.fits(c, columns).orElse(runnable(c, input)).toLeft(c)
+      PatternTables.fits(c, columns).toLeft(c).flatMap(runnable(_, input).map(c -> _))
     }
 
-  private def runnable(c: CompiledPattern, input: Seq[Attribute]): Option[String] =
+  private def runnable(c: CompiledPattern, input: Seq[Attribute]): Either[String, Option[TreeSetMember]] =
     try {
       PlanStreamingMatchRecognize.eventTimeOf(c.node)
-      if (anyMatch(c)) TreeSetMember.of(c, input).left.toOption else None
-    } catch { case e: org.apache.spark.sql.AnalysisException => Some(e.getMessage) }
+      if (anyMatch(c)) TreeSetMember.of(c, input).map(Some(_)) else Right(None)
+    } catch { case e: org.apache.spark.sql.AnalysisException => Left(e.getMessage) }
 
   /** Whether the pattern runs under SKIP TILL ANY MATCH (its one-pass trees). */
   def anyMatch(c: CompiledPattern): Boolean =

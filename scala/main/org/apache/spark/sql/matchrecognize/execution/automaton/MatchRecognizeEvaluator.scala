@@ -41,43 +41,19 @@ class MatchRecognizeEvaluatorFactory(
    * `first` until `end` of `ranges`, whose rows are `rows` (unsorted unless `sort` is empty)
    * and whose neighbours' rows `read(j)` returns; `ordering` is the total order the input
    * partitions follow; `entryRows` the first window [[RangeEntry]] reads before the range.
+   * `out` hands out what the range's processor writes from its sorted rows: the rows
+   * themselves (`_.run(_)`), or packed and followed by its match counts for MATCH_NUMBER()
+   * numbered on across ranges ([[SplitMatchNumbers]]).
    */
-  def evalRange(
+  def evalRange[T](
       ordering: Seq[SortOrder],
       entryRows: Int,
       first: Int,
       end: Int,
       ranges: Int,
       rows: Iterator[InternalRow],
-      read: Int => Iterator[InternalRow]): Iterator[InternalRow] = {
-    val (processor, sorted) = rangeProcessor(ordering, entryRows, first, end, ranges, rows, read)
-    processor.run(sorted)
-  }
-
-  /**
-   * [[evalRange]] for a query whose MATCH_NUMBER() columns are numbered on across ranges
-   * ([[SplitMatchNumbers]]): the output rows packed, then the range's match counts.
-   */
-  def evalRangeCounted(
-      ordering: Seq[SortOrder],
-      entryRows: Int,
-      first: Int,
-      end: Int,
-      ranges: Int,
-      rows: Iterator[InternalRow],
-      read: Int => Iterator[InternalRow]): Iterator[SplitPiece] = {
-    val (processor, sorted) = rangeProcessor(ordering, entryRows, first, end, ranges, rows, read)
-    SplitMatchNumbers.pack(processor.run(sorted), () => processor.rangeMatchCounts)
-  }
-
-  private def rangeProcessor(
-      ordering: Seq[SortOrder],
-      entryRows: Int,
-      first: Int,
-      end: Int,
-      ranges: Int,
-      rows: Iterator[InternalRow],
-      read: Int => Iterator[InternalRow]): (PartitionProcessor, Iterator[InternalRow]) = {
+      read: Int => Iterator[InternalRow])(
+      out: (PartitionProcessor, Iterator[InternalRow]) => Iterator[T]): Iterator[T] = {
     val sorted = sort.map(_.sort(rows, metrics("sortTime"))).getOrElse(rows)
     val keyOf = UnsafeProjection.create(PartitionKeys.comparable(partitionKeys), inputSchema)
     val neighbours = new RangeNeighbours(read, first, end, ranges, RowOrdering.create(ordering, inputSchema),
@@ -85,6 +61,6 @@ class MatchRecognizeEvaluatorFactory(
     val processor =
       new PartitionProcessor(spec, partitionKeys, inputSchema, first, metrics, Some(neighbours), entryRows)
     TaskContext.get().addTaskCompletionListener[Unit](_ => processor.reportMetrics())
-    (processor, sorted)
+    out(processor, sorted)
   }
 }

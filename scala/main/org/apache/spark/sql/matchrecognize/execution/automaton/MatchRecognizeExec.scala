@@ -122,11 +122,13 @@ case class MatchRecognizeExec(
       if (numberColumns.isEmpty) {
         new NeighbourReadingRDD[InternalRow, InternalRow](child.execute(), tasks,
           (first, end, ranges, rows, read) =>
-            factory.evalRange(ordering, entryRows, first, end, ranges, rows, read))
+            factory.evalRange(ordering, entryRows, first, end, ranges, rows, read)(_.run(_)))
       } else {
         val pieces = new NeighbourReadingRDD[InternalRow, SplitPiece](child.execute(), tasks,
           (first, end, ranges, rows, read) =>
-            factory.evalRangeCounted(ordering, entryRows, first, end, ranges, rows, read))
+            factory.evalRange(ordering, entryRows, first, end, ranges, rows, read) { (processor, sorted) =>
+              SplitMatchNumbers.pack(processor.run(sorted), () => processor.rangeMatchCounts)
+            })
         SplitMatchNumbers.renumbered(pieces, numberColumns, output.length)
       }
     } else child.execute().mapPartitionsWithEvaluator(factory)

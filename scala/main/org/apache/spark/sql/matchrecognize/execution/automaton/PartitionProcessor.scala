@@ -174,7 +174,9 @@ final class PartitionProcessor(
   /** Decides at least one more match of the partition end; past the last, starts the next partition. */
   private def continueEnd(): Unit = {
     if (!driver.continueEnd()) return
-    counts = counts.ended(currentKey, driver.matchesOfEndedPartition, driver.writer.outputRows)
+    // Only split ranges report them (one object per partition ended).
+    if (neighbours.isDefined)
+      counts = counts.ended(currentKey, driver.matchesOfEndedPartition, driver.writer.outputRows)
     currentKey = null
     rowsAfter = null
     if (heldRow != null) {

@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution.automaton
 
-import java.io.{ByteArrayInputStream, ByteArrayOutputStream, DataInputStream, DataOutputStream}
+import java.io.{ByteArrayOutputStream, DataOutputStream}
+import java.nio.ByteBuffer
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
@@ -109,13 +110,12 @@ object SplitMatchNumbers {
   private def unpacked(pieces: Iterator[SplitPiece], numFields: Int): Iterator[UnsafeRow] =
     pieces.flatMap {
       case p: PackedRows =>
-        val in = new DataInputStream(new ByteArrayInputStream(p.bytes))
+        val sizes = ByteBuffer.wrap(p.bytes) // DataOutputStream's big-endian ints
         var offset = 0
         Iterator.fill(p.rows) {
-          val size = in.readInt()
+          val size = sizes.getInt(offset)
           val row = new UnsafeRow(numFields)
           row.pointTo(p.bytes, Platform.BYTE_ARRAY_OFFSET + offset + 4, size)
-          in.skipBytes(size)
           offset += 4 + size
           row
         }

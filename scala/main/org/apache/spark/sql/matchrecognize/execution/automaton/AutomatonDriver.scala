@@ -120,6 +120,7 @@ final class AutomatonDriver(
     if (!matcher.finishStep()) return false
     writer.flush(buffer.end, Some(buffer.end))
     endedMatches = matcher.decidedMatches
+    endedCoverage = writer.coveredByMatches
     ending = false
     reset()
     true
@@ -129,6 +130,11 @@ final class AutomatonDriver(
 
   /** The matches of the partition ended last (its last MATCH_NUMBER()). */
   def matchesOfEndedPartition: Long = endedMatches
+
+  private var endedCoverage = -1L
+
+  /** The last row a match of the partition ended last covers (-1: it had none). */
+  def coverageOfEndedPartition: Long = endedCoverage
 
   /** Decides every open match at once, as a row past all their windows would (streams). */
   def decideAll(): Unit = {

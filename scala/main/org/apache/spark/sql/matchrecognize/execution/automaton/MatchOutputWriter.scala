@@ -51,11 +51,37 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
   // Split ranges: the rows from here on are the next range's, which writes them if unmatched.
   private var unmatchedEnd = Long.MaxValue
 
+  // The last row a match written in this partition covers (-1: none yet).
+  private var matchedTo = -1L
+
+  // Split ranges where matches may overlap: the unmatched rows written from here on are
+  // tagged with their offset from it (-1: none are), as an earlier range's match may cover
+  // them ([[SplitReconciliation]] drops those).
+  private var tagFrom = -1L
+  private var tags: UnmatchedTags = _
+
   def reset(): Unit = {
     pending.clear()
     frontier = -1L
     unmatchedEnd = Long.MaxValue
+    matchedTo = -1L
+    tagFrom = -1L
   }
+
+  /** The last row a match written in this partition covers (-1: none). */
+  def coveredByMatches: Long = matchedTo
+
+  /** Tags the unmatched rows of this partition from `pos` on with their offset from it. */
+  def tagUnmatchedFrom(pos: Long): Unit = {
+    if (tags == null) tags = new UnmatchedTags
+    tagFrom = pos
+  }
+
+  /**
+   * The offset of output row `index` (counted over the task, asked in order) when it is a
+   * tagged unmatched row, else -1.
+   */
+  def unmatchedOffset(index: Long): Long = if (tags == null) -1L else tags.take(index)
 
   /** The rows from `pos` on belong to the next range of a split partition. */
   def stopUnmatchedAt(pos: Long): Unit = unmatchedEnd = pos
@@ -95,9 +121,7 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
         val m = pending.peekFirst()
         if (partitionEnd.isDefined || m.end + spec.measureLookAhead < buffer.end) {
           pending.removeFirst()
-          if (withUnmatched) writeUnmatched(m.start)
-          write(m)
-          frontier = math.max(frontier, if (m.isEmpty) m.start else m.end)
+          writeWithUnmatched(m)
         } else more = false
       } else {
         if (withUnmatched) writeUnmatched(partitionEnd.getOrElse(resolvedBelow))
@@ -112,12 +136,16 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
    * matches decided together are not all held at once.
    */
   def flushAtEnd(): Unit = {
-    while (!pending.isEmpty) {
-      val m = pending.removeFirst()
-      if (withUnmatched) writeUnmatched(m.start)
-      write(m)
-      frontier = math.max(frontier, if (m.isEmpty) m.start else m.end)
-    }
+    while (!pending.isEmpty) writeWithUnmatched(pending.removeFirst())
+  }
+
+  /** Writes the unmatched rows before `m`, then `m`. */
+  private def writeWithUnmatched(m: CompletedMatch): Unit = {
+    if (withUnmatched) writeUnmatched(m.start)
+    write(m)
+    val last = if (m.isEmpty) m.start else m.end
+    frontier = math.max(frontier, last)
+    matchedTo = math.max(matchedTo, last)
   }
 
   /** Unmatched rows from the frontier up to (excluding) `until`. */
@@ -125,6 +153,7 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
     var p = frontier + 1
     val end = math.min(until, unmatchedEnd)
     while (p < end) {
+      if (tagFrom >= 0) tags.add(rowsOut, p - tagFrom)
       emit(buffer.get(p), nullMeasures)
       p += 1
     }
@@ -231,4 +260,38 @@ final class MatchOutputWriter(spec: MatcherSpec, buffer: RowBuffer, out: ArrayDe
     out.addLast(fusedProjection(joined(current, slotRow)).copy())
     rowsOut += 1
   }
+}
+
+/** Output row indices of tagged unmatched rows and their offsets, oldest first. */
+private final class UnmatchedTags {
+  private var indices = new Array[Long](16)
+  private var offsets = new Array[Long](16)
+  private var head = 0
+  private var size = 0
+
+  def add(index: Long, offset: Long): Unit = {
+    if (size == indices.length) {
+      val live = size - head
+      if (head < live) { // more than half in use: grow
+        indices = java.util.Arrays.copyOf(indices, indices.length * 2)
+        offsets = java.util.Arrays.copyOf(offsets, offsets.length * 2)
+      }
+      System.arraycopy(indices, head, indices, 0, live)
+      System.arraycopy(offsets, head, offsets, 0, live)
+      head = 0
+      size = live
+    }
+    indices(size) = index
+    offsets(size) = offset
+    size += 1
+  }
+
+  /** The offset of row `index` if it is the oldest tagged row (then forgotten), else -1. */
+  def take(index: Long): Long =
+    if (head < size && indices(head) == index) {
+      val o = offsets(head)
+      head += 1
+      if (head == size) { head = 0; size = 0 }
+      o
+    } else -1L
 }

@@ -42,8 +42,8 @@ class MatchRecognizeEvaluatorFactory(
    * and whose neighbours' rows `read(j)` returns; `ordering` is the total order the input
    * partitions follow; `entryRows` the first window [[RangeEntry]] reads before the range.
    * `out` hands out what the range's processor writes from its sorted rows: the rows
-   * themselves (`_.run(_)`), or packed and followed by its match counts for MATCH_NUMBER()
-   * numbered on across ranges ([[SplitMatchNumbers]]).
+   * themselves (`_.run(_)`), or packed and followed by its match counts, for output
+   * reconciled across ranges ([[SplitReconciliation]]).
    */
   def evalRange[T](
       ordering: Seq[SortOrder],

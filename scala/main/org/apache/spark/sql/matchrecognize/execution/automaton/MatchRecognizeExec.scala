@@ -118,8 +118,9 @@ case class MatchRecognizeExec(
       val ordering = fullOrdering
       val entryRows = conf.getConf(MatchRecognizeConf.SPLIT_ENTRY_ROWS)
       val tasks = SplitMatching.tasks(sparkContext)
-      val numberColumns = SplitMatchNumbers.columns(measures, measureOutput, output)
-      if (numberColumns.isEmpty) {
+      val numberColumns = SplitReconciliation.columns(measures, measureOutput, output)
+      val tagsUnmatched = SplitMatching.reconcilesUnmatched(options)
+      if (numberColumns.isEmpty && !tagsUnmatched) {
         new NeighbourReadingRDD[InternalRow, InternalRow](child.execute(), tasks,
           (first, end, ranges, rows, read) =>
             factory.evalRange(ordering, entryRows, first, end, ranges, rows, read)(_.run(_)))
@@ -127,9 +128,10 @@ case class MatchRecognizeExec(
         val pieces = new NeighbourReadingRDD[InternalRow, SplitPiece](child.execute(), tasks,
           (first, end, ranges, rows, read) =>
             factory.evalRange(ordering, entryRows, first, end, ranges, rows, read) { (processor, sorted) =>
-              SplitMatchNumbers.pack(processor.run(sorted), () => processor.rangeMatchCounts)
+              SplitReconciliation.pack(processor.run(sorted), () => processor.rangeMatchCounts,
+                if (tagsUnmatched) Some(() => processor.unmatchedOffsetOfLast) else None)
             })
-        SplitMatchNumbers.renumbered(pieces, numberColumns, output.length)
+        SplitReconciliation.reconciled(pieces, numberColumns, output.length)
       }
     } else child.execute().mapPartitionsWithEvaluator(factory)
   }

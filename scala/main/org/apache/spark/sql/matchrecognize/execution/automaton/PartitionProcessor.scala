@@ -83,9 +83,24 @@ final class PartitionProcessor(
 
     override def next(): InternalRow = {
       if (!hasNext) throw new NoSuchElementException
+      lastOffset = driver.writer.unmatchedOffset(handedOut)
+      handedOut += 1
       out.removeFirst()
     }
   }
+
+  private var handedOut = 0L
+  private var lastOffset = -1L
+
+  /**
+   * Of the row [[run]] handed out last: its offset from the range's first row when it is an
+   * unmatched row of the range's first partition that a match of an earlier range may cover
+   * (split ranges where matches may overlap), else -1.
+   */
+  def unmatchedOffsetOfLast: Long = lastOffset
+
+  // Unmatched rows of a split range's first partition an earlier range's match may cover.
+  private val tagsUnmatched = neighbours.isDefined && SplitMatching.reconcilesUnmatched(spec.options)
 
   private def sameKey(row: UnsafeRow): Boolean =
     if (keysFixedWidth) {
@@ -111,7 +126,10 @@ final class PartitionProcessor(
     if (currentKey == null) {
       currentKey = keyOf(row).copy()
       currentKeyValues = if (keyValuesOf eq keyOf) currentKey else keyValuesOf(row).copy()
-      if (inputRows == 0 && neighbours.isDefined) current = readBefore(row)
+      if (inputRows == 0 && neighbours.isDefined) {
+        current = readBefore(row)
+        if (tagsUnmatched) driver.writer.tagUnmatchedFrom(driver.buffer.end)
+      }
     }
     inputRows += 1
     val kept = driver.add(current)
@@ -175,8 +193,12 @@ final class PartitionProcessor(
   private def continueEnd(): Unit = {
     if (!driver.continueEnd()) return
     // Only split ranges report them (one object per partition ended).
-    if (neighbours.isDefined)
-      counts = counts.ended(currentKey, driver.matchesOfEndedPartition, driver.writer.outputRows)
+    if (neighbours.isDefined) {
+      // Rows past the range's end (only its last partition reads on) its matches cover.
+      val reach = if (rangeEnd < 0) 0L else math.max(0L, driver.coverageOfEndedPartition - rangeEnd + 1)
+      counts = counts.ended(currentKey, driver.matchesOfEndedPartition, driver.writer.outputRows,
+        inputRows, reach)
+    }
     currentKey = null
     rowsAfter = null
     if (heldRow != null) {

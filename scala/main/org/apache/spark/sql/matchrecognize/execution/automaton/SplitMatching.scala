@@ -4,7 +4,7 @@ import org.apache.spark.SparkContext
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
-import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, MatchRecognize, RowsPerMatch}
+import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, MatchRecognize, MatchRecognizeOptions, RowsPerMatch}
 
 /**
  * Whether [[MatchRecognizeExec]] matches large partitions in ranges, one task each
@@ -19,11 +19,12 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, M
  * enters its range from the rows just before it ([[RangeEntry]]), which fails whatever the
  * rows when a loop of the pattern can go on over any row (`A X* B` with `X` undefined).
  * A MATCH_NUMBER() measure counts the matches of earlier ranges: it is numbered on once
- * every range is matched ([[SplitMatchNumbers]]). Not split: other output that depends on
- * the matches of other ranges, MATCH_NUMBER() in DEFINE (it decides which rows match) or
- * inside a measure's expression, and WITH UNMATCHED ROWS except under SKIP PAST LAST ROW
- * (a row is unmatched only if no earlier match covers it, and only under PAST LAST ROW are
- * those the rows before where the range's matches begin).
+ * every range is matched ([[SplitReconciliation]]). A row is unmatched (WITH UNMATCHED ROWS)
+ * only if no match covers it: under PAST LAST ROW the rows a match of an earlier range
+ * covers are those before where the range's matches begin; where matches may overlap, a
+ * range's unmatched rows that a match of an earlier range reaches are dropped once every
+ * range is matched. Not split: MATCH_NUMBER() in DEFINE (it decides which rows match) or
+ * inside a measure's expression.
  */
 object SplitMatching {
 
@@ -63,11 +64,24 @@ object SplitMatching {
     else
       unsupported(m) match {
         case Some(not) => Choice(split = false, s", one task per partition (not split: $not)")
-        case None if m.measures.exists(SplitMatchNumbers.isMatchNumber) =>
-          Choice(split = true, ", split into ranges matched in parallel, MATCH_NUMBER() numbered on after them")
-        case None => Choice(split = true, ", split into ranges matched in parallel")
+        case None =>
+          val after = Seq(
+            "MATCH_NUMBER() numbered on" -> m.measures.exists(SplitReconciliation.isMatchNumber),
+            "unmatched rows that earlier ranges' matches cover dropped" -> reconcilesUnmatched(m.options))
+            .collect { case (step, true) => step }
+          Choice(split = true,
+            ", split into ranges matched in parallel" +
+              (if (after.isEmpty) "" else after.mkString(", ", " and ", " after them")))
       }
   }
+
+  /**
+   * Whether a range's unmatched rows (WITH UNMATCHED ROWS) may be covered by a match of an
+   * earlier range reaching past where the range's own matches begin: where matches may
+   * overlap, under every skip mode but PAST LAST ROW.
+   */
+  def reconcilesUnmatched(o: MatchRecognizeOptions): Boolean =
+    o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched && o.effectiveSkip != AfterMatchSkip.PastLastRow
 
   /** Why the pattern cannot be matched in ranges, if it cannot. */
   private def unsupported(m: MatchRecognize): Option[String] = {
@@ -75,12 +89,8 @@ object SplitMatching {
     def usesMatchNumber(e: Expression) = e.exists(_.isInstanceOf[MatchNumber])
     if (m.partitionBy.isEmpty && m.orderBy.isEmpty) Some("no ORDER BY")
     else if (o.strategy.isDefined) Some(o.strategy.get.sql)
-    // Under PAST LAST ROW the rows a match of an earlier range covers are those before the
-    // range's entry; where matches may overlap they may reach past it.
-    else if (o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched && o.effectiveSkip != AfterMatchSkip.PastLastRow)
-      Some(s"WITH UNMATCHED ROWS under ${o.effectiveSkip.sql}")
     else if (m.defines.exists(usesMatchNumber)) Some("MATCH_NUMBER() in DEFINE")
-    else if (m.measures.exists(e => usesMatchNumber(e) && !SplitMatchNumbers.isMatchNumber(e)))
+    else if (m.measures.exists(e => usesMatchNumber(e) && !SplitReconciliation.isMatchNumber(e)))
       Some("MATCH_NUMBER() inside a measure's expression")
     else if (o.prefilter.exists(_.startFlag.isDefined)) Some("the join prefilter runs")
     else if (o.effectiveSkip == AfterMatchSkip.ToNextRow) None

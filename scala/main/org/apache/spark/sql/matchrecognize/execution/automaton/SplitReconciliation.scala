@@ -10,21 +10,30 @@ import org.apache.spark.sql.matchrecognize.plans.{MatchNumber, SemanticsMarker}
 import org.apache.spark.storage.StorageLevel
 import org.apache.spark.unsafe.Platform
 
-/** What a task matching a range with MATCH_NUMBER() measures writes: rows, then its counts. */
+/** What a task matching a range writes when its output is reconciled: rows, then its counts. */
 trait SplitPiece extends Serializable
 
-/** Output rows packed one after the other (a size, then the row's bytes). */
-final case class PackedRows(bytes: Array[Byte], rows: Int) extends SplitPiece
+/**
+ * Output rows packed one after the other (a size, then the row's bytes); with `offsets`,
+ * each row's offset from its range's first row when it is an unmatched row an earlier
+ * range's match may cover, else -1.
+ */
+final case class PackedRows(bytes: Array[Byte], rows: Int, offsets: Array[Long]) extends SplitPiece
 
 /**
- * MATCH_NUMBER() over a split input ([[SplitMatching]]). Each range numbers the matches of
- * its partitions from 1, and how many matches a partition had in the ranges before is known
- * only once those are matched. So the ranges' output rows are kept (Spark's block store:
- * memory, else local disk) while a first job matches every range and reports its
- * [[RangeMatchCounts]]; the rows then handed out have the matches of their partition in the
- * ranges before added to their MATCH_NUMBER() columns. Every range is matched once.
+ * Output of a split input ([[SplitMatching]]) that depends on the matches of earlier ranges,
+ * known only once those are matched:
+ *  - MATCH_NUMBER(): each range numbers the matches of its partitions from 1; the rows
+ *    handed out have the matches of their partition in the ranges before added to their
+ *    MATCH_NUMBER() columns;
+ *  - WITH UNMATCHED ROWS where matches may overlap: a range writes as unmatched the rows of
+ *    its first partition no match of its own covers, some of which a match of an earlier
+ *    range may cover; those are dropped.
+ * So the ranges' output rows are kept (Spark's block store: memory, else local disk) while a
+ * first job matches every range and reports its [[RangeMatchCounts]]; the rows are then
+ * handed out reconciled. Every range is matched once.
  */
-object SplitMatchNumbers {
+object SplitReconciliation {
 
   /** About how many bytes of rows one [[PackedRows]] holds. */
   private val PieceBytes = 1 << 20
@@ -45,11 +54,16 @@ object SplitMatchNumbers {
     case _ => false
   }
 
-  /** A range's output rows packed, followed by its counts (read once the rows are all out). */
-  def pack(rows: Iterator[InternalRow], counts: () => RangeMatchCounts): Iterator[SplitPiece] =
+  /**
+   * A range's output rows packed, followed by its counts (read once the rows are all out);
+   * `offset`, when given, is asked after each row for its unmatched offset.
+   */
+  def pack(
+      rows: Iterator[InternalRow], counts: () => RangeMatchCounts, offset: Option[() => Long]): Iterator[SplitPiece] =
     new Iterator[SplitPiece] {
       private var countsGiven = false
       private val writeBuffer = new Array[Byte](4096)
+      private val offsets = new LongBuffer
 
       override def hasNext: Boolean = rows.hasNext || !countsGiven
 
@@ -57,15 +71,17 @@ object SplitMatchNumbers {
         if (rows.hasNext) {
           val bytes = new ByteArrayOutputStream(PieceBytes / 8)
           val data = new DataOutputStream(bytes)
+          offsets.clear()
           var n = 0
           while (rows.hasNext && data.size < PieceBytes) {
             val row = rows.next().asInstanceOf[UnsafeRow]
             data.writeInt(row.getSizeInBytes)
             row.writeToStream(data, writeBuffer)
+            offset.foreach(o => offsets.add(o()))
             n += 1
           }
           data.flush()
-          PackedRows(bytes.toByteArray, n)
+          PackedRows(bytes.toByteArray, n, if (offset.isEmpty) null else offsets.toArray)
         } else if (!countsGiven) {
           countsGiven = true
           counts()
@@ -73,20 +89,23 @@ object SplitMatchNumbers {
     }
 
   /**
-   * Keeps the ranges' pieces, matches every range (a job), and returns the rows renumbered;
+   * Keeps the ranges' pieces, matches every range (a job), and returns the rows reconciled;
    * `numberColumns` are the MATCH_NUMBER() columns of the `numFields` output columns.
    */
-  def renumbered(pieces: RDD[SplitPiece], numberColumns: Array[Int], numFields: Int): RDD[InternalRow] = {
+  def reconciled(pieces: RDD[SplitPiece], numberColumns: Array[Int], numFields: Int): RDD[InternalRow] = {
     pieces.persist(StorageLevel.MEMORY_AND_DISK)
-    val counts = pieces.context.runJob(pieces, (it: Iterator[SplitPiece]) => countsOf(it))
-    val before = RangeMatchCounts.numberedBefore(counts.toIndexedSeq)
+    val counts = pieces.context.runJob(pieces, (it: Iterator[SplitPiece]) => countsOf(it)).toIndexedSeq
+    val before = RangeMatchCounts.numberedBefore(counts)
+    val covered = RangeMatchCounts.coveredAtStart(counts)
     val firstRows = counts.map(_.firstRows)
     pieces.mapPartitionsWithIndex { (i, it) =>
-      val add = before(i)
+      val add = if (numberColumns.isEmpty) 0L else before(i)
+      val cover = covered(i)
       var n = 0L
-      unpacked(it, numFields).map { row =>
+      unpacked(it, numFields) { (row, offset) =>
         n += 1
-        if (add == 0 || n > firstRows(i)) row
+        if (offset >= 0 && offset < cover) null
+        else if (add == 0 || n > firstRows(i)) row
         else {
           // The kept piece must stay as matched: a task run again reads it again.
           val raised = row.copy()
@@ -107,18 +126,23 @@ object SplitMatchNumbers {
     counts
   }
 
-  private def unpacked(pieces: Iterator[SplitPiece], numFields: Int): Iterator[UnsafeRow] =
+  /**
+   * The rows of the pieces as `reconcile` returns them from each row and its unmatched offset
+   * (-1 when it has none); null drops the row.
+   */
+  private def unpacked(pieces: Iterator[SplitPiece], numFields: Int)(
+      reconcile: (UnsafeRow, Long) => UnsafeRow): Iterator[UnsafeRow] =
     pieces.flatMap {
       case p: PackedRows =>
         val sizes = ByteBuffer.wrap(p.bytes) // DataOutputStream's big-endian ints
         var offset = 0
-        Iterator.fill(p.rows) {
+        Iterator.tabulate(p.rows) { i =>
           val size = sizes.getInt(offset)
           val row = new UnsafeRow(numFields)
           row.pointTo(p.bytes, Platform.BYTE_ARRAY_OFFSET + offset + 4, size)
           offset += 4 + size
-          row
-        }
+          reconcile(row, if (p.offsets == null) -1L else p.offsets(i))
+        }.filter(_ != null)
       case _ => Iterator.empty
     }
 }

@@ -58,6 +58,12 @@ PATTERNS = {
               ONE ROW PER MATCH AFTER MATCH {skip}
               PATTERN (STRT DOWN+ UP+)
               DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x)""",
+    # Every row out, in its matches or unmatched: under TO NEXT ROW a range's unmatched rows
+    # that a match of an earlier range covers are dropped once every range is matched.
+    "V shape unmatched": """MEASURES CLASSIFIER() AS cls, RUNNING count(*) AS n
+              ALL ROWS PER MATCH WITH UNMATCHED ROWS AFTER MATCH {skip}
+              PATTERN (STRT DOWN+ UP+)
+              DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x)""",
 }
 SKIPS = ("SKIP TO NEXT ROW", "SKIP PAST LAST ROW")
 

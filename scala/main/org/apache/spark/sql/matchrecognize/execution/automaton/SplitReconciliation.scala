@@ -1,8 +1,5 @@
 package org.apache.spark.sql.matchrecognize.execution.automaton
 
-import java.io.{ByteArrayOutputStream, DataOutputStream}
-import java.nio.ByteBuffer
-
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, UnsafeRow}
@@ -59,29 +56,34 @@ object SplitReconciliation {
    * `offset`, when given, is asked after each row for its unmatched offset.
    */
   def pack(
-      rows: Iterator[InternalRow], counts: () => RangeMatchCounts, offset: Option[() => Long]): Iterator[SplitPiece] =
+      rows: Iterator[InternalRow],
+      counts: () => RangeMatchCounts,
+      offset: Option[() => Long]): Iterator[SplitPiece] =
     new Iterator[SplitPiece] {
       private var countsGiven = false
-      private val writeBuffer = new Array[Byte](4096)
+      private var buffer = new Array[Byte](PieceBytes + (PieceBytes >> 3))
       private val offsets = new LongBuffer
 
       override def hasNext: Boolean = rows.hasNext || !countsGiven
 
       override def next(): SplitPiece =
         if (rows.hasNext) {
-          val bytes = new ByteArrayOutputStream(PieceBytes / 8)
-          val data = new DataOutputStream(bytes)
           offsets.clear()
+          var size = 0
           var n = 0
-          while (rows.hasNext && data.size < PieceBytes) {
+          while (rows.hasNext && size < PieceBytes) {
             val row = rows.next().asInstanceOf[UnsafeRow]
-            data.writeInt(row.getSizeInBytes)
-            row.writeToStream(data, writeBuffer)
-            offset.foreach(o => offsets.add(o()))
+            val length = row.getSizeInBytes
+            if (size + 4 + length > buffer.length) {
+              buffer = java.util.Arrays.copyOf(buffer, math.max(buffer.length * 2, size + 4 + length))
+            }
+            Platform.putInt(buffer, Platform.BYTE_ARRAY_OFFSET + size, length)
+            row.writeToMemory(buffer, Platform.BYTE_ARRAY_OFFSET + size + 4)
+            size += 4 + length
+            if (offset.isDefined) offsets.add(offset.get())
             n += 1
           }
-          data.flush()
-          PackedRows(bytes.toByteArray, n, if (offset.isEmpty) null else offsets.toArray)
+          PackedRows(java.util.Arrays.copyOf(buffer, size), n, if (offset.isEmpty) null else offsets.toArray)
         } else if (!countsGiven) {
           countsGiven = true
           counts()
@@ -134,10 +136,9 @@ object SplitReconciliation {
       reconcile: (UnsafeRow, Long) => UnsafeRow): Iterator[UnsafeRow] =
     pieces.flatMap {
       case p: PackedRows =>
-        val sizes = ByteBuffer.wrap(p.bytes) // DataOutputStream's big-endian ints
         var offset = 0
         Iterator.tabulate(p.rows) { i =>
-          val size = sizes.getInt(offset)
+          val size = Platform.getInt(p.bytes, Platform.BYTE_ARRAY_OFFSET + offset)
           val row = new UnsafeRow(numFields)
           row.pointTo(p.bytes, Platform.BYTE_ARRAY_OFFSET + offset + 4, size)
           offset += 4 + size

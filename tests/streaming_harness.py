@@ -272,7 +272,7 @@ def assert_stream_equals_batch(
     flush: tuple,
     seed: int = 0,
     delay: float = 5.0,
-    max_batch: int = 5,
+    max_batch: int = 10,
     stream_only: list[tuple] | None = None,
     may_be_empty: bool = False,
 ) -> tuple[StreamRun, list[tuple]]:

@@ -94,6 +94,7 @@ from streaming_harness import (  # noqa: E402
     FLUSH_ID,
     FLUSH_PART,
     arrival_batches,
+    create_pattern_view,
     run_from_checkpoint,
     write_batches,
 )
@@ -177,17 +178,6 @@ PATTERN_ROWS = {
         ["pair", "A B", "A AS x < 3, B AS y > 6"],
     ],
 }
-
-
-def create_pattern_view(spark, rows: list[list[str]]) -> None:
-    """The global temporary view of patterns the pattern-table queries read."""
-    values = ", ".join(
-        "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in row) + ", NULL)" for row in rows
-    )
-    spark.sql(
-        f"CREATE OR REPLACE GLOBAL TEMP VIEW {PATTERN_VIEW} (name, pattern, define, subset) "
-        f"AS VALUES {values}"
-    )
 
 
 # A row of key p from the data's first seconds, delivered with the last batch before the
@@ -309,7 +299,7 @@ def main() -> None:
         write_batches(target / "source", COLUMNS, before)
         patterns = PATTERN_ROWS.get(name)
         if patterns:
-            create_pattern_view(spark, patterns)
+            create_pattern_view(spark, PATTERN_VIEW, patterns)
         with tempfile.TemporaryDirectory() as sink:
             written = run_from_checkpoint(
                 spark, SCHEMA, sql, target / "source", target / "checkpoint", Path(sink) / "out"

@@ -254,6 +254,18 @@ def run_from_checkpoint(
     return [tuple(r) for r in spark.read.parquet(str(sink)).collect()]
 
 
+def create_pattern_view(spark, view: str, rows: list[list[str]]) -> None:
+    """A global temporary view of named patterns (name, pattern, define; no subsets), as a
+    ``PATTERNS FROM global_temp.<view>`` query reads them."""
+    values = ", ".join(
+        "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in row) + ", NULL)" for row in rows
+    )
+    spark.sql(
+        f"CREATE OR REPLACE GLOBAL TEMP VIEW {view} (name, pattern, define, subset) "
+        f"AS VALUES {values}"
+    )
+
+
 def run_batch(spark, schema: str, rows: list[tuple], sql: str, view: str = "events") -> list[tuple]:
     """The same query over the same rows as a batch DataFrame."""
     spark.createDataFrame(rows, schema).createOrReplaceTempView(view)

@@ -46,7 +46,13 @@ import pytest
 from result_compare import compare_rows
 from session_settings import settings
 from spark_match_recognize import late_rows
-from streaming_harness import FLUSH_PART, run_batch, run_from_checkpoint, write_batches
+from streaming_harness import (
+    FLUSH_PART,
+    create_pattern_view,
+    run_batch,
+    run_from_checkpoint,
+    write_batches,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "checkpoints"
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -85,24 +91,12 @@ def _copy(fixture: Path, tmp_path: Path) -> tuple[dict, Path]:
     return json.loads((copy / "fixture.json").read_text()), copy
 
 
-def _pattern_view(spark, record: dict) -> None:
-    """The view of patterns a ``PATTERNS FROM`` fixture reads, as it was when written."""
-    view = re.search(r"PATTERNS FROM global_temp\.(\w+)", record["sql"]).group(1)
-    values = ", ".join(
-        "(" + ", ".join("'" + v.replace("'", "''") + "'" for v in row) + ", NULL)"
-        for row in record["patterns"]
-    )
-    spark.sql(
-        f"CREATE OR REPLACE GLOBAL TEMP VIEW {view} (name, pattern, define, subset) "
-        f"AS VALUES {values}"
-    )
-
-
 def _restart(spark, record: dict, copy: Path, tmp_path: Path) -> list[tuple]:
     """Restarts the copy with the rows still to come, under the settings it was written
     with (the stateful operator's); returns the rows written after the restart."""
     if "patterns" in record:
-        _pattern_view(spark, record)
+        view = re.search(r"PATTERNS FROM global_temp\.(\w+)", record["sql"]).group(1)
+        create_pattern_view(spark, view, record["patterns"])
     ts = record["columns"].index("ts")
     write_batches(copy / "source", record["columns"], _rows(record["after"], ts))
     with settings(spark, record.get("settings", {})):

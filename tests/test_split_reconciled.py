@@ -7,29 +7,21 @@ from __future__ import annotations
 
 import pytest
 
-from split_queries import (  # noqa: F401
-    ENTRY_ROWS,
-    QUERIES,
-    SKIP_QUERIES,
-    events,
-    plan,
-    ranges,
-    same_rows_as_one_task,
-    with_match_number,
-)
+import split_queries as split
+from split_queries import events, ranges  # noqa: F401 (the fixtures)
 
 pytestmark = pytest.mark.usefixtures("events", "ranges")
 
 MATCH_NUMBER_QUERIES = {
-    "one_row_to_next_row": with_match_number(QUERIES["one_row_with_navigation"]),
+    "one_row_to_next_row": split.with_match_number(split.QUERIES["one_row_with_navigation"]),
     # Matches of 300 rows and more: the ranges they cross hold no match start of their own.
-    "long_runs_past_last_row": with_match_number(SKIP_QUERIES["long_runs"]),
-    "all_rows_to_last": with_match_number(SKIP_QUERIES["all_rows_to_last"]),
-    "v_shape_twice": with_match_number(
-        SKIP_QUERIES["v_shape"], "MATCH_NUMBER() AS m, MATCH_NUMBER() AS again"
+    "long_runs_past_last_row": split.with_match_number(split.SKIP_QUERIES["long_runs"]),
+    "all_rows_to_last": split.with_match_number(split.SKIP_QUERIES["all_rows_to_last"]),
+    "v_shape_twice": split.with_match_number(
+        split.SKIP_QUERIES["v_shape"], "MATCH_NUMBER() AS m, MATCH_NUMBER() AS again"
     ),
     # The key holding most rows crosses many ranges; the small keys lie within one each.
-    "partitioned": with_match_number(SKIP_QUERIES["partitioned"]),
+    "partitioned": split.with_match_number(split.SKIP_QUERIES["partitioned"]),
     # Every row not of a run of 7s is an empty match: numbered, but writing no row.
     "omitted_empty_matches": """
         SELECT * FROM split_events MATCH_RECOGNIZE (
@@ -47,8 +39,8 @@ def test_match_numbers_go_on_across_ranges(spark, name):
     """Each range numbers its matches from 1; the rows come out numbered on from the
     matches of their partition in the ranges before, as one task numbers them."""
     sql = MATCH_NUMBER_QUERIES[name]
-    assert "MATCH_NUMBER() numbered on after them" in plan(spark.sql(sql))
-    same_rows_as_one_task(spark, sql)
+    assert "MATCH_NUMBER() numbered on after them" in split.plan(spark.sql(sql))
+    split.same_rows_as_one_task(spark, sql)
     grouped = " GROUP BY skewed, k" if "PARTITION BY" in sql else ""
     numbers = spark.sql(
         f"SELECT count(DISTINCT m) AS n, min(m) AS lo, max(m) AS hi FROM ({sql}){grouped}"
@@ -61,15 +53,17 @@ def test_match_numbers_go_on_across_ranges(spark, name):
 
 UNMATCHED = "ALL ROWS PER MATCH WITH UNMATCHED ROWS AFTER MATCH SKIP PAST LAST ROW"
 UNMATCHED_QUERIES = {
-    "all_rows": QUERIES["all_rows"].replace(
+    "all_rows": split.QUERIES["all_rows"].replace(
         "ALL ROWS PER MATCH AFTER MATCH SKIP TO NEXT ROW", UNMATCHED
     ),
     # Matches of 300 rows and more cover whole ranges: none of their rows is unmatched.
-    "long_runs": QUERIES["long_runs"].replace("AFTER MATCH SKIP TO NEXT ROW", UNMATCHED),
-    "numbered": with_match_number(
-        QUERIES["all_rows"].replace("ALL ROWS PER MATCH AFTER MATCH SKIP TO NEXT ROW", UNMATCHED)
+    "long_runs": split.QUERIES["long_runs"].replace("AFTER MATCH SKIP TO NEXT ROW", UNMATCHED),
+    "numbered": split.with_match_number(
+        split.QUERIES["all_rows"].replace(
+            "ALL ROWS PER MATCH AFTER MATCH SKIP TO NEXT ROW", UNMATCHED
+        )
     ),
-    "partitioned": SKIP_QUERIES["partitioned"].replace("PATTERN", f"{UNMATCHED}\n PATTERN"),
+    "partitioned": split.SKIP_QUERIES["partitioned"].replace("PATTERN", f"{UNMATCHED}\n PATTERN"),
 }
 
 
@@ -79,12 +73,12 @@ def test_unmatched_rows_past_last_row_are_split(spark, name, entry_rows):
     """Under PAST LAST ROW the rows a match begun in an earlier range covers are those before
     where the range's matches begin: each range writes its other rows no match covers, and
     none of the next range's."""
-    spark.conf.set(ENTRY_ROWS, entry_rows)
+    spark.conf.set(split.ENTRY_ROWS, entry_rows)
     try:
-        same_rows_as_one_task(spark, UNMATCHED_QUERIES[name])
+        split.same_rows_as_one_task(spark, UNMATCHED_QUERIES[name])
         rows = spark.sql(f"SELECT count(*) AS n FROM ({UNMATCHED_QUERIES[name]})").first()
     finally:
-        spark.conf.unset(ENTRY_ROWS)
+        spark.conf.unset(split.ENTRY_ROWS)
     assert rows["n"] == 2400, "every row exactly once"
 
 
@@ -100,10 +94,10 @@ def _with_unmatched(sql: str, skip: str) -> str:
 
 
 OVERLAPPING_UNMATCHED = {
-    "all_rows_next_row": _with_unmatched(QUERIES["all_rows"], "SKIP TO NEXT ROW"),
+    "all_rows_next_row": _with_unmatched(split.QUERIES["all_rows"], "SKIP TO NEXT ROW"),
     # A run of 300 rows of v = 7 starts a match at each of its rows: the first ones cover
     # the next ranges whole, whose own matches begin behind the earlier ones' ends.
-    "long_runs_next_row": _with_unmatched(QUERIES["long_runs"], "SKIP TO NEXT ROW"),
+    "long_runs_next_row": _with_unmatched(split.QUERIES["long_runs"], "SKIP TO NEXT ROW"),
     # One match from row 100 to row 1500 covers the second task's 600 rows whole (no match
     # starts there) and reaches on into the third's.
     "one_match_over_whole_ranges": """
@@ -113,11 +107,11 @@ OVERLAPPING_UNMATCHED = {
           ALL ROWS PER MATCH WITH UNMATCHED ROWS AFTER MATCH SKIP TO NEXT ROW
           PATTERN (S R+ E)
           DEFINE S AS id = 100, R AS id < 1500, E AS id >= 1500)""",
-    "all_rows_to_last": _with_unmatched(QUERIES["all_rows"], "SKIP TO LAST B"),
-    "to_first": _with_unmatched(SKIP_QUERIES["to_first"], "SKIP TO FIRST B"),
-    "partitioned_next_row": _with_unmatched(SKIP_QUERIES["partitioned"], "SKIP TO NEXT ROW"),
-    "numbered_next_row": with_match_number(
-        _with_unmatched(QUERIES["all_rows"], "SKIP TO NEXT ROW")
+    "all_rows_to_last": _with_unmatched(split.QUERIES["all_rows"], "SKIP TO LAST B"),
+    "to_first": _with_unmatched(split.SKIP_QUERIES["to_first"], "SKIP TO FIRST B"),
+    "partitioned_next_row": _with_unmatched(split.SKIP_QUERIES["partitioned"], "SKIP TO NEXT ROW"),
+    "numbered_next_row": split.with_match_number(
+        _with_unmatched(split.QUERIES["all_rows"], "SKIP TO NEXT ROW")
     ),
 }
 
@@ -129,16 +123,16 @@ def test_unmatched_rows_where_matches_overlap_are_split(spark, name, entry_rows)
     where a range's own matches begin, over whole ranges: the unmatched rows it covers are
     dropped once every range is matched."""
     sql = OVERLAPPING_UNMATCHED[name]
-    assert "unmatched rows that earlier ranges' matches cover dropped after them" in plan(
+    assert "unmatched rows that earlier ranges' matches cover dropped after them" in split.plan(
         spark.sql(sql)
     )
-    spark.conf.set(ENTRY_ROWS, entry_rows)
+    spark.conf.set(split.ENTRY_ROWS, entry_rows)
     try:
-        same_rows_as_one_task(spark, sql)
+        split.same_rows_as_one_task(spark, sql)
         rows = spark.sql(
             f"SELECT count(DISTINCT id) AS ids, count_if(cls IS NULL) AS unmatched FROM ({sql})"
         ).first()
     finally:
-        spark.conf.unset(ENTRY_ROWS)
+        spark.conf.unset(split.ENTRY_ROWS)
     assert rows["ids"] == 2400, "every row at least once"
     assert rows["unmatched"] > 0, rows

@@ -13,7 +13,7 @@ import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
  * `no_match` (a start condition no row meets) is the per-row cost of the loop itself.
  * A third argument picks queries: `... 1000000 15 v_shape,no_match`.
  *
- *   ./dev/sbt "Test/runMain org.apache.spark.sql.matchrecognize.execution.MatcherMicroBench 2000000"
+ *   ./dev/sbt "spark43/Test/runMain org.apache.spark.sql.matchrecognize.execution.automaton.MatcherMicroBench 2000000"
  */
 object MatcherMicroBench {
   def main(args: Array[String]): Unit = {

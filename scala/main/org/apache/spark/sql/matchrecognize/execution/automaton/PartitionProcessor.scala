@@ -83,8 +83,10 @@ final class PartitionProcessor(
 
     override def next(): InternalRow = {
       if (!hasNext) throw new NoSuchElementException
-      lastOffset = driver.writer.unmatchedOffset(handedOut)
-      handedOut += 1
+      if (tagsUnmatched) {
+        lastOffset = driver.writer.unmatchedOffset(handedOut)
+        handedOut += 1
+      }
       out.removeFirst()
     }
   }

@@ -11,11 +11,12 @@ import org.apache.spark.unsafe.Platform
 trait SplitPiece extends Serializable
 
 /**
- * Output rows packed one after the other (a size, then the row's bytes); with `offsets`,
- * each row's offset from its range's first row when it is an unmatched row an earlier
- * range's match may cover, else -1.
+ * Output rows packed one after the other (a size, then the row's bytes). The unmatched rows
+ * an earlier range's match may cover are listed by their index among the piece's rows
+ * (`tagged`, ascending) with their offset from their range's first row (`offsets`).
  */
-final case class PackedRows(bytes: Array[Byte], rows: Int, offsets: Array[Long]) extends SplitPiece
+final case class PackedRows(bytes: Array[Byte], rows: Int, tagged: Array[Int], offsets: Array[Long])
+  extends SplitPiece
 
 /**
  * Output of a split input ([[SplitMatching]]) that depends on the matches of earlier ranges,
@@ -62,12 +63,14 @@ object SplitReconciliation {
     new Iterator[SplitPiece] {
       private var countsGiven = false
       private var buffer = new Array[Byte](PieceBytes + (PieceBytes >> 3))
+      private val tagged = new LongBuffer
       private val offsets = new LongBuffer
 
       override def hasNext: Boolean = rows.hasNext || !countsGiven
 
       override def next(): SplitPiece =
         if (rows.hasNext) {
+          tagged.clear()
           offsets.clear()
           var size = 0
           var n = 0
@@ -80,10 +83,13 @@ object SplitReconciliation {
             Platform.putInt(buffer, Platform.BYTE_ARRAY_OFFSET + size, length)
             row.writeToMemory(buffer, Platform.BYTE_ARRAY_OFFSET + size + 4)
             size += 4 + length
-            if (offset.isDefined) offsets.add(offset.get())
+            if (offset.isDefined) {
+              val o = offset.get()
+              if (o >= 0) { tagged.add(n); offsets.add(o) }
+            }
             n += 1
           }
-          PackedRows(java.util.Arrays.copyOf(buffer, size), n, if (offset.isEmpty) null else offsets.toArray)
+          PackedRows(java.util.Arrays.copyOf(buffer, size), n, tagged.toArray.map(_.toInt), offsets.toArray)
         } else if (!countsGiven) {
           countsGiven = true
           counts()
@@ -137,12 +143,16 @@ object SplitReconciliation {
     pieces.flatMap {
       case p: PackedRows =>
         var offset = 0
+        var nextTag = 0
         Iterator.tabulate(p.rows) { i =>
           val size = Platform.getInt(p.bytes, Platform.BYTE_ARRAY_OFFSET + offset)
           val row = new UnsafeRow(numFields)
           row.pointTo(p.bytes, Platform.BYTE_ARRAY_OFFSET + offset + 4, size)
           offset += 4 + size
-          reconcile(row, if (p.offsets == null) -1L else p.offsets(i))
+          val tag =
+            if (nextTag < p.tagged.length && p.tagged(nextTag) == i) { nextTag += 1; p.offsets(nextTag - 1) }
+            else -1L
+          reconcile(row, tag)
         }.filter(_ != null)
       case _ => Iterator.empty
     }

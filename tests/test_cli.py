@@ -558,6 +558,7 @@ def expected_cli_lines(spark, path: Path) -> list[str]:
 
 @pytest.mark.cli
 @pytest.mark.smoke
+@pytest.mark.shared_smoke
 def test_spark_sql_cli_runs_every_example(spark, tmp_path):
     """All examples in one spark-sql run, each announced by a marker row, and each
     printing the rows spark.sql() gives."""

@@ -138,8 +138,8 @@ GAP_ANY_ROW = """
     "sql, reason",
     [
         (
-            with_match_number(QUERIES["one_row_with_navigation"], "MATCH_NUMBER() * 10 AS m"),
-            "MATCH_NUMBER() inside a measure's expression",
+            with_match_number(QUERIES["one_row_with_navigation"], "FIRST(MATCH_NUMBER()) AS m"),
+            "MATCH_NUMBER() inside a measure's navigation or aggregate",
         ),
         (
             QUERIES["within"].replace("C.id > A.id + 2", "C.id > A.id + MATCH_NUMBER() % 3"),
@@ -149,7 +149,7 @@ GAP_ANY_ROW = """
         # could tell where the one-task matcher enters it.
         (GAP_ANY_ROW, "X may go on over any row, under AFTER MATCH SKIP PAST LAST ROW"),
     ],
-    ids=["match_number_in_an_expression", "match_number_in_define", "gap_any_row"],
+    ids=["match_number_in_a_navigation", "match_number_in_define", "gap_any_row"],
 )
 def test_what_cannot_be_split_says_why_and_runs_one_task(spark, sql, reason):
     df = spark.sql(sql)

@@ -136,3 +136,40 @@ def test_unmatched_rows_where_matches_overlap_are_split(spark, name, entry_rows)
         spark.conf.unset(split.ENTRY_ROWS)
     assert rows["ids"] == 2400, "every row at least once"
     assert rows["unmatched"] > 0, rows
+
+
+COMPUTED_NUMBER_QUERIES = {
+    "one_row_arithmetic": split.with_match_number(
+        split.QUERIES["one_row_with_navigation"],
+        "MATCH_NUMBER() * 10000 + FIRST(A.id) AS m, MATCH_NUMBER() AS again",
+    ),
+    "all_rows_label": split.with_match_number(
+        split.SKIP_QUERIES["all_rows_to_last"],
+        "concat('match ', CAST(MATCH_NUMBER() AS STRING), ': ', CLASSIFIER()) AS label, "
+        "RUNNING count(*) + MATCH_NUMBER() AS m",
+    ),
+    # Unmatched rows have NULL measures, whatever the expression makes of a NULL.
+    "unmatched_coalesce": split.with_match_number(
+        _with_unmatched(split.QUERIES["all_rows"], "SKIP TO NEXT ROW"),
+        "coalesce(MATCH_NUMBER(), -1) * 2 AS m",
+    ),
+    "partitioned": split.with_match_number(
+        split.SKIP_QUERIES["partitioned"], "IF(MATCH_NUMBER() % 2 = 0, 'even', 'odd') AS m"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPUTED_NUMBER_QUERIES))
+def test_measures_computing_with_match_numbers_are_split(spark, name):
+    """A measure that computes with MATCH_NUMBER() is computed above the matcher from the
+    numbers once they are numbered on, and from the pattern expressions it reads."""
+    sql = COMPUTED_NUMBER_QUERIES[name]
+    df = spark.sql(sql)
+    assert "MATCH_NUMBER() numbered on" in split.plan(df), split.plan(df)
+    assert "#measure_part" not in ",".join(df.columns)
+    split.same_rows_as_one_task(spark, sql)
+    if name == "unmatched_coalesce":
+        counts = spark.sql(
+            f"SELECT count_if(m IS NULL) AS nulls, count_if(m = -2) AS minus FROM ({sql})"
+        ).first()
+        assert counts["nulls"] > 0 and counts["minus"] == 0, counts

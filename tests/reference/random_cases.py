@@ -779,7 +779,10 @@ def _full_measure(rng, targets) -> Expr:
     if kind == "cls":
         return Classifier(rng.choice([None, None, *targets]))
     if kind == "mno":
-        return MatchNumber()
+        if rng.random() < 0.5:
+            return MatchNumber()
+        # Computed with: split matching computes such a measure above the matcher.
+        return Arith("+", Arith("*", MatchNumber(), Lit(1000)), Agg("count", None, var, semantics))
     return Arith("-", Nav("LAST", column), Nav("FIRST", column))
 
 

@@ -216,11 +216,12 @@ object MatchRecognizeConf {
         "huge partition, or a key holding most rows, is matched on every core. Under AFTER " +
         "MATCH SKIP PAST LAST ROW and TO FIRST / TO LAST a task also reads the rows before " +
         "its own to find where the sequential matcher enters them. Applies to every skip " +
-        "mode, to MATCH_NUMBER() as a measure (numbered on across ranges once they are " +
-        "all matched, their rows kept in Spark's block store meanwhile) and to WITH " +
+        "mode, to MATCH_NUMBER() in measures (numbered on across ranges once they are " +
+        "all matched, their rows kept in Spark's block store meanwhile; a measure computing " +
+        "with it is computed from it then) and to WITH " +
         "UNMATCHED ROWS (where matches may overlap, the unmatched rows an earlier range's " +
         "match covers are dropped in the same way); not split: MATCH_NUMBER() in DEFINE " +
-        "or inside a measure's expression. `auto`: for a query without PARTITION BY whose " +
+        "or inside a measure's navigation or aggregate. `auto`: for a query without PARTITION BY whose " +
         "input Spark estimates " +
         "at spark.sql.matchRecognize.split.minBytes or more; `on`: whenever the pattern " +
         "allows it (also with PARTITION BY, where it spreads a key holding most rows over " +

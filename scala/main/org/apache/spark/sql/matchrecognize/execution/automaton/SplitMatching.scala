@@ -1,10 +1,9 @@
 package org.apache.spark.sql.matchrecognize.execution.automaton
 
 import org.apache.spark.SparkContext
-import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.matchrecognize.conf.MatchRecognizeConf
-import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, MatchRecognize, MatchRecognizeOptions, RowsPerMatch}
+import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchRecognize, MatchRecognizeOptions, RowsPerMatch}
 
 /**
  * Whether [[MatchRecognizeExec]] matches large partitions in ranges, one task each
@@ -23,8 +22,9 @@ import org.apache.spark.sql.matchrecognize.plans.{AfterMatchSkip, MatchNumber, M
  * only if no match covers it: under PAST LAST ROW the rows a match of an earlier range
  * covers are those before where the range's matches begin; where matches may overlap, a
  * range's unmatched rows that a match of an earlier range reaches are dropped once every
- * range is matched. Not split: MATCH_NUMBER() in DEFINE (it decides which rows match) or
- * inside a measure's expression.
+ * range is matched; a measure computing with it is computed above the matcher
+ * ([[MatchNumberAbove]]). Not split: MATCH_NUMBER() in DEFINE (it decides which rows match)
+ * or inside a measure's navigation or aggregate.
  */
 object SplitMatching {
 
@@ -66,7 +66,7 @@ object SplitMatching {
         case Some(not) => Choice(split = false, s", one task per partition (not split: $not)")
         case None =>
           val after = Seq(
-            "MATCH_NUMBER() numbered on" -> m.measures.exists(SplitReconciliation.isMatchNumber),
+            "MATCH_NUMBER() numbered on" -> m.measures.exists(MatchNumberAbove.usesMatchNumber),
             "unmatched rows that earlier ranges' matches cover dropped" -> reconcilesUnmatched(m.options))
             .collect { case (step, true) => step }
           Choice(split = true,
@@ -86,12 +86,11 @@ object SplitMatching {
   /** Why the pattern cannot be matched in ranges, if it cannot. */
   private def unsupported(m: MatchRecognize): Option[String] = {
     val o = m.options
-    def usesMatchNumber(e: Expression) = e.exists(_.isInstanceOf[MatchNumber])
     if (m.partitionBy.isEmpty && m.orderBy.isEmpty) Some("no ORDER BY")
     else if (o.strategy.isDefined) Some(o.strategy.get.sql)
-    else if (m.defines.exists(usesMatchNumber)) Some("MATCH_NUMBER() in DEFINE")
-    else if (m.measures.exists(e => usesMatchNumber(e) && !SplitReconciliation.isMatchNumber(e)))
-      Some("MATCH_NUMBER() inside a measure's expression")
+    else if (m.defines.exists(MatchNumberAbove.usesMatchNumber)) Some("MATCH_NUMBER() in DEFINE")
+    else if (m.measures.exists(MatchNumberAbove.computesWith) && MatchNumberAbove.lift(m).isEmpty)
+      Some("MATCH_NUMBER() inside a measure's navigation or aggregate")
     else if (o.prefilter.exists(_.startFlag.isDefined)) Some("the join prefilter runs")
     else if (o.effectiveSkip == AfterMatchSkip.ToNextRow) None
     else {

@@ -8,8 +8,8 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RangePartitioning}
 import org.apache.spark.sql.execution.exchange.{REPARTITION_BY_NUM, ShuffleExchangeExec}
 import org.apache.spark.sql.matchrecognize.compile.anymatch.CepTaskChooser
-import org.apache.spark.sql.execution.{FilterExec, SparkPlan}
-import org.apache.spark.sql.matchrecognize.execution.automaton.{MatchRecognizeExec, SplitMatching}
+import org.apache.spark.sql.execution.{FilterExec, ProjectExec, SparkPlan}
+import org.apache.spark.sql.matchrecognize.execution.automaton.{MatchNumberAbove, MatchRecognizeExec, SplitMatching}
 import org.apache.spark.sql.matchrecognize.execution.joins._
 import org.apache.spark.sql.matchrecognize.execution.counting.MatchCountExec
 import org.apache.spark.sql.matchrecognize.execution.tree.TreeMatchExec
@@ -32,8 +32,11 @@ object MatchRecognizeStrategy extends SparkStrategy {
           ShuffleExchangeExec(RangePartitioning(order, SplitMatching.ranges(session.sparkContext, SQLConf.get)),
             planLater(m.child), REPARTITION_BY_NUM)
         }
-      MatchRecognizeExec(m.partitionBy, m.orderBy, m.measures, m.measureOutput, m.defines,
-        m.options, m.output, child, split.split, split.note) :: Nil
+      val lifted = if (split.split) MatchNumberAbove.lift(m) else None
+      val node = lifted.fold(m)(_.node)
+      val exec = MatchRecognizeExec(node.partitionBy, node.orderBy, node.measures,
+        node.measureOutput, node.defines, node.options, node.output, child, split.split, split.note)
+      lifted.fold[SparkPlan](exec)(l => ProjectExec(l.projection, exec)) :: Nil
     case Project(list, j: CepSequenceJoin) if SequenceJoinExec.canProject(list) =>
       // The join writes each match's projected row directly, not its columns and then a copy.
       sequenceJoin(j).copy(output = list.map(_.toAttribute), projection = list) :: Nil

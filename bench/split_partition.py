@@ -58,6 +58,13 @@ PATTERNS = {
               ONE ROW PER MATCH AFTER MATCH {skip}
               PATTERN (STRT DOWN+ UP+)
               DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x)""",
+    # A measure computing with MATCH_NUMBER(): split, it is computed above the matcher from
+    # the renumbered column and the pattern expressions it reads, kept as hidden columns.
+    "V shape computed number": """MEASURES MATCH_NUMBER() * 1000000 + count(*) AS m_n,
+                       FIRST(STRT.ts) AS start_ts, LAST(UP.ts) AS end_ts
+              ONE ROW PER MATCH AFTER MATCH {skip}
+              PATTERN (STRT DOWN+ UP+)
+              DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x)""",
     # Every row out, in its matches or unmatched: under TO NEXT ROW a range's unmatched rows
     # that a match of an earlier range covers are dropped once every range is matched.
     "V shape unmatched": """MEASURES CLASSIFIER() AS cls, RUNNING count(*) AS n

@@ -35,6 +35,7 @@ __all__ = [
     "example_files",
     "examples_dir",
     "format_result",
+    "local_checkpoint_conf",
     "local_session",
     "run_examples",
     "run_script",
@@ -47,6 +48,27 @@ DEFAULT_CONF: Mapping[str, str] = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "4",
 }
+
+
+def local_checkpoint_conf(line: str) -> dict[str, str]:
+    """The setting that makes Spark write a stream's checkpoint through Hadoop's
+    ``FileSystem`` rather than ``FileContext``, for checkpoints on the local disk.
+
+    Without Hadoop's native library (pyspark ships none), ``FileContext`` starts a
+    ``readlink`` process for each side of every checkpoint file's rename, three processes
+    for each offset, commit and state file; ``FileSystem`` renames in the JVM, and a
+    micro-batch takes about 40% less. The rename is atomic on a local disk, not on every
+    store (object stores), so it is a setting for local runs only. The class moved to a
+    package of its own in Spark 4.1 (``line`` is ``"3.5"``, ``"4.0"``, ...).
+    """
+    before_4_1 = tuple(int(part) for part in line.split(".")) < (4, 1)
+    package = "org.apache.spark.sql.execution.streaming" + ("" if before_4_1 else ".checkpointing")
+    return {
+        "spark.sql.streaming.checkpointFileManagerClass": (
+            f"{package}.FileSystemBasedCheckpointFileManager"
+        )
+    }
+
 
 #: Cells longer than this are cut in printed results.
 TRUNCATE = 40
@@ -100,14 +122,15 @@ def local_session(
     """A Spark session with spark-match-recognize, set up for running scripts locally.
 
     The session uses UTC, no web UI, no progress bars, few shuffle partitions
-    (:data:`DEFAULT_CONF`) and logs only at ``log_level`` and above; ``conf`` overrides
-    any of these. ``options`` are :func:`~spark_match_recognize.configure` options.
+    (:data:`DEFAULT_CONF`), writes streams' checkpoints as a local disk allows
+    (:func:`local_checkpoint_conf`) and logs only at ``log_level`` and above; ``conf``
+    overrides any of these. ``options`` are :func:`~spark_match_recognize.configure` options.
     If a session with the extension already runs in this process, it is reused.
     """
-    installed_spark_line()  # a pyspark without a jar is refused before Spark starts
+    line = installed_spark_line()  # a pyspark without a jar is refused before Spark starts
     from pyspark.sql import SparkSession
 
-    settings = dict(DEFAULT_CONF)
+    settings = {**DEFAULT_CONF, **local_checkpoint_conf(line)}
     settings.update(conf or {})
     log_option = f"-Dlog4j2.configurationFile={_log4j2_file(log_level).as_uri()}"
     java_options = settings.get("spark.driver.extraJavaOptions", "")

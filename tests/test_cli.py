@@ -428,7 +428,7 @@ def test_failed_job_reports_the_task_error(spark, capsys):
     finally:
         spark.conf.unset(key)
     _, err = capsys.readouterr()
-    assert err.startswith("spark-match-recognize: error: MatchRecognizeLimitException: ")
+    assert err.startswith("spark-match-recognize: error: [MATCH_RECOGNIZE.LIMIT_EXCEEDED] ")
     assert key in err and "Job aborted" not in err and "\tat " not in err
 
 

@@ -100,6 +100,12 @@ try:
               "DEFINE B AS a > 0)").collect()
 except Exception as e:
     out["error"] = [type(e).__name__, e.getCondition(), str(e)]
+try:
+    spark.sql("SELECT * FROM VALUES (1, 1), (1, 2) AS t(k, v) MATCH_RECOGNIZE (ORDER BY v "
+              "MEASURES A.v AS a AFTER MATCH SKIP TO FIRST A PATTERN (A) "
+              "DEFINE A AS true)").collect()
+except Exception as e:
+    out["runtime_error"] = [type(e).__name__, e.getCondition(), str(e)]
 spark.stop()
 print("RESULT " + json.dumps(out))
 """
@@ -235,6 +241,14 @@ def test_errors_reach_the_connect_client(connect_results):
     assert name == "AnalysisException"
     assert condition == "MATCH_RECOGNIZE.UNKNOWN_PATTERN_VARIABLE"
     assert "DEFINE names pattern variable `B`" in message
+
+
+def test_errors_of_a_running_query_reach_the_connect_client(connect_results):
+    name, condition, message = connect_results["runtime_error"]
+    assert name == "SparkRuntimeException"
+    assert condition == "MATCH_RECOGNIZE.SKIP_FAILED"
+    assert "cannot skip to first row of match" in message
+    assert "Job aborted" not in message, message
 
 
 def test_configure_refuses_a_remote_connect_server():

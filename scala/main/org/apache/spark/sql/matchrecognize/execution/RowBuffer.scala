@@ -1,6 +1,7 @@
 package org.apache.spark.sql.matchrecognize.execution
 
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.matchrecognize.shims.ConditionRuntimeException
 
 /**
  * The rows of the current partition that live matches may still read, addressed by their
@@ -78,8 +79,17 @@ final class RowBuffer(maxRows: Long, limitName: String) {
   }
 }
 
-/** A documented limit was exceeded; the message names the configuration key. */
-final class MatchRecognizeLimitException(message: String) extends RuntimeException(message)
+/**
+ * A documented limit was exceeded; the message names the configuration key. Condition
+ * `MATCH_RECOGNIZE.LIMIT_EXCEEDED`, SQLSTATE 54000 (program limit exceeded).
+ */
+final class MatchRecognizeLimitException(message: String)
+  extends ConditionRuntimeException("MATCH_RECOGNIZE.LIMIT_EXCEEDED", "54000", message)
 
-/** A runtime error the SQL standard prescribes (e.g. AFTER MATCH SKIP to the first row). */
-final class MatchRecognizeRuntimeException(message: String) extends RuntimeException(message)
+/**
+ * A runtime error the SQL standard prescribes (AFTER MATCH SKIP to the first row of the
+ * match, or to a variable absent from it). Condition `MATCH_RECOGNIZE.SKIP_FAILED`, SQLSTATE
+ * 22000 (data exception).
+ */
+final class MatchRecognizeRuntimeException(message: String)
+  extends ConditionRuntimeException("MATCH_RECOGNIZE.SKIP_FAILED", "22000", message)

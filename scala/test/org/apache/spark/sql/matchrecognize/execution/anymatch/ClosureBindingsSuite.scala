@@ -110,9 +110,11 @@ class ClosureBindingsSuite extends AnyFunSuite {
 
   test("more bindings than the limit fail naming the closure, the limit, the group and the setting") {
     val err = intercept[MatchRecognizeLimitException](bindingsOf(kernel(1, None, limit = 3L), (0L, 10L), 0L, 0L, rows))
-    assert(err.getMessage == "the Kleene closure B+ produced more than 3 bindings for one match of the rest of " +
-      "the pattern in partition key (k=1) in one time slice; raise spark.sql.matchRecognize.maxKleeneBindings " +
-      "or make the pattern or its WITHIN window more selective.")
+    assert(err.getMessage == "[MATCH_RECOGNIZE.LIMIT_EXCEEDED] the Kleene closure B+ produced more than 3 " +
+      "bindings for one match of the rest of the pattern in partition key (k=1) in one time slice; raise " +
+      "spark.sql.matchRecognize.maxKleeneBindings or make the pattern or its WITHIN window more selective. " +
+      "SQLSTATE: 54000")
+    assert(err.getSqlState == "54000")
     val keys = Seq(AttributeReference("k", IntegerType)(), AttributeReference("j", LongType)())
     assert(PartitionKeyText.inOneSlice(keys, InternalRow(7, 8L, 9L)) == "partition key (k=7, j=8) in one time slice")
     assert(PartitionKeyText.inOneSlice(Nil, InternalRow(9L)) == "the input (no PARTITION BY) in one time slice")

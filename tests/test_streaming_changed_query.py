@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 
-from streaming_harness import run_restarted
+from streaming_harness import SPARK_3, run_restarted
 
 EPOCH = datetime.datetime(2024, 1, 1)
 SCHEMA = "id INT, part STRING, x INT, ts TIMESTAMP"
@@ -93,6 +93,9 @@ def test_a_changed_query_is_refused_naming_the_change(spark, tmp_path, change):
     message = str(error)
     assert "written by another version of this query" in message, message[:2000]
     assert named in message, message[:2000]
+    assert "[MATCH_RECOGNIZE.CHECKPOINT_STATE] " in message, message[:2000]
+    if not SPARK_3:  # 3.5 wraps a failed task's error in "Job aborted" with its stack trace
+        assert "Job aborted" not in message and "\tat " not in message, message[:2000]
 
 
 @pytest.mark.parametrize("parts", [BASE, ANY_MATCH], ids=["standard", "any match"])

@@ -76,7 +76,7 @@ private[streaming] object KeyRowEntries {
     }
     val missing = rows.indexWhere(_ == null)
     if (missing >= 0) {
-      throw new IllegalStateException(
+      throw new CheckpointStateException(
         s"The checkpoint's MATCH_RECOGNIZE state lacks the row at position ${base + missing} of " +
           s"a key (it holds positions $base until $end): the state store's files are incomplete. " +
           "Restart the query with a new checkpoint location.")

@@ -107,7 +107,7 @@ object KeyState {
     StateFormats.read(in.readInt(), StateFormats.Standard) match {
       case StateFormats.Standard => signature.check(in)
       case StateFormats.StandardEntries =>
-        throw new IllegalStateException(
+        throw new CheckpointStateException(
           "The checkpoint holds MATCH_RECOGNIZE state kept per entry by the transformWithState " +
             "operator, but this query runs flatMapGroupsWithState. Set " +
             "spark.sql.matchRecognize.streaming.operator back to transformWithState, or restart " +

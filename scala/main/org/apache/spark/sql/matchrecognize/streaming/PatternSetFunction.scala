@@ -113,7 +113,7 @@ private object PatternSetState {
     val in = new DataInputStream(new ByteArrayInputStream(bytes))
     val version = in.readInt()
     if (version != Version) {
-      throw new IllegalStateException(
+      throw new CheckpointStateException(
         s"The checkpoint holds the state of a PATTERNS FROM query in layout $version; this " +
           s"release reads layout $Version. Restart the query with a new checkpoint location.")
     }

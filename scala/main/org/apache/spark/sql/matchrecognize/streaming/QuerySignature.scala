@@ -66,8 +66,8 @@ object QuerySignature {
     (MurmurHash3.stringHash(stable, 0x0dd5).toLong & 0xffffffffL)
   }
 
-  def changed(what: String): IllegalStateException =
-    new IllegalStateException(
+  def changed(what: String): CheckpointStateException =
+    new CheckpointStateException(
       s"The checkpoint holds MATCH_RECOGNIZE state written by another version of this query: " +
         s"$what changed since. The state cannot serve the changed query (its matches would " +
         "mix both versions). Restart the query with a new checkpoint location, or restore " +

@@ -58,7 +58,7 @@ private[streaming] object StateFormats {
         else ("SKIP TILL ANY MATCH", "standard semantics")
       throw QuerySignature.changed(s"the semantics ($was in the checkpoint, $is in the query)")
     } else {
-      throw new IllegalStateException(
+      throw new CheckpointStateException(
         s"The checkpoint holds MATCH_RECOGNIZE state of format $version, which this version of " +
           "spark-match-recognize does not read. Restart the query with a new checkpoint location.")
     }

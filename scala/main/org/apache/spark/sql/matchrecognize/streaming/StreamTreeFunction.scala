@@ -242,7 +242,7 @@ final class StreamTreeFunction(
       // A key that ran before the query had trees per key kept only the rows its tree looks up.
       if (saved.trees(0).lastPosition != Long.MinValue) saved.perKey.leavesFrom = KeyTreeProgress.LeavesUnknown
     } else if (saved.perKey.trees != treesDigest || saved.perKey.rates.variables != watch.variables) {
-      throw new IllegalStateException(
+      throw new CheckpointStateException(
         "The checkpoint holds SKIP TILL ANY MATCH state of other trees per key than this query's " +
           "(spark.sql.matchRecognize.treesPerKey.max, joinOrder or auto.dpThreshold changed). " +
           "Restart the query with those settings as they were, or with a new checkpoint location.")

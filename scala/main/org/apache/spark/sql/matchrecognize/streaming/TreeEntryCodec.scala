@@ -245,5 +245,5 @@ private[streaming] object TreeEntryCodec {
     ((id >>> (NodeBits + NumberBits)).toInt, ((id >>> NumberBits) & ((1L << NodeBits) - 1)).toInt,
       id & ((1L << NumberBits) - 1))
 
-  private def damagedIn(format: Int, why: String): IllegalStateException = damaged(why, format)
+  private def damagedIn(format: Int, why: String): CheckpointStateException = damaged(why, format)
 }

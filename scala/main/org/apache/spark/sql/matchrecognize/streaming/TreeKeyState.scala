@@ -95,7 +95,7 @@ object TreeKeyState {
     val in = StateBytes.reader(data)
     val format = StateFormats.read(in.readInt(), StateFormats.Tree)
     if (keptPerEntry(format)) {
-      throw new IllegalStateException(
+      throw new CheckpointStateException(
         "The checkpoint holds SKIP TILL ANY MATCH state kept per entry by the transformWithState " +
           "operator, but this query runs flatMapGroupsWithState. Set " +
           "spark.sql.matchRecognize.streaming.operator back to transformWithState, or restart the " +
@@ -119,7 +119,7 @@ object TreeKeyState {
   /** Refuses a state whose trees' states are not those the query runs. */
   def checkTrees(trees: Array[TreeState], fits: Array[TreeState] => Boolean): Unit =
     if (!fits(trees)) {
-      throw new IllegalStateException(
+      throw new CheckpointStateException(
         "The checkpoint holds SKIP TILL ANY MATCH state of other trees than this query's (its " +
           "patterns, or the nodes they share, changed). Restart the query with a new " +
           "checkpoint location.")

@@ -276,8 +276,8 @@ private[streaming] object TreeKeyStateCodec {
     }
   }
 
-  def damaged(why: String, format: Int = StateFormats.Tree): IllegalStateException =
-    new IllegalStateException(
+  def damaged(why: String, format: Int = StateFormats.Tree): CheckpointStateException =
+    new CheckpointStateException(
       s"The checkpoint holds SKIP TILL ANY MATCH state of format $format that does " +
         s"not read as that layout ($why): it is damaged, or was written by another layout " +
         "under the same number. Restart the query with a new checkpoint location.")

@@ -63,20 +63,20 @@ class KeyRowEntriesSuite extends AnyFunSuite {
       new java.util.ArrayDeque(java.util.Collections.singletonList[java.lang.Long](5L)), 9L,
       entries, signature)
     entries.rows.remove(5L)
-    val e = intercept[IllegalStateException](KeyRowEntries.read(head, entries, 1, signature))
+    val e = intercept[CheckpointStateException](KeyRowEntries.read(head, entries, 1, signature))
     assert(e.getMessage.contains("position 5") && e.getMessage.contains("5 until 9"))
   }
 
   test("flatMapGroupsWithState refuses a state kept per entry, naming the operator to set") {
     val head = KeyRowEntries.save(state(0, 3, 1), noStarts, 0L, new MemoryEntries, signature)
-    val e = intercept[IllegalStateException](KeyState.decode(head, 1, signature))
+    val e = intercept[CheckpointStateException](KeyState.decode(head, 1, signature))
     assert(e.getMessage.contains("spark.sql.matchRecognize.streaming.operator back to transformWithState"))
   }
 
   test("a changed query is refused by the signature kept with the rows") {
     val entries = new MemoryEntries
     val head = KeyRowEntries.save(state(0, 3, 0), noStarts, 0L, entries, signature)
-    val e = intercept[IllegalStateException](
+    val e = intercept[CheckpointStateException](
       KeyRowEntries.read(head, entries, 1, QuerySignature(Seq("PATTERN" -> 8L))))
     assert(e.getMessage.contains("PATTERN changed"))
   }

@@ -152,7 +152,7 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     val head = save(sample(), entries)
     val (id, bytes) = entries.matches.iterator.next()
     entries.matches.map.remove(id)
-    val missing = intercept[IllegalStateException](read(head, entries))
+    val missing = intercept[CheckpointStateException](read(head, entries))
     assert(missing.getMessage.contains("state of format 7 that does not read as that layout"), missing.getMessage)
     assert(missing.getMessage.contains("which it does not have"), missing.getMessage)
     entries.matches.map.put(id, bytes)
@@ -166,7 +166,7 @@ class TreeEntryCodecSuite extends AnyFunSuite {
     out.writeInt(0)
     out.flush()
     entries.matches.map.put(id + 1, stray())
-    val node = intercept[IllegalStateException](read(head, entries))
+    val node = intercept[CheckpointStateException](read(head, entries))
     assert(node.getMessage.contains("node 7 of tree state 0"), node.getMessage)
   }
 }

@@ -90,7 +90,7 @@ class TreeKeyStateCodecSuite extends AnyFunSuite {
   test("a state of fewer trees than the query runs is completed before it is checked") {
     val bytes = TreeKeyState.encode(sample(), signature)
     val twoTrees: Array[TreeState] => Boolean = _.length == 2
-    val e = intercept[IllegalStateException](TreeKeyState.decode(bytes, _.length == 3, signature))
+    val e = intercept[CheckpointStateException](TreeKeyState.decode(bytes, _.length == 3, signature))
     assert(e.getMessage.contains("other trees than this query's"), e.getMessage)
     val completed = TreeKeyState.decode(bytes, _.length == 3, signature, t => t :+ new TreeState(4))
     assert(completed.trees.length == 3 && completed.trees(2).buffers.length == 4)
@@ -121,7 +121,7 @@ class TreeKeyStateCodecSuite extends AnyFunSuite {
   test("bytes cut short, or with bytes after the end, are refused") {
     val bytes = TreeKeyState.encode(sample(), signature)
     Seq(bytes.dropRight(1), bytes.dropRight(40), bytes :+ 0.toByte).foreach { damaged =>
-      val e = intercept[IllegalStateException](TreeKeyState.decode(damaged, anyTrees, signature))
+      val e = intercept[CheckpointStateException](TreeKeyState.decode(damaged, anyTrees, signature))
       assert(e.getMessage.contains("does not read as that layout"), e.getMessage)
       assert(e.getMessage.contains("Restart the query with a new checkpoint location"))
     }
@@ -131,14 +131,14 @@ class TreeKeyStateCodecSuite extends AnyFunSuite {
     val bytes = TreeKeyState.encode(sample(), signature)
     val at = bytes.indexOfSlice("MTCH".getBytes("US-ASCII"))
     "MTCX".getBytes("US-ASCII").copyToArray(bytes, at)
-    val e = intercept[IllegalStateException](TreeKeyState.decode(bytes, anyTrees, signature))
+    val e = intercept[CheckpointStateException](TreeKeyState.decode(bytes, anyTrees, signature))
     assert(e.getMessage.contains("section MTCH expected, MTCX found"), e.getMessage)
   }
 
   test("an unknown format number is refused") {
     val bytes = TreeKeyState.encode(sample(), signature)
     bytes(3) = 99
-    val e = intercept[IllegalStateException](TreeKeyState.decode(bytes, anyTrees, signature))
+    val e = intercept[CheckpointStateException](TreeKeyState.decode(bytes, anyTrees, signature))
     assert(e.getMessage.contains("state of format 99, which this version of spark-match-recognize " +
         "does not read"), e.getMessage)
   }

@@ -176,7 +176,7 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
         s"PARTITION BY key ${e.sql} of type ${t.sql} cannot be compared for equality; " +
           "partition by a value of another type (for example a field of it, or a cast).")
     }
-    if (!PartitionKeys.binaryStable(t) && !PartitionKeys.collatedString(t)) {
+    if (PartitionKeys.nestedCollatedString(t)) {
       throw analysis("UNCOMPARABLE_PARTITION_KEY",
         s"PARTITION BY key ${e.sql} of type ${t.sql} holds a string of a case- or " +
           "accent-insensitive collation inside a nested type; partition by those fields " +

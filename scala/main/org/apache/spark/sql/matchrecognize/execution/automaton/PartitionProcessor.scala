@@ -33,17 +33,19 @@ final class PartitionProcessor(
   private val driver =
     new AutomatonDriver(spec, partitionIndex, () => describePartition, decideEarly = false)
   private val out = driver.out
-  // Keys of a case- or accent-insensitive collation compare through their collation key.
+  // Keys of a case- or accent-insensitive collation compare through their collation key,
+  // floats and doubles normalized (see PartitionKeys).
   private val keyOf = UnsafeProjection.create(PartitionKeys.comparable(partitionKeys), inputSchema)
   private val keyValuesOf =
     if (PartitionKeys.binaryStable(partitionKeys)) keyOf
     else UnsafeProjection.create(partitionKeys, inputSchema)
   // Fixed-width key columns are compared in place with the previous row's (their 8-byte
-  // words and null bits), which is most of the per-row cost of finding partition ends.
+  // words and null bits), which is most of the per-row cost of finding partition ends;
+  // not floats and doubles, whose equal values (-0.0 and 0.0) may differ in their bits.
   private val keyOrdinals: Array[Int] = partitionKeys.map(k =>
     inputSchema.indexWhere(_.exprId == k.exprId)).toArray
   private val keysFixedWidth: Boolean = keyOrdinals.forall(_ >= 0) &&
-    partitionKeys.forall(k => UnsafeRow.isFixedLength(k.dataType))
+    partitionKeys.forall(k => UnsafeRow.isFixedLength(k.dataType)) && PartitionKeys.binaryStable(partitionKeys)
   private var previous: UnsafeRow = _
 
   private var currentKey: UnsafeRow = _

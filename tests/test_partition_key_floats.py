@@ -81,6 +81,22 @@ def test_counting_without_building_the_matches(spark):
     assert rows(spark, f"SELECT count(*) FROM ({ANY_MATCH})") == [(1,)]
 
 
+@pytest.mark.parametrize("execution", [None, "tree", "joins"])
+def test_an_equality_between_doubles_of_two_rows_holds_for_minus_zero_and_zero(spark, execution):
+    # B's x equals A's as SQL's = says: (-0.0, 0.0), (-0.0, 0.0 later), (0.0, 0.0), NaN = NaN.
+    sql = """
+        SELECT a, b FROM (
+          SELECT 1 AS p, TIMESTAMP'2024-01-01' + make_interval(0, 0, 0, 0, 0, 0, ts) AS t, ts, x
+          FROM VALUES (1, -0.0D), (2, 0.0D), (3, double('NaN')),
+                      (4, double('Infinity') - double('Infinity')), (5, 0.0D) AS e(ts, x))
+        MATCH_RECOGNIZE (PARTITION BY p ORDER BY t MEASURES A.ts AS a, B.ts AS b
+          ONE ROW PER MATCH SKIP TILL ANY MATCH PATTERN (A B) WITHIN 10 ROWS
+          DEFINE B AS B.x = A.x)"""
+    expected = [(1, 2), (1, 5), (2, 5), (3, 4)]
+    assert rows(spark, sql, execution) == expected
+    assert rows(spark, f"SELECT count(*) FROM ({sql})", execution) == [(len(expected),)]
+
+
 def test_a_stream_partitioned_by_a_double_key_equals_batch(spark, tmp_path):
     # -0.0/0.0 rise 1, 2, 3 then fall: A B+ C of 4 rows. The last row, of another key far
     # later, moves the watermark past every other row.

@@ -37,12 +37,11 @@ def _builder():
     from pyspark.sql import SparkSession
 
     from spark_match_recognize.demo import local_checkpoint_conf
-    from spark_match_recognize.jars import installed_spark_line
 
     builder = SparkSession.builder
     # Streams' checkpoints in the temporary folders are written as local_session() writes
     # them: a stream test's micro-batch takes about 40% less.
-    for key, value in local_checkpoint_conf(installed_spark_line()).items():
+    for key, value in local_checkpoint_conf().items():
         builder = builder.config(key, value)
     return (
         builder.master("local[2]")

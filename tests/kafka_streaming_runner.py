@@ -61,7 +61,6 @@ def session(jars: list[str], options: dict, real_time: bool = False, connect: bo
 
     from spark_match_recognize import configure
     from spark_match_recognize.demo import local_checkpoint_conf
-    from spark_match_recognize.jars import installed_spark_line
 
     # Real-Time Mode runs a task per source partition (2) and per shuffle partition at once,
     # and keeps them running; two more slots read the output back meanwhile.
@@ -76,7 +75,7 @@ def session(jars: list[str], options: dict, real_time: bool = False, connect: bo
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.adaptive.enabled", "true")
-        .config(map=local_checkpoint_conf(installed_spark_line()))
+        .config(map=local_checkpoint_conf())
     )
     if real_time:
         builder = builder.config(

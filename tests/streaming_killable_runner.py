@@ -22,7 +22,6 @@ from pyspark.sql import SparkSession  # noqa: E402
 
 from spark_match_recognize import configure  # noqa: E402
 from spark_match_recognize.demo import local_checkpoint_conf  # noqa: E402
-from spark_match_recognize.jars import installed_spark_line  # noqa: E402
 
 
 def main() -> None:
@@ -32,7 +31,7 @@ def main() -> None:
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
-        .config(map=local_checkpoint_conf(installed_spark_line()))
+        .config(map=local_checkpoint_conf())
     )
     spark = configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

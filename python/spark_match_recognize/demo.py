@@ -50,7 +50,7 @@ DEFAULT_CONF: Mapping[str, str] = {
 }
 
 
-def local_checkpoint_conf(line: str) -> dict[str, str]:
+def local_checkpoint_conf(line: str | None = None) -> dict[str, str]:
     """The setting that makes Spark write a stream's checkpoint through Hadoop's
     ``FileSystem`` rather than ``FileContext``, for checkpoints on the local disk.
 
@@ -59,8 +59,10 @@ def local_checkpoint_conf(line: str) -> dict[str, str]:
     for each offset, commit and state file; ``FileSystem`` renames in the JVM, and a
     micro-batch takes about 40% less. The rename is atomic on a local disk, not on every
     store (object stores), so it is a setting for local runs only. The class moved to a
-    package of its own in Spark 4.1 (``line`` is ``"3.5"``, ``"4.0"``, ...).
+    package of its own in Spark 4.1 (``line`` is ``"3.5"``, ``"4.0"``, ...; by default the
+    line of the installed pyspark).
     """
+    line = line or installed_spark_line()
     before_4_1 = tuple(int(part) for part in line.split(".")) < (4, 1)
     package = "org.apache.spark.sql.execution.streaming" + ("" if before_4_1 else ".checkpointing")
     return {

@@ -104,9 +104,9 @@ case class ResolveMatchRecognize(session: SparkSession) extends Rule[LogicalPlan
       canonical
     }
     (measures ++ defines).foreach(checkExpression)
-    // Python UDFs run in Spark's own operators: as columns computed under the node, or in a
-    // projection above it.
-    val udfs = new PythonUdfPlacement(o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched)
+    // Python and SQL UDFs run in Spark's own operators: as columns computed under the node,
+    // or in a projection above it.
+    val udfs = new UdfPlacement(o.rowsPerMatch == RowsPerMatch.AllRowsWithUnmatched)
     val placedDefines = o.definedVariables.zip(defines).map { case (v, d) => udfs.inDefine(v, d) }
     val placedMeasures = measures.map(udfs.inMeasure)
     val nodeMeasures = placedMeasures.zip(measureOutput).collect { case (Left(e), a) => (e, a) } ++

@@ -5,7 +5,7 @@ import scala.annotation.nowarn
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.{DataType, StringType}
 
-/** Spark 3.5 has no VARIANT, no collations and no `With`. */
+/** Spark 3.5 has no VARIANT, no collations, no `With` and no SQL UDFs. */
 @nowarn("cat=unused-params") // the 4.0+ forms' parameters
 object LineFeatures {
 
@@ -16,4 +16,6 @@ object LineFeatures {
   def collationKey(e: Expression): Expression = e
 
   def inlineWith(w: Expression, expand: Expression => Expression): Option[Expression] = None
+
+  def sqlUdfName(e: Expression): Option[String] = None
 }

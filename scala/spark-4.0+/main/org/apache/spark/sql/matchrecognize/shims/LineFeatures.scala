@@ -1,10 +1,11 @@
 package org.apache.spark.sql.matchrecognize.shims
 
+import org.apache.spark.sql.catalyst.analysis.SQLFunctionExpression
 import org.apache.spark.sql.catalyst.expressions.{CollationKey, CommonExpressionRef, Expression, With}
 import org.apache.spark.sql.catalyst.trees.TreePattern.COMMON_EXPR_REF
 import org.apache.spark.sql.types.{DataType, StringType, VariantType}
 
-/** Types and expressions Spark has from 4.0 on: VARIANT, collations, `With`. */
+/** Types and expressions Spark has from 4.0 on: VARIANT, collations, `With`, SQL UDFs. */
 object LineFeatures {
 
   def isVariant(t: DataType): Boolean = t.isInstanceOf[VariantType]
@@ -25,6 +26,12 @@ object LineFeatures {
       Some(expand(w.child).transformUpWithPruning(_.containsPattern(COMMON_EXPR_REF)) {
         case ref: CommonExpressionRef if shared.contains(ref.id) => shared(ref.id)
       })
+    case _ => None
+  }
+
+  /** The name of the SQL UDF (`CREATE FUNCTION ... RETURN`) `e` calls, if it calls one. */
+  def sqlUdfName(e: Expression): Option[String] = e match {
+    case f: SQLFunctionExpression => Some(f.name)
     case _ => None
   }
 }

@@ -4,16 +4,18 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Expression, If, IsNull, Literal, PythonFuncExpression, PythonUDF}
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction
-import org.apache.spark.sql.catalyst.trees.TreePattern.PYTHON_UDF
 import org.apache.spark.sql.catalyst.util.toPrettySQL
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.plans._
+import org.apache.spark.sql.matchrecognize.shims.LineFeatures
 
 /**
- * Places the Python UDFs (row-at-a-time and pandas) of DEFINE and MEASURES where Spark can
- * run them. Spark evaluates Python UDFs in operators of their own, over whole columns of a
- * plan node's input, so the matcher itself never calls one:
+ * Places the Python UDFs (row-at-a-time and pandas) and SQL UDFs (`CREATE FUNCTION ...
+ * RETURN`) of DEFINE and MEASURES where Spark can run them. Spark evaluates Python UDFs in
+ * operators of their own, over whole columns of a plan node's input, and inlines a SQL UDF's
+ * body only in its own projections, filters and aggregates, so the matcher itself never
+ * calls one:
  *
  *  - a UDF over columns of one input row (`f(price)`, the argument of a navigation or an
  *    aggregate such as `PREV(f(price))`, `SUM(f(price))`, or in the DEFINE of `B` a UDF over
@@ -25,7 +27,7 @@ import org.apache.spark.sql.matchrecognize.plans._
  *
  * @param allRowsWithUnmatched WITH UNMATCHED ROWS, whose unmatched rows have NULL measures
  */
-final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
+final class UdfPlacement(allRowsWithUnmatched: Boolean) {
 
   /** Columns computed under the node (one per distinct UDF call). */
   val columns: ArrayBuffer[Alias] = ArrayBuffer.empty
@@ -33,21 +35,28 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
   /** Hidden measures: the pattern expressions that measures computed above the node read. */
   val hiddenMeasures: ArrayBuffer[(Expression, AttributeReference)] = ArrayBuffer.empty
 
-  /** The DEFINE condition of `variable` with its Python UDFs computed under the node. */
+  /** The DEFINE condition of `variable` with its UDFs computed under the node. */
   def inDefine(variable: String, condition: Expression): Expression = {
     val rowLevel = withRowLevelColumns(condition, "DEFINE")
-    rowLevel.transformDownWithPruning(_.containsPattern(PYTHON_UDF)) {
-      case u: PythonUDF =>
+    rowLevel.transformDown {
+      case u @ UdfCall(name, python) =>
         // The variable's own rows (and the universal variable's) read the current row.
         val current = u.transform {
           case n: PatternNavigation if readsMatchedRow(n, variable) => n.child
         }
         firstPatternExpression(current).foreach { p =>
-          throw analysis("PYTHON_UDF_IN_DEFINE",
-            s"Python UDF `${u.name}` in the DEFINE of `$variable` reads ${text(p)}, which " +
-              "depends on the match; in DEFINE a Python UDF may read only the row being " +
-              s"matched (e.g. ${u.name}(price) or ${u.name}($variable.price)). Apply the " +
-              s"navigation to its result instead, e.g. PREV(${u.name}(price)).")
+          if (python) {
+            throw analysis("PYTHON_UDF_IN_DEFINE",
+              s"Python UDF `$name` in the DEFINE of `$variable` reads ${text(p)}, which " +
+                "depends on the match; in DEFINE a Python UDF may read only the row being " +
+                s"matched (e.g. $name(price) or $name($variable.price)). Apply the " +
+                s"navigation to its result instead, e.g. PREV($name(price)).")
+          }
+          throw analysis("SQL_UDF_IN_DEFINE",
+            s"SQL UDF `$name` in the DEFINE of `$variable` reads ${text(p)}, which depends " +
+              "on the match; in DEFINE a SQL UDF may read only the row being matched (e.g. " +
+              s"$name(price) or $name($variable.price)). Apply the navigation to its result " +
+              s"instead, e.g. PREV($name(price)), or write the function's expression in place.")
         }
         PatternNavigation(column(current), VariableSet.Universal, fromFirst = false, 0, 0,
           isFinal = false)
@@ -60,7 +69,7 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
    */
   def inMeasure(measure: Expression): Either[Expression, Expression] = {
     val rowLevel = withRowLevelColumns(measure, "MEASURES")
-    if (!rowLevel.exists(_.isInstanceOf[PythonUDF])) Left(rowLevel)
+    if (!rowLevel.exists(UdfCall.unapply(_).isDefined)) Left(rowLevel)
     else {
       val lifted = rowLevel.transformDown {
         case p @ (_: PatternNavigation | _: PatternAggregate | _: MatchNumber) => hidden(p)
@@ -82,13 +91,19 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
           s"the Python aggregate function `${f.name}` in $clause (${e.sql})")
       case _ =>
     }
-    def rowColumns(row: Expression): Expression = row.transformDownWithPruning(_.containsPattern(PYTHON_UDF)) {
-      case u: PythonUDF =>
+    def rowColumns(row: Expression): Expression = row.transformDown {
+      case u @ UdfCall(name, python) =>
         firstPatternExpression(u).foreach { p =>
-          throw analysis("PYTHON_UDF_OVER_PATTERN",
-            s"Python UDF `${u.name}` in $clause reads ${text(p)}, which depends on the match; " +
-              "inside a navigation or aggregate function a Python UDF may read only the " +
-              "input's columns.")
+          if (python) {
+            throw analysis("PYTHON_UDF_OVER_PATTERN",
+              s"Python UDF `$name` in $clause reads ${text(p)}, which depends on the match; " +
+                "inside a navigation or aggregate function a Python UDF may read only the " +
+                "input's columns.")
+          }
+          throw analysis("SQL_UDF_OVER_PATTERN",
+            s"SQL UDF `$name` in $clause reads ${text(p)}, which depends on the match; " +
+              "inside a navigation or aggregate function a SQL UDF may read only the input's " +
+              "columns.")
         }
         column(u)
     }
@@ -128,4 +143,15 @@ final class PythonUdfPlacement(allRowsWithUnmatched: Boolean) {
       hiddenMeasures += (p -> a)
       a
     }
+}
+
+/**
+ * A call the matcher cannot make: a Python UDF (its name, true), or a SQL UDF (its name,
+ * false), which Spark inlines only in its own operators.
+ */
+private object UdfCall {
+  def unapply(e: Expression): Option[(String, Boolean)] = e match {
+    case u: PythonUDF => Some((u.name, true))
+    case f => LineFeatures.sqlUdfName(f).map((_, false))
+  }
 }

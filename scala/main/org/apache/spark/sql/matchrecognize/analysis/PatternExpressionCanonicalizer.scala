@@ -1,11 +1,11 @@
 package org.apache.spark.sql.matchrecognize.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Exists, Expression, InSubquery, SubqueryExpression}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction}
+import org.apache.spark.sql.catalyst.expressions.{ArrayDistinct, Attribute, AttributeSet, Cast, Exists, Expression, InSubquery, Size, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, CollectList, Count, Max, Min}
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.plans._
-import org.apache.spark.sql.types.IntegralType
+import org.apache.spark.sql.types.{IntegralType, LongType}
 
 /**
  * Folds the parse-level markers of a resolved DEFINE or MEASURES expression into the
@@ -47,6 +47,9 @@ final class PatternExpressionCanonicalizer(
       fold(child) match {
         case n: PatternNavigation => n.copy(isFinal = isFinal)
         case a: PatternAggregate => a.copy(isFinal = isFinal)
+        // count(DISTINCT x): the aggregate inside its rewriting (see distinctAggregate).
+        case d if child.isInstanceOf[AggregateExpression] =>
+          d.transformUp { case a: PatternAggregate => a.copy(isFinal = isFinal) }
         case _ => throw analysis("INVALID_SEMANTICS",
             s"RUNNING and FINAL apply to navigation and aggregate functions, not to ${child.sql}.")
       }
@@ -87,9 +90,8 @@ final class PatternExpressionCanonicalizer(
       PatternNavigation(a, VariableSet.Universal, fromFirst = false, 0, 0, isFinal = false)
 
     case ae: AggregateExpression =>
-      if (ae.isDistinct) throw MatchRecognizeErrors.unsupported(s"DISTINCT in pattern aggregate ${ae.sql}")
       if (ae.filter.isDefined) throw MatchRecognizeErrors.unsupported(s"FILTER in pattern aggregate ${ae.sql}")
-      aggregate(ae.aggregateFunction, ae.sql)
+      if (ae.isDistinct) distinctAggregate(ae) else aggregate(ae.aggregateFunction, ae.sql)
 
     case f: AggregateFunction => aggregate(f, f.sql)
 
@@ -102,6 +104,22 @@ final class PatternExpressionCanonicalizer(
     case s: SubqueryExpression => s
 
     case other => other.mapChildren(fold)
+  }
+
+  /**
+   * An aggregate over the distinct values of its argument: `count(DISTINCT x)` as the size of
+   * the distinct values of the non-NULL `x` collected (compared as GROUP BY compares them:
+   * `-0.0` and `0.0`, or strings equal under their collation, are one value), and `min` and
+   * `max`, which DISTINCT does not change.
+   */
+  private def distinctAggregate(ae: AggregateExpression): Expression = ae.aggregateFunction match {
+    case Count(Seq(x)) =>
+      val values = aggregate(CollectList(PartitionKeys.comparableValues(Seq(x)).head), ae.sql)
+      Cast(Size(ArrayDistinct(values), legacySizeOfNull = false), LongType)
+    case f @ (_: Min | _: Max) => aggregate(f, ae.sql)
+    case _ =>
+      throw MatchRecognizeErrors.unsupported(
+        s"DISTINCT in pattern aggregate ${ae.sql}, beyond count(DISTINCT x), min and max,")
   }
 
   private def aggregate(f: AggregateFunction, text: String): PatternAggregate = {

@@ -1,0 +1,100 @@
+"""count(DISTINCT x) (and min and max with DISTINCT) in MEASURES and DEFINE, through
+spark.sql: the distinct non-NULL values of a match's rows, compared as GROUP BY compares them,
+RUNNING and FINAL in ALL ROWS PER MATCH, under SKIP TILL ANY MATCH too; other aggregates
+with DISTINCT are refused by name."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import AnalysisException
+
+# A session of user u: home, list, home, (no page), item, buy; user v: home, buy.
+VISITS = """
+    SELECT * FROM VALUES ('u', 1, 'home', 1.5D), ('u', 2, 'list', -0.0D), ('u', 3, 'home', 0.0D),
+                         ('u', 4, NULL, NULL), ('u', 5, 'item', 2.5D), ('u', 6, 'buy', 2.5D),
+                         ('v', 1, 'home', 1.5D), ('v', 2, 'buy', 1.5D) AS v(uid, ts, page, x)"""
+
+
+def rows(spark, sql, execution=None):
+    if execution is not None:
+        spark.conf.set("spark.sql.matchRecognize.cepExecution", execution)
+    try:
+        return sorted((tuple(r) for r in spark.sql(sql).collect()), key=repr)
+    finally:
+        spark.conf.unset("spark.sql.matchRecognize.cepExecution")
+
+
+def test_count_distinct_in_measures_equals_group_by(spark):
+    matched = rows(
+        spark,
+        f"""
+        SELECT uid, pages, xs, n, low FROM ({VISITS}) MATCH_RECOGNIZE (
+          PARTITION BY uid ORDER BY ts
+          MEASURES count(DISTINCT page) AS pages, count(DISTINCT V.x) AS xs, count(*) AS n,
+                   min(DISTINCT V.x) AS low
+          PATTERN (V* B) DEFINE B AS page = 'buy')""",
+    )
+    grouped = rows(
+        spark,
+        f"""
+        SELECT uid, count(DISTINCT page),
+               count(DISTINCT x) FILTER (WHERE page IS NULL OR page <> 'buy'),
+               count(*), min(x) FILTER (WHERE page IS NULL OR page <> 'buy')
+        FROM ({VISITS}) GROUP BY uid""",
+    )
+    # -0.0 and 0.0 are one value; the row without a page counts in count(*) only.
+    assert matched == grouped == [("u", 4, 3, 6, 0.0), ("v", 2, 1, 2, 1.5)]
+
+
+def test_running_and_final_in_all_rows_per_match(spark):
+    got = rows(
+        spark,
+        f"""
+        SELECT uid, ts, r, f FROM ({VISITS}) MATCH_RECOGNIZE (
+          PARTITION BY uid ORDER BY ts
+          MEASURES RUNNING count(DISTINCT page) AS r, FINAL count(DISTINCT page) AS f
+          ALL ROWS PER MATCH PATTERN (V* B) DEFINE B AS page = 'buy')""",
+    )
+    running = [1, 2, 2, 2, 3, 4]
+    assert got == [("u", t, r, 4) for t, r in zip(range(1, 7), running, strict=True)] + [
+        ("v", 1, 1, 2),
+        ("v", 2, 2, 2),
+    ]
+
+
+def test_in_define_a_variable_ends_at_its_third_distinct_page(spark):
+    got = rows(
+        spark,
+        f"""
+        SELECT uid, n FROM ({VISITS}) MATCH_RECOGNIZE (
+          PARTITION BY uid ORDER BY ts MEASURES count(*) AS n
+          PATTERN (V+) DEFINE V AS count(DISTINCT V.page) <= 2)""",
+    )
+    assert got == [("u", 2), ("u", 4), ("v", 2)]
+
+
+@pytest.mark.parametrize("execution", ["tree", "joins"])
+def test_under_skip_till_any_match(spark, execution):
+    got = rows(
+        spark,
+        f"""
+        SELECT a, d, count(*) FROM ({VISITS}) MATCH_RECOGNIZE (
+          PARTITION BY uid ORDER BY ts MEASURES A.ts AS a, count(DISTINCT X.page) AS d
+          ONE ROW PER MATCH SKIP TILL ANY MATCH PATTERN (A X* B) WITHIN 10 ROWS
+          DEFINE A AS page = 'home', B AS page = 'buy')
+        WHERE uid = 'u' GROUP BY a, d""",
+        execution,
+    )
+    # From ts 1, X is any subset of rows 2-5 (16); from ts 3, of rows 4-5 (4).
+    assert got == [(1, 0, 2), (1, 1, 6), (1, 2, 6), (1, 3, 2), (3, 0, 2), (3, 1, 2)]
+
+
+@pytest.mark.parametrize("aggregate", ["sum(DISTINCT x)", "count(DISTINCT page, x)"])
+def test_other_aggregates_with_distinct_are_refused_by_name(spark, aggregate):
+    with pytest.raises(AnalysisException) as error:
+        spark.sql(f"""
+            SELECT * FROM ({VISITS}) MATCH_RECOGNIZE (
+              PARTITION BY uid ORDER BY ts MEASURES {aggregate} AS a
+              PATTERN (V+) DEFINE V AS true)""").collect()
+    message = str(error.value)
+    assert "MATCH_RECOGNIZE.UNSUPPORTED_FEATURE" in message and "DISTINCT" in message, message

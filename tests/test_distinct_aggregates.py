@@ -1,12 +1,16 @@
 """count(DISTINCT x) (and min and max with DISTINCT) in MEASURES and DEFINE, through
 spark.sql: the distinct non-NULL values of a match's rows, compared as GROUP BY compares them,
-RUNNING and FINAL in ALL ROWS PER MATCH, under SKIP TILL ANY MATCH too; other aggregates
-with DISTINCT are refused by name."""
+RUNNING and FINAL in ALL ROWS PER MATCH, under SKIP TILL ANY MATCH and over a stream too;
+other aggregates with DISTINCT are refused by name."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import pytest
 from pyspark.errors import AnalysisException
+
+from streaming_harness import run_batch, run_stream
 
 # A session of user u: home, list, home, (no page), item, buy; user v: home, buy.
 VISITS = """
@@ -98,3 +102,29 @@ def test_other_aggregates_with_distinct_are_refused_by_name(spark, aggregate):
               PATTERN (V+) DEFINE V AS true)""").collect()
     message = str(error.value)
     assert "MATCH_RECOGNIZE.UNSUPPORTED_FEATURE" in message and "DISTINCT" in message, message
+
+
+def test_a_stream_counting_distinct_values_equals_batch(spark, tmp_path):
+    # a rises 1, 5, 7 and falls to 2 over pages x, y, x, z: A B+ C of 4 rows and 3 pages.
+    start = datetime(2024, 1, 1)
+    events = [
+        (k, start + timedelta(seconds=t), v, p)
+        for k, t, v, p in [
+            ("a", 1, 1, "x"),
+            ("a", 2, 5, "y"),
+            ("a", 3, 7, "x"),
+            ("a", 4, 2, "z"),
+            ("z", 1000, 0, "q"),
+        ]
+    ]
+    sql = """
+        SELECT k, n, d FROM events MATCH_RECOGNIZE (
+          PARTITION BY k ORDER BY ts MEASURES count(*) AS n, count(DISTINCT p) AS d
+          PATTERN (A B+ C) DEFINE B AS v > PREV(v), C AS v < PREV(v))"""
+    schema = "k STRING, ts TIMESTAMP, v INT, p STRING"
+    batch = sorted(run_batch(spark, schema, events, sql))
+    streamed = run_stream(
+        spark, tmp_path, schema, ["k", "ts", "v", "p"], [events[:2], events[2:]], sql
+    )
+    assert batch == [("a", 4, 3)]
+    assert sorted(streamed.rows) == batch

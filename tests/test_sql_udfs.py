@@ -5,10 +5,12 @@ depends on the match is refused by name, as a Python UDF is."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import pytest
 from pyspark.errors import AnalysisException
 
-from streaming_harness import SPARK_3
+from streaming_harness import SPARK_3, run_batch, run_stream
 
 pytestmark = pytest.mark.skipif(SPARK_3, reason="SQL UDFs are Spark 4.0 and later")
 
@@ -125,3 +127,22 @@ def test_a_sql_udf_over_the_match_where_it_cannot_run_is_refused_by_name(
               PATTERN (A B+) DEFINE {define})""").collect()
     message = str(error.value)
     assert f"MATCH_RECOGNIZE.{condition}" in message and f"`{name}`" in message, message
+
+
+def test_a_stream_with_a_sql_udf_equals_batch(spark, prices, tmp_path):
+    # a rises 1, 5, 7 and falls to 2: A B+ C of 4 rows. The last row, of another key far
+    # later, moves the watermark past every other row.
+    start = datetime(2024, 1, 1)
+    events = [
+        (k, start + timedelta(seconds=t), v)
+        for k, t, v in [("a", 1, 1), ("a", 2, 5), ("a", 3, 7), ("a", 4, 2), ("z", 1000, 0)]
+    ]
+    sql = """
+        SELECT k, n, m FROM events MATCH_RECOGNIZE (
+          PARTITION BY k ORDER BY ts MEASURES count(*) AS n, sql_plus1(LAST(B.v)) AS m
+          PATTERN (A B+ C) DEFINE B AS sql_plus1(v) > PREV(sql_plus1(v)), C AS v < PREV(v))"""
+    schema = "k STRING, ts TIMESTAMP, v INT"
+    batch = sorted(run_batch(spark, schema, events, sql))
+    streamed = run_stream(spark, tmp_path, schema, ["k", "ts", "v"], [events[:2], events[2:]], sql)
+    assert batch == [("a", 4, 8)]
+    assert sorted(streamed.rows) == batch

@@ -1,7 +1,7 @@
 package org.apache.spark.sql.matchrecognize.analysis
 
-import org.apache.spark.sql.catalyst.expressions.{ArrayDistinct, Attribute, AttributeSet, Cast, Exists, Expression, InSubquery, Size, SubqueryExpression}
-import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, CollectList, Count, Max, Min}
+import org.apache.spark.sql.catalyst.expressions.{ArrayDistinct, Attribute, AttributeSet, Cast, Exists, Expression, If, InSubquery, Literal, Size, SubqueryExpression}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, AggregateFunction, Average, BoolAnd, BoolOr, CollectList, CollectSet, Count, CountIf, Max, Min, StddevPop, StddevSamp, Sum, VariancePop, VarianceSamp}
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors
 import org.apache.spark.sql.matchrecognize.errors.MatchRecognizeErrors.analysis
 import org.apache.spark.sql.matchrecognize.plans._
@@ -90,8 +90,9 @@ final class PatternExpressionCanonicalizer(
       PatternNavigation(a, VariableSet.Universal, fromFirst = false, 0, 0, isFinal = false)
 
     case ae: AggregateExpression =>
-      if (ae.filter.isDefined) throw MatchRecognizeErrors.unsupported(s"FILTER in pattern aggregate ${ae.sql}")
-      if (ae.isDistinct) distinctAggregate(ae) else aggregate(ae.aggregateFunction, ae.sql)
+      val unfiltered = ae.filter.fold(ae)(filtered(ae, _))
+      if (unfiltered.isDistinct) distinctAggregate(unfiltered)
+      else aggregate(unfiltered.aggregateFunction, ae.sql)
 
     case f: AggregateFunction => aggregate(f, f.sql)
 
@@ -104,6 +105,27 @@ final class PatternExpressionCanonicalizer(
     case s: SubqueryExpression => s
 
     case other => other.mapChildren(fold)
+  }
+
+  /**
+   * `f(x) FILTER (WHERE c)` as `f(IF(c, x, NULL))`, for the aggregates that skip NULL
+   * arguments (`count(*)` counting the rows where `c` holds).
+   */
+  private def filtered(ae: AggregateExpression, condition: Expression): AggregateExpression = {
+    def keep(x: Expression): Expression = If(condition, x, Literal.create(null, x.dataType))
+    val f = ae.aggregateFunction
+    val skipsNulls = f match {
+      case _: Count | _: Sum | _: Average | _: Min | _: Max | _: CollectList | _: CollectSet | _: CountIf |
+          _: BoolAnd | _: BoolOr | _: StddevSamp | _: StddevPop | _: VarianceSamp | _: VariancePop => true
+      case _ => false
+    }
+    if (!skipsNulls) {
+      throw MatchRecognizeErrors.unsupported(
+        s"FILTER in pattern aggregate ${ae.sql}, beyond count, sum, avg, min, max, collect_list, " +
+          "collect_set, count_if, bool_and, bool_or, stddev and variance,")
+    }
+    ae.copy(aggregateFunction = f.withNewChildren(f.children.map(keep)).asInstanceOf[AggregateFunction],
+      filter = None)
   }
 
   /**

@@ -1,7 +1,8 @@
-"""count(DISTINCT x) (and min and max with DISTINCT) in MEASURES and DEFINE, through
-spark.sql: the distinct non-NULL values of a match's rows, compared as GROUP BY compares them,
-RUNNING and FINAL in ALL ROWS PER MATCH, under SKIP TILL ANY MATCH and over a stream too;
-other aggregates with DISTINCT are refused by name."""
+"""count(DISTINCT x) (and min and max with DISTINCT) and aggregates with FILTER (WHERE ...)
+in MEASURES and DEFINE, through spark.sql: the distinct non-NULL values of a match's rows,
+compared as GROUP BY compares them, and the rows the filter keeps, RUNNING and FINAL in ALL
+ROWS PER MATCH, under SKIP TILL ANY MATCH and over a stream too; other aggregates with
+DISTINCT or FILTER are refused by name."""
 
 from __future__ import annotations
 
@@ -93,15 +94,58 @@ def test_under_skip_till_any_match(spark, execution):
     assert got == [(1, 0, 2), (1, 1, 6), (1, 2, 6), (1, 3, 2), (3, 0, 2), (3, 1, 2)]
 
 
-@pytest.mark.parametrize("aggregate", ["sum(DISTINCT x)", "count(DISTINCT page, x)"])
-def test_other_aggregates_with_distinct_are_refused_by_name(spark, aggregate):
+def test_filtered_aggregates_equal_group_by(spark):
+    matched = rows(
+        spark,
+        f"""
+        SELECT uid, homes, later, sx, l FROM ({VISITS}) MATCH_RECOGNIZE (
+          PARTITION BY uid ORDER BY ts
+          MEASURES count(*) FILTER (WHERE page = 'home') AS homes,
+                   count(DISTINCT page) FILTER (WHERE ts > 1) AS later,
+                   sum(V.x) FILTER (WHERE V.page <> 'list') AS sx,
+                   collect_list(page) FILTER (WHERE page LIKE '%i%') AS l
+          PATTERN (V* B) DEFINE B AS page = 'buy')""",
+    )
+    grouped = rows(
+        spark,
+        f"""
+        SELECT uid, count(*) FILTER (WHERE page = 'home'),
+               count(DISTINCT page) FILTER (WHERE ts > 1),
+               sum(x) FILTER (WHERE page <> 'list' AND page <> 'buy'),
+               collect_list(page) FILTER (WHERE page LIKE '%i%')
+        FROM ({VISITS}) GROUP BY uid""",
+    )
+    assert matched == grouped == [("u", 2, 4, 4.0, ["list", "item"]), ("v", 1, 1, 1.5, [])]
+
+
+def test_a_filtered_running_count_in_define(spark):
+    got = rows(
+        spark,
+        f"""
+        SELECT uid, n FROM ({VISITS}) MATCH_RECOGNIZE (
+          PARTITION BY uid ORDER BY ts MEASURES count(*) AS n
+          PATTERN (V+) DEFINE V AS count(*) FILTER (WHERE V.page = 'home') <= 1)""",
+    )
+    # u: home, list, then a second home ends the first match.
+    assert got == [("u", 2), ("u", 4), ("v", 2)]
+
+
+@pytest.mark.parametrize(
+    ("aggregate", "word"),
+    [
+        ("sum(DISTINCT x)", "DISTINCT"),
+        ("count(DISTINCT page, x)", "DISTINCT"),
+        ("max_by(ts, x) FILTER (WHERE x > 0)", "FILTER"),
+    ],
+)
+def test_other_aggregates_with_distinct_or_filter_are_refused_by_name(spark, aggregate, word):
     with pytest.raises(AnalysisException) as error:
         spark.sql(f"""
             SELECT * FROM ({VISITS}) MATCH_RECOGNIZE (
               PARTITION BY uid ORDER BY ts MEASURES {aggregate} AS a
               PATTERN (V+) DEFINE V AS true)""").collect()
     message = str(error.value)
-    assert "MATCH_RECOGNIZE.UNSUPPORTED_FEATURE" in message and "DISTINCT" in message, message
+    assert "MATCH_RECOGNIZE.UNSUPPORTED_FEATURE" in message and word in message, message
 
 
 def test_a_stream_counting_distinct_values_equals_batch(spark, tmp_path):

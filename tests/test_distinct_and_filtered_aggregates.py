@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 import pytest
 from pyspark.errors import AnalysisException
 
+from sql_rows import sorted_rows
 from streaming_harness import run_batch, run_stream
 
 # A session of user u: home, list, home, (no page), item, buy; user v: home, buy.
@@ -20,17 +21,8 @@ VISITS = """
                          ('v', 1, 'home', 1.5D), ('v', 2, 'buy', 1.5D) AS v(uid, ts, page, x)"""
 
 
-def rows(spark, sql, execution=None):
-    if execution is not None:
-        spark.conf.set("spark.sql.matchRecognize.cepExecution", execution)
-    try:
-        return sorted((tuple(r) for r in spark.sql(sql).collect()), key=repr)
-    finally:
-        spark.conf.unset("spark.sql.matchRecognize.cepExecution")
-
-
 def test_count_distinct_in_measures_equals_group_by(spark):
-    matched = rows(
+    matched = sorted_rows(
         spark,
         f"""
         SELECT uid, pages, xs, n, low FROM ({VISITS}) MATCH_RECOGNIZE (
@@ -39,7 +31,7 @@ def test_count_distinct_in_measures_equals_group_by(spark):
                    min(DISTINCT V.x) AS low
           PATTERN (V* B) DEFINE B AS page = 'buy')""",
     )
-    grouped = rows(
+    grouped = sorted_rows(
         spark,
         f"""
         SELECT uid, count(DISTINCT page),
@@ -52,7 +44,7 @@ def test_count_distinct_in_measures_equals_group_by(spark):
 
 
 def test_running_and_final_in_all_rows_per_match(spark):
-    got = rows(
+    got = sorted_rows(
         spark,
         f"""
         SELECT uid, ts, r, f FROM ({VISITS}) MATCH_RECOGNIZE (
@@ -68,7 +60,7 @@ def test_running_and_final_in_all_rows_per_match(spark):
 
 
 def test_in_define_a_variable_ends_at_its_third_distinct_page(spark):
-    got = rows(
+    got = sorted_rows(
         spark,
         f"""
         SELECT uid, n FROM ({VISITS}) MATCH_RECOGNIZE (
@@ -80,7 +72,7 @@ def test_in_define_a_variable_ends_at_its_third_distinct_page(spark):
 
 @pytest.mark.parametrize("execution", ["tree", "joins"])
 def test_under_skip_till_any_match(spark, execution):
-    got = rows(
+    got = sorted_rows(
         spark,
         f"""
         SELECT a, d, count(*) FROM ({VISITS}) MATCH_RECOGNIZE (
@@ -95,7 +87,7 @@ def test_under_skip_till_any_match(spark, execution):
 
 
 def test_filtered_aggregates_equal_group_by(spark):
-    matched = rows(
+    matched = sorted_rows(
         spark,
         f"""
         SELECT uid, homes, later, sx, l FROM ({VISITS}) MATCH_RECOGNIZE (
@@ -106,7 +98,7 @@ def test_filtered_aggregates_equal_group_by(spark):
                    collect_list(page) FILTER (WHERE page LIKE '%i%') AS l
           PATTERN (V* B) DEFINE B AS page = 'buy')""",
     )
-    grouped = rows(
+    grouped = sorted_rows(
         spark,
         f"""
         SELECT uid, count(*) FILTER (WHERE page = 'home'),
@@ -119,7 +111,7 @@ def test_filtered_aggregates_equal_group_by(spark):
 
 
 def test_a_filtered_running_count_in_define(spark):
-    got = rows(
+    got = sorted_rows(
         spark,
         f"""
         SELECT uid, n FROM ({VISITS}) MATCH_RECOGNIZE (

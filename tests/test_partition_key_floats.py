@@ -6,9 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from sql_rows import sorted_rows
 from streaming_harness import run_batch, run_stream
-
-EXECUTION = "spark.sql.matchRecognize.cepExecution"
 
 # Key -0.0 then 0.0 (rising 1, 2, 3), two NaNs of different bits (sqrt(-1) and 0/0 under
 # ANSI off would differ; double('NaN') and 'Infinity' - 'Infinity' are both NaN), then 1.5.
@@ -19,18 +18,9 @@ KEYED = """
                 (1.5D, 6, 7) AS e(k, ts, v)"""
 
 
-def rows(spark, sql, execution=None):
-    if execution is not None:
-        spark.conf.set(EXECUTION, execution)
-    try:
-        return sorted((tuple(r) for r in spark.sql(sql).collect()), key=repr)
-    finally:
-        spark.conf.unset(EXECUTION)
-
-
 def test_minus_zero_and_zero_are_one_partition_as_in_group_by(spark):
-    groups = rows(spark, f"SELECT k, count(*) FROM ({KEYED}) GROUP BY k")
-    matched = rows(
+    groups = sorted_rows(spark, f"SELECT k, count(*) FROM ({KEYED}) GROUP BY k")
+    matched = sorted_rows(
         spark,
         f"""
         SELECT n FROM ({KEYED}) MATCH_RECOGNIZE (
@@ -41,7 +31,7 @@ def test_minus_zero_and_zero_are_one_partition_as_in_group_by(spark):
 
 
 def test_all_rows_per_match_numbers_the_rows_of_one_partition(spark):
-    got = rows(
+    got = sorted_rows(
         spark,
         f"""
         SELECT ts, m, r FROM ({KEYED}) MATCH_RECOGNIZE (
@@ -52,7 +42,7 @@ def test_all_rows_per_match_numbers_the_rows_of_one_partition(spark):
 
 
 def test_float_keys_and_doubles_inside_a_struct(spark):
-    got = rows(
+    got = sorted_rows(
         spark,
         f"""
         SELECT n FROM (SELECT CAST(k AS FLOAT) AS f, named_struct('k', k, 'g', 1) AS s, ts, v
@@ -74,11 +64,11 @@ ANY_MATCH = f"""
 @pytest.mark.parametrize("execution", ["tree", "joins"])
 def test_any_match_under_every_execution(spark, execution):
     # Only the -0.0/0.0 partition has three rising rows.
-    assert rows(spark, ANY_MATCH, execution) == [(1, 3)]
+    assert sorted_rows(spark, ANY_MATCH, execution) == [(1, 3)]
 
 
 def test_counting_without_building_the_matches(spark):
-    assert rows(spark, f"SELECT count(*) FROM ({ANY_MATCH})") == [(1,)]
+    assert sorted_rows(spark, f"SELECT count(*) FROM ({ANY_MATCH})") == [(1,)]
 
 
 @pytest.mark.parametrize("execution", [None, "tree", "joins"])
@@ -93,8 +83,8 @@ def test_an_equality_between_doubles_of_two_rows_holds_for_minus_zero_and_zero(s
           ONE ROW PER MATCH SKIP TILL ANY MATCH PATTERN (A B) WITHIN 10 ROWS
           DEFINE B AS B.x = A.x)"""
     expected = [(1, 2), (1, 5), (2, 5), (3, 4)]
-    assert rows(spark, sql, execution) == expected
-    assert rows(spark, f"SELECT count(*) FROM ({sql})", execution) == [(len(expected),)]
+    assert sorted_rows(spark, sql, execution) == expected
+    assert sorted_rows(spark, f"SELECT count(*) FROM ({sql})", execution) == [(len(expected),)]
 
 
 def test_a_stream_partitioned_by_a_double_key_equals_batch(spark, tmp_path):
@@ -131,7 +121,7 @@ def test_a_partition_split_into_ranges_keeps_minus_zero_and_zero_together(spark)
             df = spark.sql(sql)
             plan = df._jdf.queryExecution().executedPlan().toString()
             assert ("split into ranges matched in parallel" in plan) == (mode == "on"), plan
-            assert [n for _, n in rows(spark, sql)] == [2000], mode
+            assert [n for _, n in sorted_rows(spark, sql)] == [2000], mode
     finally:
         spark.conf.unset("spark.sql.matchRecognize.split.mode")
         spark.conf.set("spark.sql.shuffle.partitions", partitions)

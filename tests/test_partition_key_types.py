@@ -8,9 +8,8 @@ from datetime import datetime, timedelta
 import pytest
 from pyspark.errors import AnalysisException
 
+from sql_rows import sorted_rows
 from streaming_harness import run_batch, run_stream
-
-EXECUTION = "spark.sql.matchRecognize.cepExecution"
 
 # One sensor written three ways ('s1', 'S1', 'S1 ' is not equal under UTF8_LCASE: trailing
 # space), rising values: under UTF8_LCASE the rows of 's1' and 'S1' form one partition.
@@ -27,18 +26,9 @@ def collated(spark):
         FROM VALUES {values} AS e(k, ts, v)""")
 
 
-def rows(spark, sql, execution=None):
-    if execution is not None:
-        spark.conf.set(EXECUTION, execution)
-    try:
-        return sorted((tuple(r) for r in spark.sql(sql).collect()), key=repr)
-    finally:
-        spark.conf.unset(EXECUTION)
-
-
 def test_group_by_and_partition_by_agree_under_a_case_insensitive_collation(spark, collated):
-    groups = rows(spark, "SELECT lower(k), count(*) FROM mr_collated GROUP BY k")
-    matched = rows(
+    groups = sorted_rows(spark, "SELECT lower(k), count(*) FROM mr_collated GROUP BY k")
+    matched = sorted_rows(
         spark,
         """
         SELECT lower(k), n FROM mr_collated MATCH_RECOGNIZE (
@@ -49,7 +39,7 @@ def test_group_by_and_partition_by_agree_under_a_case_insensitive_collation(spar
 
 
 def test_all_rows_per_match_keeps_each_rows_own_key(spark, collated):
-    got = rows(
+    got = sorted_rows(
         spark,
         """
         SELECT k, ts, m FROM mr_collated MATCH_RECOGNIZE (
@@ -60,7 +50,7 @@ def test_all_rows_per_match_keeps_each_rows_own_key(spark, collated):
 
 
 def test_an_accent_and_case_insensitive_collation(spark):
-    got = rows(
+    got = sorted_rows(
         spark,
         """
         SELECT n FROM (SELECT CAST(k AS STRING COLLATE UNICODE_CI_AI) AS k, ts
@@ -83,11 +73,11 @@ ANY_MATCH_EXPECTED = [("s1", 1, 3), ("s1", 1, 4), ("s1", 1, 4), ("s1", 2, 4)]
 
 @pytest.mark.parametrize("execution", ["tree", "joins"])
 def test_any_match_under_every_execution(spark, collated, execution):
-    assert rows(spark, ANY_MATCH, execution) == ANY_MATCH_EXPECTED
+    assert sorted_rows(spark, ANY_MATCH, execution) == ANY_MATCH_EXPECTED
 
 
 def test_counting_without_building_the_matches(spark, collated):
-    counted = rows(spark, f"SELECT count(*) FROM ({ANY_MATCH})")
+    counted = sorted_rows(spark, f"SELECT count(*) FROM ({ANY_MATCH})")
     plan = spark.sql(f"SELECT count(*) FROM ({ANY_MATCH})")._jdf.queryExecution().toString()
     assert "CepMatchCount" in plan or "MatchCount" in plan
     assert counted == [(4,)]
@@ -103,7 +93,7 @@ def test_counting_an_equality_between_rows_of_collated_strings(spark):
         MATCH_RECOGNIZE (PARTITION BY p ORDER BY t MEASURES A.t AS at
           ONE ROW PER MATCH SKIP TILL ANY MATCH PATTERN (A B) WITHIN 10 ROWS
           DEFINE A AS A.s <> 'b', B AS B.s = A.s)"""
-    assert rows(spark, sql) == [(3,)]
+    assert sorted_rows(spark, sql) == [(3,)]
 
 
 def test_a_stream_partitioned_by_a_collated_key_equals_batch(spark, tmp_path):

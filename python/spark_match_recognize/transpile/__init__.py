@@ -18,7 +18,7 @@ Where the meaning would change, the translation says so in the generated SQL (fo
 instance ``ORDER BY ts NULLS LAST`` for a Trino ``ORDER BY ts``, whose NULLs sort last) or
 refuses: :class:`TranspileError` names the construct and the reason (row pattern
 recognition in a ``WINDOW`` clause, Trino's ``SEEK``, functions sqlglot cannot express in
-Spark, ``DISTINCT``/``FILTER`` in pattern aggregates, ...).
+Spark, ``DISTINCT`` in pattern aggregates but ``count``, ``min`` and ``max``, ...).
 
 The modules, in the order of the data path: :mod:`.dialects` the source dialects;
 :mod:`.query` :func:`transpile` itself; :mod:`.constructs` the source constructs refused

@@ -1,6 +1,7 @@
 """One expression of a clause (or ``expr AS name``) translated with sqlglot, the pattern
-functions protected from its rewrites, and the aggregates Spark's pattern matching lacks
-(``DISTINCT``, ``FILTER``) refused."""
+functions protected from its rewrites, and the aggregate forms pattern matching here lacks
+(``DISTINCT`` beyond ``count`` of one argument, ``min`` and ``max``; ``FILTER`` on an
+aggregate that does not skip NULLs) refused."""
 
 from __future__ import annotations
 
@@ -45,12 +46,46 @@ def _reject_unsupported_aggregates(
 ) -> None:
     from sqlglot import exp
 
+    # What spark-match-recognize computes: count(DISTINCT x), min and max with DISTINCT, and
+    # FILTER (WHERE ...) on the aggregates that skip NULL arguments.
+    distinct_ok = (exp.Count, exp.Min, exp.Max)
+    filter_ok = (
+        exp.Count,
+        exp.Sum,
+        exp.Avg,
+        exp.Min,
+        exp.Max,
+        exp.ArrayAgg,
+        exp.ArrayUniqueAgg,
+        exp.CountIf,
+        exp.LogicalAnd,
+        exp.LogicalOr,
+        exp.Stddev,
+        exp.StddevPop,
+        exp.StddevSamp,
+        exp.Variance,
+        exp.VariancePop,
+    )
     for sub in node.find_all(exp.Distinct, exp.Filter):
         if sub.find_ancestor(exp.Subquery, exp.Select) is not root:
             continue
-        what = "DISTINCT" if isinstance(sub, exp.Distinct) else "FILTER (WHERE ...)"
+        if isinstance(sub, exp.Distinct):
+            if isinstance(sub.parent, distinct_ok) and len(sub.expressions) == 1:
+                continue
+            what = "DISTINCT"
+            why = (
+                "spark-match-recognize supports DISTINCT in pattern aggregates only in count "
+                "of one argument, min and max"
+            )
+        else:
+            if isinstance(sub.this, filter_ok):
+                continue
+            what = "FILTER (WHERE ...)"
+            why = (
+                "spark-match-recognize supports FILTER in pattern aggregates only on count, sum, "
+                "avg, min, max, collect_list, collect_set, count_if, bool_and, bool_or, stddev "
+                "and variance"
+            )
         raise ctx.error(
-            f"{what} in an aggregate of {construct} ({_snippet(ctx, item)})",
-            "spark-match-recognize does not support DISTINCT or FILTER in pattern aggregates yet",
-            item.start,
+            f"{what} in an aggregate of {construct} ({_snippet(ctx, item)})", why, item.start
         )
